@@ -1,0 +1,15 @@
+//! The data iocap speaks: what a test asks for ([`spec`]), what it measured ([`result`]) and
+//! the unit parsers both share ([`units`]).
+//!
+//! This crate is pure: no I/O, no clocks, no environment. The engine, the front ends and the
+//! reports all depend on it, so the JSON a user scripts against is defined in exactly one place.
+//! The result structs *are* the JSON contract: fields are only ever added, never renamed, and
+//! units live in field names (`_ns`, `_us`, `_bytes`, `_s`).
+
+pub mod result;
+pub mod spec;
+pub mod units;
+
+pub use result::*;
+pub use spec::*;
+pub use units::{format_bytes, parse_duration, parse_rate, parse_size, UnitError};

@@ -1,0 +1,190 @@
+//! What a run measured. These structs are the JSON contract of `iocap run --output json` and,
+//! later, the schema of the result store: fields are added, never renamed or removed. Every
+//! figure iocap prints is read from here, so the terminal, CSV and JSON views cannot disagree.
+
+use crate::spec::JobSpec;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// One invocation of iocap: one or more tests on one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunResult {
+    pub iocap_version: String,
+    /// Sortable, unique identifier: UTC start time plus a random suffix.
+    pub run_id: String,
+    /// RFC 3339 UTC timestamp of the start of the run.
+    pub started_at: String,
+    pub host: HostInfo,
+    pub tests: Vec<TestResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct HostInfo {
+    pub hostname: String,
+    /// `uname -r`.
+    pub kernel: String,
+    pub cpu_model: String,
+    /// Online CPUs.
+    pub cpus: u32,
+    pub memory_bytes: u64,
+}
+
+/// One test: one workload on one or more targets for one duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TestResult {
+    pub name: String,
+    pub spec: JobSpec,
+    /// The engine that actually ran: `io_uring` or `psync`.
+    pub engine: String,
+    /// Engine features in use, e.g. `registered_buffers`, `registered_files`, `defer_taskrun`.
+    pub engine_features: Vec<String>,
+    /// Whether every target ran with O_DIRECT.
+    pub direct: bool,
+    /// Length of the measured window (warmup and cooldown excluded), shorter if interrupted.
+    pub duration_s: f64,
+    pub total: OpStats,
+    pub read: OpStats,
+    pub write: OpStats,
+    /// fsync calls from `--fsync-every`, not counted in `total`.
+    pub sync: OpStats,
+    pub cpu: CpuStats,
+    /// Achieved mean number of I/Os in flight over the window (Little's law: sum of latencies
+    /// over the window length).
+    pub qd_mean: f64,
+    pub targets: Vec<TargetResult>,
+    pub per_second: Vec<SecondSample>,
+    pub warnings: Vec<String>,
+    /// Set when Ctrl-C stopped the test early; the figures cover the time measured.
+    pub interrupted: bool,
+    /// The I/O fault that stopped the test, if any; the figures cover the time before it.
+    pub error: Option<IoFault>,
+}
+
+/// Counters and latency distribution of one class of operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct OpStats {
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    /// 2^20 bytes per second.
+    pub mib_s: f64,
+    /// 10^6 bytes per second.
+    pub mb_s: f64,
+    /// Latency from submission to completion in microseconds; `null` when no I/O completed.
+    pub lat_us: Option<LatencyUs>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct LatencyUs {
+    pub min: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+    pub p99_999: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct CpuStats {
+    /// User CPU seconds of the whole process over the window (all threads, io_uring workers
+    /// included).
+    pub user_s: f64,
+    pub sys_s: f64,
+    /// (user + sys) microseconds per completed I/O.
+    pub us_per_io: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TargetResult {
+    pub path: String,
+    /// Bytes of the target that the test touched: offsets stay in `[0, size_bytes)`.
+    pub size_bytes: u64,
+    /// `file` or `block_device`.
+    pub kind: String,
+    pub direct: bool,
+    /// The alignment O_DIRECT needs on this target.
+    pub logical_block_bytes: u64,
+    /// Whether this run created (and filled) the file.
+    pub created: bool,
+    pub threads: u32,
+    pub total: OpStats,
+    pub read: OpStats,
+    pub write: OpStats,
+}
+
+/// One second of the measured window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SecondSample {
+    /// End of the interval, in seconds since the start of the measured window.
+    pub t_s: f64,
+    pub iops: f64,
+    pub mb_s: f64,
+    /// `null` when nothing completed in the interval.
+    pub lat_us_mean: Option<f64>,
+    pub lat_us_p99: Option<f64>,
+}
+
+/// An I/O that failed: which, where and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IoFault {
+    /// `read`, `write` or `fsync`.
+    pub op: String,
+    pub path: String,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The OS error number, or 0 for a short transfer.
+    pub errno: i32,
+    pub message: String,
+}
+
+impl std::fmt::Display for IoFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} of {} bytes at offset {} on {} failed: {}",
+            self.op, self.len_bytes, self.offset_bytes, self.path, self.message
+        )
+    }
+}
+
+/// Formats seconds since the Unix epoch as an RFC 3339 UTC timestamp.
+pub fn rfc3339_utc(unix_s: u64) -> String {
+    let (y, m, d) = civil_from_days((unix_s / 86400) as i64);
+    let sod = unix_s % 86400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    )
+}
+
+/// Days since 1970-01-01 to a (year, month, day) date; Howard Hinnant's algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_795_312_800), "2026-11-22T02:00:00Z");
+    }
+}

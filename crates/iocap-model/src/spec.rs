@@ -1,0 +1,356 @@
+//! What a test asks for. A [`JobSpec`] is built by a front end (`iocap run` flags, SQLIO flags,
+//! later suite files), validated here without touching the system, and only then resolved
+//! against the real targets by the engine. Keeping it pure makes every rule unit-testable.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Smallest and largest block size iocap accepts.
+pub const MIN_BS_BYTES: u64 = 512;
+pub const MAX_BS_BYTES: u64 = 64 << 20;
+/// Upper bound on outstanding I/Os per thread per target.
+pub const MAX_QD: u32 = 4096;
+/// Upper bound on threads per target.
+pub const MAX_THREADS: u32 = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    Rw,
+    RandRw,
+}
+
+impl RwMode {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "read" => Self::Read,
+            "write" => Self::Write,
+            "randread" => Self::RandRead,
+            "randwrite" => Self::RandWrite,
+            "rw" | "readwrite" => Self::Rw,
+            "randrw" => Self::RandRw,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::RandRead => "randread",
+            Self::RandWrite => "randwrite",
+            Self::Rw => "rw",
+            Self::RandRw => "randrw",
+        }
+    }
+    pub fn is_random(self) -> bool {
+        matches!(self, Self::RandRead | Self::RandWrite | Self::RandRw)
+    }
+    pub fn is_mixed(self) -> bool {
+        matches!(self, Self::Rw | Self::RandRw)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineChoice {
+    /// io_uring where a ring can be set up, else psync.
+    #[default]
+    Auto,
+    IoUring,
+    Psync,
+}
+
+impl EngineChoice {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "auto" => Self::Auto,
+            "io_uring" | "iouring" | "uring" => Self::IoUring,
+            "psync" | "sync" => Self::Psync,
+            _ => return None,
+        })
+    }
+}
+
+/// One file or block device of a test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TargetSpec {
+    pub path: String,
+    /// Size of the test range; for a new file, the size it is created at. `None`: the job's
+    /// `size_bytes` for new files, the whole file or device otherwise.
+    pub size_bytes: Option<u64>,
+    /// Threads on this target; `None`: the job's `threads`.
+    pub threads: Option<u32>,
+    /// CPU affinity mask for this target's threads (SQLIO param files); 0 or `None`: no pinning.
+    pub cpu_mask: Option<u64>,
+}
+
+impl TargetSpec {
+    pub fn new(path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            size_bytes: None,
+            threads: None,
+            cpu_mask: None,
+        }
+    }
+}
+
+/// The full description of one test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct JobSpec {
+    pub name: String,
+    pub targets: Vec<TargetSpec>,
+    pub rw: RwMode,
+    /// Share of writes in percent: 0 for pure reads, 100 for pure writes, `--write-pct` for mixes.
+    pub write_pct: u8,
+    pub bs_bytes: u64,
+    /// Outstanding I/Os per thread per target.
+    pub qd: u32,
+    /// Threads per target (unless the target says otherwise).
+    pub threads: u32,
+    /// Size at which missing test files are created.
+    pub size_bytes: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub cooldown_s: f64,
+    pub seed: u64,
+    /// Alignment of random offsets; defaults to the block size.
+    pub align_bytes: u64,
+    /// Total I/O rate limit for the whole test, spread evenly over its threads.
+    pub rate_iops: Option<f64>,
+    /// Total bandwidth limit in MB/s (10^6 bytes), turned into an I/O rate.
+    pub rate_mb_s: Option<f64>,
+    /// O_DIRECT (true) or the page cache.
+    pub direct: bool,
+    /// O_DSYNC: every write is durable when it completes.
+    pub write_through: bool,
+    /// Issue an fsync after every N writes per thread; 0: never.
+    pub fsync_every: u32,
+    pub engine: EngineChoice,
+    /// Permit writes to files and devices iocap did not create.
+    pub allow_overwrite: bool,
+}
+
+impl Default for JobSpec {
+    fn default() -> Self {
+        Self {
+            name: "run".into(),
+            targets: vec![TargetSpec::new(DEFAULT_TARGET)],
+            rw: RwMode::RandRead,
+            write_pct: 0,
+            bs_bytes: 8 << 10,
+            qd: 16,
+            threads: 1,
+            size_bytes: 1 << 30,
+            duration_s: 10.0,
+            warmup_s: 2.0,
+            cooldown_s: 0.0,
+            seed: 0x10CA_FE,
+            align_bytes: 8 << 10,
+            rate_iops: None,
+            rate_mb_s: None,
+            direct: true,
+            write_through: false,
+            fsync_every: 0,
+            engine: EngineChoice::Auto,
+            allow_overwrite: false,
+        }
+    }
+}
+
+/// The test file used when no target is given: in the current directory.
+pub const DEFAULT_TARGET: &str = "iocap.testfile";
+
+#[derive(Debug, Error, PartialEq)]
+pub enum SpecError {
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn bad(msg: impl Into<String>) -> Result<(), SpecError> {
+    Err(SpecError::Invalid(msg.into()))
+}
+
+impl JobSpec {
+    /// Whether any I/O of this test writes.
+    pub fn writes(&self) -> bool {
+        self.write_pct > 0
+    }
+
+    /// Total I/O rate limit after turning MB/s into I/Os, if any.
+    pub fn effective_rate_iops(&self) -> Option<f64> {
+        let from_mb = self
+            .rate_mb_s
+            .map(|mb| mb * 1e6 / self.bs_bytes as f64);
+        match (self.rate_iops, from_mb) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Checks every rule that needs no access to the system.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        if self.targets.is_empty() {
+            return bad("no target given");
+        }
+        for t in &self.targets {
+            if t.path.is_empty() {
+                return bad("a target path is empty");
+            }
+            if let Some(0) = t.threads {
+                return bad(format!("target {}: threads must be at least 1", t.path));
+            }
+            if let Some(n) = t.threads {
+                if n > MAX_THREADS {
+                    return bad(format!("target {}: at most {MAX_THREADS} threads", t.path));
+                }
+            }
+            if let Some(0) = t.size_bytes {
+                return bad(format!("target {}: size must be greater than zero", t.path));
+            }
+        }
+        if !(MIN_BS_BYTES..=MAX_BS_BYTES).contains(&self.bs_bytes) {
+            return bad(format!(
+                "block size {} B is out of range: iocap takes 512 B to 64 MiB",
+                self.bs_bytes
+            ));
+        }
+        if self.bs_bytes % 512 != 0 {
+            return bad(format!(
+                "block size {} B is not a multiple of 512 B",
+                self.bs_bytes
+            ));
+        }
+        if self.qd == 0 {
+            return bad("queue depth must be at least 1 (--qd 0 issues nothing)");
+        }
+        if self.qd > MAX_QD {
+            return bad(format!("queue depth {} is above the limit of {MAX_QD}", self.qd));
+        }
+        if self.threads == 0 {
+            return bad("threads must be at least 1");
+        }
+        if self.threads > MAX_THREADS {
+            return bad(format!("at most {MAX_THREADS} threads per target"));
+        }
+        if self.size_bytes < self.bs_bytes {
+            return bad(format!(
+                "size {} B is smaller than the block size {} B",
+                self.size_bytes, self.bs_bytes
+            ));
+        }
+        if let Some(t) = self.targets.iter().find(|t| t.size_bytes.is_some_and(|s| s < self.bs_bytes)) {
+            return bad(format!("target {}: size is smaller than the block size", t.path));
+        }
+        if self.align_bytes == 0 || self.align_bytes % 512 != 0 {
+            return bad(format!(
+                "alignment {} B must be a non-zero multiple of 512 B",
+                self.align_bytes
+            ));
+        }
+        if !(self.duration_s > 0.0) {
+            return bad("duration must be greater than zero");
+        }
+        if self.warmup_s < 0.0 || self.cooldown_s < 0.0 {
+            return bad("warmup and cooldown cannot be negative");
+        }
+        if self.write_pct > 100 {
+            return bad(format!("write percentage {} is above 100", self.write_pct));
+        }
+        match self.rw {
+            RwMode::Read | RwMode::RandRead if self.write_pct != 0 => {
+                return bad("--write-pct needs a mixed workload (--rw rw or randrw)")
+            }
+            RwMode::Write | RwMode::RandWrite if self.write_pct != 100 => {
+                return bad("--write-pct needs a mixed workload (--rw rw or randrw)")
+            }
+            _ => {}
+        }
+        for r in [self.rate_iops, self.rate_mb_s].into_iter().flatten() {
+            if !(r > 0.0) || !r.is_finite() {
+                return bad("rate limits must be greater than zero");
+            }
+        }
+        if self.fsync_every > 0 && !self.writes() {
+            return bad("--fsync-every needs a workload that writes");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> JobSpec {
+        JobSpec::default()
+    }
+
+    #[test]
+    fn default_is_valid() {
+        spec().validate().unwrap();
+    }
+
+    #[test]
+    fn rejects_zero_queue_depth() {
+        let s = JobSpec { qd: 0, ..spec() };
+        assert!(s.validate().unwrap_err().to_string().contains("queue depth"));
+    }
+
+    #[test]
+    fn rejects_block_sizes_out_of_range() {
+        for bs in [256, 1000, 128 << 20] {
+            let s = JobSpec { bs_bytes: bs, ..spec() };
+            assert!(s.validate().unwrap_err().to_string().contains("block size"), "{bs}");
+        }
+        for bs in [512, 64 << 20] {
+            let s = JobSpec { bs_bytes: bs, align_bytes: 512, ..spec() };
+            s.validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn write_pct_only_for_mixes() {
+        let s = JobSpec { write_pct: 30, ..spec() };
+        assert!(s.validate().is_err());
+        let s = JobSpec { rw: RwMode::RandRw, write_pct: 30, ..spec() };
+        s.validate().unwrap();
+        let s = JobSpec { rw: RwMode::RandRw, write_pct: 130, ..spec() };
+        assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn size_must_hold_a_block() {
+        let s = JobSpec { size_bytes: 4096, ..spec() };
+        assert!(s.validate().unwrap_err().to_string().contains("smaller than the block size"));
+    }
+
+    #[test]
+    fn fsync_needs_writes() {
+        let s = JobSpec { fsync_every: 4, ..spec() };
+        assert!(s.validate().is_err());
+        let s = JobSpec { fsync_every: 4, rw: RwMode::Write, write_pct: 100, ..spec() };
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn rate_from_mb_s() {
+        let s = JobSpec { rate_mb_s: Some(8.192), ..spec() };
+        assert!((s.effective_rate_iops().unwrap() - 1000.0).abs() < 1e-9);
+        let s = JobSpec { rate_mb_s: Some(8.192), rate_iops: Some(500.0), ..spec() };
+        assert_eq!(s.effective_rate_iops(), Some(500.0));
+    }
+
+    #[test]
+    fn rw_names_round_trip() {
+        for m in [RwMode::Read, RwMode::Write, RwMode::RandRead, RwMode::RandWrite, RwMode::Rw, RwMode::RandRw] {
+            assert_eq!(RwMode::parse(m.name()), Some(m));
+        }
+        assert_eq!(RwMode::parse("sideways"), None);
+    }
+}
