@@ -1,1 +1,27 @@
+//! iocap's I/O engine. It turns a validated [`iocap_model::JobSpec`] into I/O against real files
+//! and block devices and returns a [`iocap_model::TestResult`]. It knows nothing of command
+//! lines, result stores or reports: front ends build the spec, this crate measures, others show.
+//!
+//! Layout: [`target`] opens and protects targets, [`backend`] holds the io_uring and psync
+//! engines behind one trait, [`worker`] is the hot loop, [`runner`] plans threads and samples
+//! them, [`stats`] records latencies.
 
+pub mod backend;
+pub mod buffers;
+pub mod clock;
+pub mod devinfo;
+pub mod host;
+pub mod marker;
+pub mod offsets;
+pub mod runner;
+pub mod stats;
+pub mod target;
+pub mod worker;
+
+pub use runner::{
+    run_test, select_engine, EngineKind, LiveSample, Phase, Quiet, RunError, RunObserver,
+    TestOutcome,
+};
+pub use target::{
+    prepare_targets, FillObserver, NoFillProgress, PreparedTarget, TargetError, TargetKind,
+};

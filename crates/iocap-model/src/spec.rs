@@ -150,7 +150,7 @@ impl Default for JobSpec {
             duration_s: 10.0,
             warmup_s: 2.0,
             cooldown_s: 0.0,
-            seed: 0x10CA_FE,
+            seed: 0x0010_CAFE,
             align_bytes: 8 << 10,
             rate_iops: None,
             rate_mb_s: None,
@@ -184,9 +184,7 @@ impl JobSpec {
 
     /// Total I/O rate limit after turning MB/s into I/Os, if any.
     pub fn effective_rate_iops(&self) -> Option<f64> {
-        let from_mb = self
-            .rate_mb_s
-            .map(|mb| mb * 1e6 / self.bs_bytes as f64);
+        let from_mb = self.rate_mb_s.map(|mb| mb * 1e6 / self.bs_bytes as f64);
         match (self.rate_iops, from_mb) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -230,7 +228,10 @@ impl JobSpec {
             return bad("queue depth must be at least 1 (--qd 0 issues nothing)");
         }
         if self.qd > MAX_QD {
-            return bad(format!("queue depth {} is above the limit of {MAX_QD}", self.qd));
+            return bad(format!(
+                "queue depth {} is above the limit of {MAX_QD}",
+                self.qd
+            ));
         }
         if self.threads == 0 {
             return bad("threads must be at least 1");
@@ -244,8 +245,15 @@ impl JobSpec {
                 self.size_bytes, self.bs_bytes
             ));
         }
-        if let Some(t) = self.targets.iter().find(|t| t.size_bytes.is_some_and(|s| s < self.bs_bytes)) {
-            return bad(format!("target {}: size is smaller than the block size", t.path));
+        if let Some(t) = self
+            .targets
+            .iter()
+            .find(|t| t.size_bytes.is_some_and(|s| s < self.bs_bytes))
+        {
+            return bad(format!(
+                "target {}: size is smaller than the block size",
+                t.path
+            ));
         }
         if self.align_bytes == 0 || self.align_bytes % 512 != 0 {
             return bad(format!(
@@ -253,7 +261,7 @@ impl JobSpec {
                 self.align_bytes
             ));
         }
-        if !(self.duration_s > 0.0) {
+        if self.duration_s.is_nan() || self.duration_s <= 0.0 {
             return bad("duration must be greater than zero");
         }
         if self.warmup_s < 0.0 || self.cooldown_s < 0.0 {
@@ -272,7 +280,7 @@ impl JobSpec {
             _ => {}
         }
         for r in [self.rate_iops, self.rate_mb_s].into_iter().flatten() {
-            if !(r > 0.0) || !r.is_finite() {
+            if r.is_nan() || r <= 0.0 || !r.is_finite() {
                 return bad("rate limits must be greater than zero");
             }
         }
@@ -299,56 +307,110 @@ mod tests {
     #[test]
     fn rejects_zero_queue_depth() {
         let s = JobSpec { qd: 0, ..spec() };
-        assert!(s.validate().unwrap_err().to_string().contains("queue depth"));
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("queue depth"));
     }
 
     #[test]
     fn rejects_block_sizes_out_of_range() {
         for bs in [256, 1000, 128 << 20] {
-            let s = JobSpec { bs_bytes: bs, ..spec() };
-            assert!(s.validate().unwrap_err().to_string().contains("block size"), "{bs}");
+            let s = JobSpec {
+                bs_bytes: bs,
+                ..spec()
+            };
+            assert!(
+                s.validate().unwrap_err().to_string().contains("block size"),
+                "{bs}"
+            );
         }
         for bs in [512, 64 << 20] {
-            let s = JobSpec { bs_bytes: bs, align_bytes: 512, ..spec() };
+            let s = JobSpec {
+                bs_bytes: bs,
+                align_bytes: 512,
+                ..spec()
+            };
             s.validate().unwrap();
         }
     }
 
     #[test]
     fn write_pct_only_for_mixes() {
-        let s = JobSpec { write_pct: 30, ..spec() };
+        let s = JobSpec {
+            write_pct: 30,
+            ..spec()
+        };
         assert!(s.validate().is_err());
-        let s = JobSpec { rw: RwMode::RandRw, write_pct: 30, ..spec() };
+        let s = JobSpec {
+            rw: RwMode::RandRw,
+            write_pct: 30,
+            ..spec()
+        };
         s.validate().unwrap();
-        let s = JobSpec { rw: RwMode::RandRw, write_pct: 130, ..spec() };
+        let s = JobSpec {
+            rw: RwMode::RandRw,
+            write_pct: 130,
+            ..spec()
+        };
         assert!(s.validate().is_err());
     }
 
     #[test]
     fn size_must_hold_a_block() {
-        let s = JobSpec { size_bytes: 4096, ..spec() };
-        assert!(s.validate().unwrap_err().to_string().contains("smaller than the block size"));
+        let s = JobSpec {
+            size_bytes: 4096,
+            ..spec()
+        };
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("smaller than the block size"));
     }
 
     #[test]
     fn fsync_needs_writes() {
-        let s = JobSpec { fsync_every: 4, ..spec() };
+        let s = JobSpec {
+            fsync_every: 4,
+            ..spec()
+        };
         assert!(s.validate().is_err());
-        let s = JobSpec { fsync_every: 4, rw: RwMode::Write, write_pct: 100, ..spec() };
+        let s = JobSpec {
+            fsync_every: 4,
+            rw: RwMode::Write,
+            write_pct: 100,
+            ..spec()
+        };
         s.validate().unwrap();
     }
 
     #[test]
     fn rate_from_mb_s() {
-        let s = JobSpec { rate_mb_s: Some(8.192), ..spec() };
+        let s = JobSpec {
+            rate_mb_s: Some(8.192),
+            ..spec()
+        };
         assert!((s.effective_rate_iops().unwrap() - 1000.0).abs() < 1e-9);
-        let s = JobSpec { rate_mb_s: Some(8.192), rate_iops: Some(500.0), ..spec() };
+        let s = JobSpec {
+            rate_mb_s: Some(8.192),
+            rate_iops: Some(500.0),
+            ..spec()
+        };
         assert_eq!(s.effective_rate_iops(), Some(500.0));
     }
 
     #[test]
     fn rw_names_round_trip() {
-        for m in [RwMode::Read, RwMode::Write, RwMode::RandRead, RwMode::RandWrite, RwMode::Rw, RwMode::RandRw] {
+        for m in [
+            RwMode::Read,
+            RwMode::Write,
+            RwMode::RandRead,
+            RwMode::RandWrite,
+            RwMode::Rw,
+            RwMode::RandRw,
+        ] {
             assert_eq!(RwMode::parse(m.name()), Some(m));
         }
         assert_eq!(RwMode::parse("sideways"), None);

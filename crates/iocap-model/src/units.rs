@@ -42,7 +42,11 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
     }
     let (num, unit) = split_number(s);
     if num.is_empty() {
-        return Err(invalid(WHAT, input, "it must start with a number, e.g. 8K or 1G"));
+        return Err(invalid(
+            WHAT,
+            input,
+            "it must start with a number, e.g. 8K or 1G",
+        ));
     }
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -75,7 +79,11 @@ pub fn parse_duration(input: &str) -> Result<f64, UnitError> {
     }
     let (num, unit) = split_number(s);
     if num.is_empty() {
-        return Err(invalid(WHAT, input, "it must start with a number, e.g. 10s or 2m"));
+        return Err(invalid(
+            WHAT,
+            input,
+            "it must start with a number, e.g. 10s or 2m",
+        ));
     }
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "s" | "sec" | "secs" => 1.0,
@@ -122,7 +130,12 @@ pub fn parse_rate(input: &str) -> Result<f64, UnitError> {
 
 /// Formats a byte count the way the parsers read it back: `8K`, `1M`, `1.5G`, `4100`.
 pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)];
+    const UNITS: [(&str, u64); 4] = [
+        ("T", 1 << 40),
+        ("G", 1 << 30),
+        ("M", 1 << 20),
+        ("K", 1 << 10),
+    ];
     for (name, size) in UNITS {
         if bytes >= size {
             if bytes % size == 0 {
@@ -155,7 +168,16 @@ mod tests {
 
     #[test]
     fn bad_sizes_name_the_problem() {
-        for bad in ["", "K", "8X", "-8K", "1.2.3M", "0.3", "99999999999T", "8 K K"] {
+        for bad in [
+            "",
+            "K",
+            "8X",
+            "-8K",
+            "1.2.3M",
+            "0.3",
+            "99999999999T",
+            "8 K K",
+        ] {
             let err = parse_size(bad).unwrap_err().to_string();
             assert!(err.contains("invalid size"), "{bad}: {err}");
         }
@@ -185,7 +207,12 @@ mod tests {
     #[test]
     fn format_round_trips() {
         for v in [512u64, 8192, 65536, 1 << 20, 3 << 29, 4100, 1 << 40] {
-            assert_eq!(parse_size(&format_bytes(v)).unwrap(), v, "{}", format_bytes(v));
+            assert_eq!(
+                parse_size(&format_bytes(v)).unwrap(),
+                v,
+                "{}",
+                format_bytes(v)
+            );
         }
         assert_eq!(format_bytes(8192), "8K");
     }

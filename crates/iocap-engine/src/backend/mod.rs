@@ -1,0 +1,60 @@
+//! The small table of operations every I/O backend provides, after fio's ioengines: queue an
+//! I/O, hand the queue to the kernel and wait, pop completions. The worker loop is generic over
+//! [`Backend`], so each backend is monomorphised into its own loop with no dynamic dispatch.
+//!
+//! Buffer contract: a backend receives raw buffer pointers from the worker's
+//! [`SlotBuffers`](crate::buffers::SlotBuffers). The worker promises that a slot's buffer is not
+//! touched from `queue` until that slot's completion is popped by `reap`.
+
+pub mod psync;
+pub mod uring;
+
+use std::io;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    Fsync,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Fsync => "fsync",
+        }
+    }
+}
+
+/// One I/O request. `buf` points into the worker's slot buffers (null for fsync).
+#[derive(Debug, Clone, Copy)]
+pub struct Io {
+    pub slot: u32,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+    pub buf: *mut u8,
+}
+
+/// A finished I/O: bytes transferred, or a negative errno.
+#[derive(Debug, Clone, Copy)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i32,
+}
+
+pub trait Backend {
+    /// Queues one I/O; it reaches the kernel at the next [`Backend::submit_and_wait`]. The worker
+    /// never has more than the backend's depth in flight.
+    fn queue(&mut self, io: Io);
+
+    /// Submits everything queued and blocks until at least `min_complete` I/Os have completed,
+    /// or until `deadline_ns` (CLOCK_MONOTONIC) passes when one is given. EINTR and a passed
+    /// deadline return `Ok`.
+    fn submit_and_wait(&mut self, min_complete: u32, deadline_ns: Option<u64>) -> io::Result<()>;
+
+    /// Pops every available completion.
+    fn reap(&mut self, f: impl FnMut(Completion));
+}

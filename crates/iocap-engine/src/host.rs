@@ -1,0 +1,61 @@
+//! The host fingerprint stored with every result: enough to tell two machines, two kernels or
+//! two CPU configurations apart when results are compared later.
+
+use iocap_model::HostInfo;
+
+pub fn host_info() -> HostInfo {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    let cpu_model = read("/proc/cpuinfo")
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let memory_bytes = read("/proc/meminfo")
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0);
+    HostInfo {
+        hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+        kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
+        cpu_model,
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        memory_bytes,
+    }
+}
+
+/// Bytes of memory the kernel says are available for new allocations.
+pub fn mem_available_bytes() -> Option<u64> {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+}
+
+/// User and system CPU seconds of the whole process so far: every thread, including io_uring's
+/// kernel workers, which run as threads of this process.
+pub fn process_cpu_s() -> (f64, f64) {
+    // SAFETY: a zeroed rusage is a valid output buffer.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (s(ru.ru_utime), s(ru.ru_stime))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fingerprint_is_filled() {
+        let h = super::host_info();
+        assert!(!h.kernel.is_empty());
+        assert!(h.cpus >= 1);
+        assert!(h.memory_bytes > 0);
+    }
+}

@@ -1,0 +1,480 @@
+//! Turning the paths a user typed into open, checked targets.
+//!
+//! This is where data safety is enforced, before any I/O is issued:
+//! - a missing file is created (never truncating anything: O_EXCL) and filled completely with
+//!   incompressible data, so reads never hit holes;
+//! - iocap writes only to files it created (see [`crate::marker`]) unless the user passed
+//!   `allow_overwrite`, and never to a block device that is mounted, part of a device-mapper or
+//!   md stack, or used as swap;
+//! - a file that is not ours is opened read-only to be checked, and reopened for writing only
+//!   after permission was established; writes never follow symlinks;
+//! - the test range never exceeds what exists: a user's file is never extended.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use iocap_model::{format_bytes, JobSpec, DEFAULT_TARGET};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use thiserror::Error;
+
+use crate::buffers::{fill_random, SlotBuffers};
+use crate::devinfo;
+use crate::marker::{self, Marker};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+}
+
+impl TargetKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKind::File => "file",
+            TargetKind::BlockDevice => "block_device",
+        }
+    }
+}
+
+/// A target ready for I/O.
+#[derive(Debug)]
+pub struct PreparedTarget {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    pub file: File,
+    /// I/O stays in `[0, range_bytes)`.
+    pub range_bytes: u64,
+    pub logical_block: u64,
+    pub direct: bool,
+    pub created: bool,
+    pub threads: u32,
+    pub cpu_mask: Option<u64>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Error)]
+pub enum TargetError {
+    /// Refused to protect data the user had.
+    #[error("{0}")]
+    Refused(String),
+    /// The request cannot work on this target.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("interrupted while creating {0}; the partial file was removed")]
+    Interrupted(String),
+}
+
+fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
+    let context = context.into();
+    move |source| TargetError::Io { context, source }
+}
+
+/// Reports the progress of filling new test files.
+pub trait FillObserver {
+    fn start(&mut self, path: &Path, total_bytes: u64);
+    fn advance(&mut self, done_bytes: u64);
+    fn finish(&mut self);
+}
+
+/// A [`FillObserver`] that shows nothing.
+pub struct NoFillProgress;
+impl FillObserver for NoFillProgress {
+    fn start(&mut self, _: &Path, _: u64) {}
+    fn advance(&mut self, _: u64) {}
+    fn finish(&mut self) {}
+}
+
+/// Opens, creates and checks every target of `spec`.
+pub fn prepare_targets(
+    spec: &JobSpec,
+    obs: &mut dyn FillObserver,
+    stop: &AtomicBool,
+) -> Result<Vec<PreparedTarget>, TargetError> {
+    spec.targets
+        .iter()
+        .map(|t| {
+            let mut path = PathBuf::from(&t.path);
+            if path.is_dir() {
+                path.push(DEFAULT_TARGET);
+            }
+            let mut pt = prepare_one(spec, &path, t.size_bytes, obs, stop)?;
+            pt.threads = t.threads.unwrap_or(spec.threads);
+            pt.cpu_mask = t.cpu_mask.filter(|m| *m != 0);
+            Ok(pt)
+        })
+        .collect()
+}
+
+fn prepare_one(
+    spec: &JobSpec,
+    path: &Path,
+    size: Option<u64>,
+    obs: &mut dyn FillObserver,
+    stop: &AtomicBool,
+) -> Result<PreparedTarget, TargetError> {
+    let shown = path.display().to_string();
+    let mut warnings = Vec::new();
+    let writes = spec.writes();
+    let mut created = false;
+
+    let lmeta = match std::fs::symlink_metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
+    };
+
+    let kind;
+    let mut range;
+    match lmeta {
+        None => {
+            let want = size.unwrap_or(spec.size_bytes);
+            create_file(path, want, spec.seed, obs, stop)?;
+            created = true;
+            kind = TargetKind::File;
+            range = want;
+        }
+        Some(m) => {
+            if m.file_type().is_symlink() && writes {
+                return Err(TargetError::Refused(format!(
+                    "{shown} is a symbolic link; iocap does not write through symlinks \
+                     (give the real path)"
+                )));
+            }
+            // A read-only look first: a file that is not ours is never opened for writing
+            // before permission is established.
+            let f = File::open(path).map_err(io_err(format!("cannot open {shown}")))?;
+            let meta = f
+                .metadata()
+                .map_err(io_err(format!("cannot stat {shown}")))?;
+            let ft = meta.file_type();
+            if ft.is_file() {
+                kind = TargetKind::File;
+                let mark = marker::read(&f, path);
+                let ours = mark.is_some();
+                if writes && !ours && !spec.allow_overwrite {
+                    return Err(TargetError::Refused(format!(
+                        "refusing to write to {shown}: iocap did not create it. Writing would \
+                         destroy its contents; pass --allow-overwrite if that is intended, or \
+                         name a new file"
+                    )));
+                }
+                let actual = meta.len();
+                range = size.unwrap_or(actual);
+                match mark {
+                    Some(m) if !m.complete || actual < range => {
+                        // ours but unfinished or too small: fill it up to the size asked for
+                        drop(f);
+                        let from = if m.complete { actual } else { 0 };
+                        extend_file(path, from, range, spec.seed, obs, stop)?;
+                    }
+                    _ if actual < range => {
+                        warnings.push(format!(
+                            "{shown} holds {} but {} was asked for; iocap never extends a file it \
+                             did not create, so the test uses {}",
+                            format_bytes(actual),
+                            format_bytes(range),
+                            format_bytes(actual)
+                        ));
+                        range = actual;
+                    }
+                    _ => {}
+                }
+                if range == 0 {
+                    return Err(TargetError::Invalid(format!("{shown} is empty")));
+                }
+            } else if ft.is_block_device() {
+                kind = TargetKind::BlockDevice;
+                if writes {
+                    if let Some(why) = devinfo::block_device_in_use(meta.rdev(), path) {
+                        return Err(TargetError::Refused(format!(
+                            "refusing to write to {shown}: {why}. iocap never writes to a block \
+                             device in use"
+                        )));
+                    }
+                    if !spec.allow_overwrite {
+                        return Err(TargetError::Refused(format!(
+                            "refusing to write to block device {shown}: its contents would be \
+                             destroyed; pass --allow-overwrite if that is intended"
+                        )));
+                    }
+                }
+                let dev_size = devinfo::block_device_size(&f)
+                    .map_err(io_err(format!("cannot read the size of {shown}")))?;
+                range = size.unwrap_or(dev_size);
+                if range > dev_size {
+                    warnings.push(format!(
+                        "{shown} holds {}, less than the {} asked for; testing the whole device",
+                        format_bytes(dev_size),
+                        format_bytes(range)
+                    ));
+                    range = dev_size;
+                }
+            } else {
+                return Err(TargetError::Invalid(format!(
+                    "{shown} is neither a regular file nor a block device"
+                )));
+            }
+        }
+    }
+
+    let (file, direct) = open_for_test(spec, path, kind, &mut warnings)?;
+    // The inode must still be the one that was checked (or created) above.
+    let fmeta = file
+        .metadata()
+        .map_err(io_err(format!("cannot stat {shown}")))?;
+    if kind == TargetKind::File
+        && (!fmeta.file_type().is_file()
+            || marker::read(&file, path).is_none() && writes && !spec.allow_overwrite)
+    {
+        return Err(TargetError::Refused(format!(
+            "{shown} changed while iocap was checking it; not writing to it"
+        )));
+    }
+    let logical_block = match kind {
+        TargetKind::BlockDevice => devinfo::block_device_logical_block(&file).unwrap_or(512),
+        TargetKind::File => devinfo::file_dio_alignment(&file),
+    };
+    if direct {
+        for (what, v) in [
+            ("block size", spec.bs_bytes),
+            ("alignment", spec.align_bytes),
+        ] {
+            if v % logical_block != 0 {
+                return Err(TargetError::Invalid(format!(
+                    "{what} {v} B is not a multiple of {logical_block} B, the O_DIRECT alignment \
+                     of {shown}; use a multiple of {logical_block} B or --buffered"
+                )));
+            }
+        }
+    }
+    if range < spec.bs_bytes {
+        return Err(TargetError::Invalid(format!(
+            "{shown} holds {} B, less than one block of {} B",
+            range, spec.bs_bytes
+        )));
+    }
+    Ok(PreparedTarget {
+        path: path.to_path_buf(),
+        kind,
+        file,
+        range_bytes: range,
+        logical_block,
+        direct,
+        created,
+        threads: spec.threads,
+        cpu_mask: None,
+        warnings,
+    })
+}
+
+fn open_for_test(
+    spec: &JobSpec,
+    path: &Path,
+    kind: TargetKind,
+    warnings: &mut Vec<String>,
+) -> Result<(File, bool), TargetError> {
+    let shown = path.display();
+    let mut custom = libc::O_CLOEXEC;
+    if spec.writes() {
+        custom |= libc::O_NOFOLLOW;
+        if spec.write_through {
+            custom |= libc::O_DSYNC;
+        }
+        if kind == TargetKind::BlockDevice {
+            // the kernel refuses O_EXCL on a block device that a file system or stack holds
+            custom |= libc::O_EXCL;
+        }
+    }
+    let open = |extra: i32| {
+        OpenOptions::new()
+            .read(true)
+            .write(spec.writes())
+            .custom_flags(custom | extra)
+            .open(path)
+    };
+    if !spec.direct {
+        let f = open(0).map_err(io_err(format!("cannot open {shown}")))?;
+        return Ok((f, false));
+    }
+    let refuse_direct = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some();
+    match if refuse_direct {
+        Err(io::Error::from_raw_os_error(libc::EINVAL))
+    } else {
+        open(libc::O_DIRECT)
+    } {
+        Ok(f) => Ok((f, true)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            warnings.push(format!(
+                "O_DIRECT was refused on {shown} (its file system does not support it); fell \
+                 back to buffered I/O, so the figures include the page cache"
+            ));
+            let f = open(0).map_err(io_err(format!("cannot open {shown}")))?;
+            Ok((f, false))
+        }
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(TargetError::Refused(format!(
+            "refusing to write to {shown}: the device is in use (mounted or held by another \
+             driver)"
+        ))),
+        Err(e) => Err(io_err(format!("cannot open {shown}"))(e)),
+    }
+}
+
+/// Chunk size for filling new files.
+const FILL_CHUNK: usize = 1 << 20;
+
+fn create_file(
+    path: &Path,
+    size: u64,
+    seed: u64,
+    obs: &mut dyn FillObserver,
+    stop: &AtomicBool,
+) -> Result<(), TargetError> {
+    let shown = path.display();
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        return Err(TargetError::Invalid(format!(
+            "cannot create {shown}: directory {} does not exist",
+            parent.display()
+        )));
+    }
+    check_space(&parent, size, &shown.to_string())?;
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .mode(0o644)
+        .open(path)
+        .map_err(io_err(format!("cannot create {shown}")))?;
+    let res = marker::write(
+        &f,
+        path,
+        Marker {
+            complete: false,
+            size,
+        },
+    )
+    .map_err(io_err(format!("cannot mark {shown} as an iocap test file")))
+    .and_then(|_| {
+        drop(f);
+        fill(path, 0, size, seed, obs, stop)
+    });
+    if res.is_err() {
+        // ours, and unusable: do not leave a half-written file behind
+        let _ = std::fs::remove_file(path);
+        marker::remove_sidecar(path);
+    }
+    res
+}
+
+fn extend_file(
+    path: &Path,
+    from: u64,
+    to: u64,
+    seed: u64,
+    obs: &mut dyn FillObserver,
+    stop: &AtomicBool,
+) -> Result<(), TargetError> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    check_space(parent, to.saturating_sub(from), &path.display().to_string())?;
+    fill(path, from, to, seed, obs, stop)
+}
+
+fn check_space(dir: &Path, need: u64, what: &str) -> Result<(), TargetError> {
+    if let Some(free) = devinfo::free_bytes(dir) {
+        if free < need {
+            return Err(TargetError::Invalid(format!(
+                "not enough free space in {} for {what}: it needs {} and {} are free; use a \
+                 smaller --size or another directory",
+                dir.display(),
+                format_bytes(need),
+                format_bytes(free)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes incompressible data over `[from, to)` of our own file, then marks it complete.
+fn fill(
+    path: &Path,
+    from: u64,
+    to: u64,
+    seed: u64,
+    obs: &mut dyn FillObserver,
+    stop: &AtomicBool,
+) -> Result<(), TargetError> {
+    let shown = path.display().to_string();
+    let open = |extra: i32| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
+            .open(path)
+    };
+    let plain = open(0).map_err(io_err(format!("cannot open {shown}")))?;
+    let direct = open(libc::O_DIRECT).ok();
+    let mut buf =
+        SlotBuffers::new(1, FILL_CHUNK, seed).map_err(io_err("cannot allocate the fill buffer"))?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ from ^ to);
+    let from = from / 4096 * 4096;
+    obs.start(path, to - from);
+    let mut off = from;
+    while off < to {
+        if stop.load(Ordering::Relaxed) {
+            obs.finish();
+            return Err(TargetError::Interrupted(shown));
+        }
+        let n = ((to - off) as usize).min(FILL_CHUNK);
+        fill_random(&mut buf.slot_mut(0)[..n], &mut rng);
+        // whole 4 KiB blocks through O_DIRECT (no page-cache pollution), the tail buffered
+        let fd = match &direct {
+            Some(d) if n % 4096 == 0 => d.as_raw_fd(),
+            _ => plain.as_raw_fd(),
+        };
+        // SAFETY: the buffer holds at least `n` initialised bytes and outlives the call.
+        let rc = unsafe { libc::pwrite(fd, buf.ptr(0).cast(), n, off as libc::off_t) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            obs.finish();
+            return Err(io_err(format!(
+                "write of {n} bytes at offset {off} to {shown} failed"
+            ))(e));
+        }
+        off += rc as u64;
+        obs.advance(off - from);
+    }
+    obs.finish();
+    plain
+        .sync_all()
+        .map_err(io_err(format!("fsync of {shown} failed")))?;
+    marker::write(
+        &plain,
+        path,
+        Marker {
+            complete: true,
+            size: to,
+        },
+    )
+    .map_err(io_err(format!("cannot mark {shown} as an iocap test file")))
+}

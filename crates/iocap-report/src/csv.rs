@@ -1,0 +1,77 @@
+//! CSV: one row per test and scope (total, read, write, fsync, then each target's total), with
+//! every latency figure in microseconds. Made for spreadsheets and `awk`; the JSON carries more.
+
+use iocap_model::{OpStats, RunResult};
+
+const HEADER: &str = "run_id,test,scope,target,ios,bytes,iops,mib_s,mb_s,lat_us_min,lat_us_mean,\
+lat_us_stddev,lat_us_p50,lat_us_p90,lat_us_p95,lat_us_p99,lat_us_p99_9,lat_us_p99_99,\
+lat_us_p99_999,lat_us_max";
+
+fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn row(out: &mut String, run: &str, test: &str, scope: &str, target: &str, o: &OpStats) {
+    let mut cells = vec![
+        quote(run),
+        quote(test),
+        scope.to_string(),
+        quote(target),
+        o.ios.to_string(),
+        o.bytes.to_string(),
+        format!("{:.3}", o.iops),
+        format!("{:.3}", o.mib_s),
+        format!("{:.3}", o.mb_s),
+    ];
+    match &o.lat_us {
+        Some(l) => {
+            for v in [
+                l.min, l.mean, l.stddev, l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.p99_999,
+                l.max,
+            ] {
+                cells.push(format!("{v:.3}"));
+            }
+        }
+        None => cells.extend(std::iter::repeat_n(String::new(), 11)),
+    }
+    out.push_str(&cells.join(","));
+    out.push('\n');
+}
+
+pub fn render(run: &RunResult) -> String {
+    let mut out = String::from(HEADER);
+    out.push('\n');
+    for t in &run.tests {
+        row(&mut out, &run.run_id, &t.name, "total", "", &t.total);
+        row(&mut out, &run.run_id, &t.name, "read", "", &t.read);
+        row(&mut out, &run.run_id, &t.name, "write", "", &t.write);
+        if t.sync.ios > 0 {
+            row(&mut out, &run.run_id, &t.name, "fsync", "", &t.sync);
+        }
+        for tr in &t.targets {
+            row(
+                &mut out,
+                &run.run_id,
+                &t.name,
+                "target",
+                &tr.path,
+                &tr.total,
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quoting() {
+        assert_eq!(super::quote("a,b"), "\"a,b\"");
+        assert_eq!(super::quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(super::quote("plain"), "plain");
+    }
+}

@@ -1,0 +1,175 @@
+//! SQLIO-shaped text. The summary keeps SQLIO's labels, order and number formats exactly
+//! (`IOs/sec:`, `Avg_Latency(ms):`, the 25-bucket histogram), because users parse it with
+//! scripts and spreadsheet imports written for SQLIO; everything iocap adds comes after it, on
+//! lines of its own. The header is SQLIO-like in spirit only: it restates how the call was
+//! understood, which is what people check before trusting a run.
+
+use crate::SqlioCall;
+use iocap_model::{TargetSpec, TestResult};
+use std::fmt::Write;
+
+/// The preamble printed before the test starts.
+pub fn render_header(call: &SqlioCall) -> String {
+    let spec = &call.spec;
+    let mut s = String::from("iocap sqlio (SQLIO-compatible front end)\n");
+    let timer = match call.latency_timer {
+        Some('P') => "latency: measured for every I/O (-LP asked for the processor timer; iocap uses the monotonic clock)",
+        Some(_) => "latency: measured for every I/O (-LS: system timer, the monotonic clock)",
+        None => "latency: measured for every I/O (iocap always does, -L or not)",
+    };
+    let _ = writeln!(s, "{timer}");
+    if let Some(file) = &call.param_file {
+        let _ = writeln!(s, "parameter file used: {file}");
+        for (t, p) in spec.targets.iter().zip(&call.targets) {
+            let size = match p.size_mb {
+                0 => String::new(),
+                mb => format!(", size {mb} MB"),
+            };
+            let _ = writeln!(
+                s,
+                "\tfile {} with {} threads using mask {:#x}{size}",
+                t.path,
+                threads_of(t, spec.threads),
+                p.mask
+            );
+        }
+    }
+    let verb = if spec.writes() { "writing" } else { "reading" };
+    for t in &spec.targets {
+        let _ = writeln!(
+            s,
+            "{} threads {verb} for {} secs {} file {}",
+            threads_of(t, spec.threads),
+            spec.duration_s,
+            if spec.writes() { "to" } else { "from" },
+            t.path
+        );
+    }
+    let pattern = if spec.rw.is_random() {
+        "random"
+    } else {
+        "sequential"
+    };
+    let _ = writeln!(s, "using {}KB {pattern} IOs", spec.bs_bytes >> 10);
+    if spec.qd > 1 {
+        let _ = writeln!(
+            s,
+            "enabling multiple I/Os per thread with {} outstanding",
+            spec.qd
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "one I/O outstanding per thread (each waits for the last)"
+        );
+    }
+    let buffering = match call.buffering {
+        'Y' => "buffering: page cache and device cache both in use (-BY)",
+        'H' => "buffering: device cache only, the page cache is bypassed (-BH: O_DIRECT)",
+        'S' => "buffering: page cache in use, writes go through to the device (-BS: O_DSYNC)",
+        _ => "buffering: none, I/O bypasses the page cache and writes are durable (-BN: O_DIRECT + O_DSYNC)",
+    };
+    let _ = writeln!(s, "{buffering}");
+    if call.targets.iter().all(|p| p.size_mb == 0) {
+        let _ = writeln!(
+            s,
+            "files that do not exist are created at {} MB",
+            spec.size_bytes >> 20
+        );
+    }
+    for note in &call.notes {
+        let _ = writeln!(s, "note: {note}");
+    }
+    s
+}
+
+fn threads_of(t: &TargetSpec, default: u32) -> u32 {
+    t.threads.unwrap_or(default)
+}
+
+/// SQLIO's end-of-run summary. `ms_buckets[k]` counts I/Os whose latency was in
+/// `[k ms, k+1 ms)`; `ms_buckets[24]` those of 24 ms or more.
+///
+/// Latencies are whole milliseconds, cut down as SQLIO's are, so that `Min_Latency(ms)` falls in
+/// the bucket of the fastest I/O. Histogram percentages are rounded to the nearest whole number
+/// and, as in SQLIO, need not add up to 100. A test without I/O prints zeros in SQLIO's lines
+/// (scripts still find numbers there) and `-` in iocap's percentile line.
+pub fn render_summary(_call: &SqlioCall, result: &TestResult, ms_buckets: &[u64; 25]) -> String {
+    let total = &result.total;
+    let mut s = String::from("CUMULATIVE DATA:\nthroughput metrics:\n");
+    let _ = writeln!(s, "IOs/sec: {:8.2}", finite(total.iops));
+    let _ = writeln!(s, "MBs/sec: {:8.2}", finite(total.mib_s));
+    let lat = total.lat_us.as_ref();
+    let whole_ms = |us: f64| (finite(us) / 1000.0).floor().max(0.0) as u64;
+    let _ = writeln!(s, "latency metrics:");
+    let _ = writeln!(s, "Min_Latency(ms): {}", lat.map_or(0, |l| whole_ms(l.min)));
+    let _ = writeln!(
+        s,
+        "Avg_Latency(ms): {}",
+        lat.map_or(0, |l| whole_ms(l.mean))
+    );
+    let _ = writeln!(s, "Max_Latency(ms): {}", lat.map_or(0, |l| whole_ms(l.max)));
+
+    let _ = writeln!(s, "histogram:");
+    let mut ms_row = String::from("ms:");
+    let mut pct_row = String::from("%: ");
+    let sum: u128 = ms_buckets.iter().map(|&n| u128::from(n)).sum();
+    for (k, &n) in ms_buckets.iter().enumerate() {
+        let label = if k == 24 {
+            "24+".to_string()
+        } else {
+            k.to_string()
+        };
+        let pct = if sum == 0 {
+            0
+        } else {
+            (200 * u128::from(n) + sum) / (2 * sum)
+        };
+        let _ = write!(ms_row, " {label:>3}");
+        let _ = write!(pct_row, " {pct:>3}");
+    }
+    let _ = writeln!(s, "{ms_row}\n{pct_row}");
+
+    let ms = |us: f64| format!("{:.3}", finite(us) / 1000.0);
+    let cells: [(&str, Option<String>); 6] = [
+        ("p50", lat.map(|l| ms(l.p50))),
+        ("p90", lat.map(|l| ms(l.p90))),
+        ("p99", lat.map(|l| ms(l.p99))),
+        ("p99.9", lat.map(|l| ms(l.p99_9))),
+        ("p99.99", lat.map(|l| ms(l.p99_99))),
+        ("max", lat.map(|l| ms(l.max))),
+    ];
+    s.push_str("iocap percentiles (ms):");
+    for (name, value) in cells {
+        let _ = write!(s, " {name} {}", value.as_deref().unwrap_or("-"));
+    }
+    s.push('\n');
+    if result.interrupted {
+        let _ = writeln!(
+            s,
+            "note: interrupted; the figures cover the {:.1} s measured",
+            result.duration_s
+        );
+    }
+    if let Some(fault) = &result.error {
+        let _ = writeln!(
+            s,
+            "note: stopped by an I/O error after {:.1} s: {fault}",
+            result.duration_s
+        );
+    }
+    s
+}
+
+/// NaN and infinities print as 0: a summary never shows `NaN`.
+fn finite(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;

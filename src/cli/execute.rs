@@ -1,0 +1,92 @@
+//! From a validated spec to a finished [`RunResult`]: prepare the targets (creating test files
+//! with a progress bar), run the test with a live line, stamp the run with host and time.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use iocap_engine::{host, prepare_targets, run_test, TestOutcome};
+use iocap_model::{rfc3339_utc, JobSpec, RunResult};
+
+use super::progress::{FillBar, LiveLine};
+use super::signals::INTERRUPTED;
+use super::{print_stdout, Exit, OutputFormat};
+
+pub struct Executed {
+    pub run: RunResult,
+    pub outcome: TestOutcome,
+}
+
+fn run_id(now: SystemTime) -> String {
+    let d = now.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let stamp = rfc3339_utc(d.as_secs()).replace(['-', ':'], "");
+    let stamp = stamp.trim_end_matches('Z');
+    let salt = (d.subsec_nanos() as u64) ^ (u64::from(std::process::id()) << 32);
+    format!(
+        "{stamp}-{:06x}",
+        salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
+    )
+}
+
+/// Prepares the targets of `spec` and runs it.
+pub fn execute(spec: &JobSpec) -> Result<Executed> {
+    spec.validate()?;
+    let started = SystemTime::now();
+    let targets = {
+        let mut bar = FillBar::new();
+        prepare_targets(spec, &mut bar, &INTERRUPTED)?
+    };
+    let outcome = {
+        let mut line = LiveLine::new();
+        let out =
+            run_test(spec, &targets, &INTERRUPTED, &mut line).context("the test could not run")?;
+        line.clear();
+        out
+    };
+    let run = RunResult {
+        iocap_version: env!("CARGO_PKG_VERSION").to_string(),
+        run_id: run_id(started),
+        started_at: rfc3339_utc(
+            started
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs(),
+        ),
+        host: host::host_info(),
+        tests: vec![outcome.result.clone()],
+    };
+    Ok(Executed { run, outcome })
+}
+
+/// Prints the run in the chosen format and picks the exit code.
+pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> String) -> Exit {
+    match output {
+        OutputFormat::Text => print_stdout(&text()),
+        OutputFormat::Json => print_stdout(&iocap_report::json(run)),
+        OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+    }
+    let t = run.tests.iter();
+    if run.tests.iter().any(|t| t.error.is_some()) {
+        if output != OutputFormat::Text {
+            for e in run.tests.iter().filter_map(|t| t.error.as_ref()) {
+                eprintln!("iocap: error: {e}");
+            }
+        }
+        return Exit::Error;
+    }
+    if t.clone().any(|t| t.interrupted) {
+        return Exit::Interrupted;
+    }
+    Exit::Ok
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn run_ids_sort_by_time() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let a = super::run_id(UNIX_EPOCH + Duration::from_secs(1_795_312_800));
+        let b = super::run_id(UNIX_EPOCH + Duration::from_secs(1_795_312_801));
+        assert!(a.starts_with("20261122T020000-"), "{a}");
+        assert!(a < b);
+    }
+}

@@ -1,0 +1,119 @@
+//! Argument handling in two steps (after ripgrep): clap parses and validates what was typed into
+//! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
+
+mod execute;
+mod progress;
+mod run;
+mod signals;
+mod sqlio;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted by Ctrl-C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Ok = 0,
+    #[allow(dead_code)] // used by checks in later commands
+    CheckFailed = 1,
+    Error = 2,
+    Interrupted = 130,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e as u8)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    /// Tables for people.
+    #[default]
+    Text,
+    /// The JSON result contract, alone on stdout.
+    Json,
+    /// One row per test and scope.
+    Csv,
+}
+
+#[derive(Parser)]
+#[command(
+    name = "iocap",
+    version,
+    about = "Measure and validate the storage under a database server",
+    long_about = "iocap measures what the storage under a database server can do: IOPS, MB/s \
+and latency percentiles for database-shaped I/O, on files or block devices, with io_uring or \
+plain pread/pwrite. It never writes to data it did not create unless told to.",
+    after_help = "Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one I/O test (default: 8K random reads on ./iocap.testfile)
+    Run(Box<run::RunArgs>),
+    /// Run a test given in SQLIO's flags (-kR -s10 -frandom -o8 -b8 -LS -Fparam.txt)
+    #[command(disable_help_flag = true)]
+    Sqlio {
+        /// SQLIO flags, as SQLIO takes them
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Run every SQLIO call of a Windows batch file (.bat/.cmd), in order
+    SqlioBatch(sqlio::BatchArgs),
+}
+
+/// Writes to stdout; a closed pipe (`iocap ... | head`) ends quietly instead of failing.
+pub fn print_stdout(s: &str) {
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(s.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
+/// Prints an error with its whole chain of causes.
+pub fn print_error(e: &anyhow::Error) {
+    let mut msg = format!("iocap: error: {e}");
+    for cause in e.chain().skip(1) {
+        msg.push_str(&format!(": {cause}"));
+    }
+    eprintln!("{msg}");
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                Exit::Error
+            } else {
+                Exit::Ok
+            };
+            let _ = e.print();
+            return code.into();
+        }
+    };
+    signals::install();
+    let res = match cli.command {
+        Command::Run(args) => run::run(*args),
+        Command::Sqlio { args } => sqlio::run(&args),
+        Command::SqlioBatch(args) => sqlio::run_batch(args),
+    };
+    match res {
+        Ok(code) => code.into(),
+        Err(e) => {
+            print_error(&e);
+            Exit::Error.into()
+        }
+    }
+}

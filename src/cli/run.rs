@@ -1,0 +1,178 @@
+//! `iocap run`: flags in the style of fio and DiskSpd, turned into a [`JobSpec`].
+
+use anyhow::{bail, Result};
+use clap::Args;
+use iocap_model::{
+    parse_duration, parse_rate, parse_size, EngineChoice, JobSpec, RwMode, TargetSpec,
+    DEFAULT_TARGET,
+};
+
+use super::execute::{execute, finish};
+use super::{Exit, OutputFormat};
+
+fn size_arg(s: &str) -> Result<u64, String> {
+    parse_size(s).map_err(|e| e.to_string())
+}
+fn duration_arg(s: &str) -> Result<f64, String> {
+    parse_duration(s).map_err(|e| e.to_string())
+}
+fn rate_arg(s: &str) -> Result<f64, String> {
+    parse_rate(s).map_err(|e| e.to_string())
+}
+fn rw_arg(s: &str) -> Result<RwMode, String> {
+    RwMode::parse(s).ok_or_else(|| {
+        format!("unknown workload '{s}': use read, write, randread, randwrite, rw or randrw")
+    })
+}
+fn engine_arg(s: &str) -> Result<EngineChoice, String> {
+    EngineChoice::parse(s)
+        .ok_or_else(|| format!("unknown engine '{s}': use auto, io_uring or psync"))
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Files or block devices to test together; a directory means DIR/iocap.testfile.
+    /// Default: ./iocap.testfile
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+
+    /// Workload: read, write, randread, randwrite, rw or randrw (rw mixes sequential, randrw random)
+    #[arg(long, default_value = "randread", value_parser = rw_arg)]
+    pub rw: RwMode,
+
+    /// Share of writes in percent for rw and randrw
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub write_pct: Option<u8>,
+
+    /// Block size, 512 B to 64 MiB (K, M suffixes are powers of 1024)
+    #[arg(long, default_value = "8K", value_parser = size_arg)]
+    pub bs: u64,
+
+    /// Outstanding I/Os per thread per target
+    #[arg(long, default_value_t = 16)]
+    pub qd: u32,
+
+    /// Threads per target
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+
+    /// Test range; a missing file is created at this size and filled [default: 1G for new files,
+    /// the whole file or device otherwise]
+    #[arg(long, value_parser = size_arg)]
+    pub size: Option<u64>,
+
+    /// Measured time (e.g. 30s, 5m)
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    pub duration: f64,
+
+    /// Time before measuring starts, excluded from the figures
+    #[arg(long, default_value = "2s", value_parser = duration_arg)]
+    pub warmup: f64,
+
+    /// Time after measuring ends, I/O still running, excluded from the figures
+    #[arg(long, default_value = "0s", value_parser = duration_arg)]
+    pub cooldown: f64,
+
+    /// Seed for random offsets and data: the same seed gives the same offsets
+    #[arg(long, default_value_t = 0x10CAFE)]
+    pub seed: u64,
+
+    /// Alignment of random offsets [default: the block size]
+    #[arg(long, value_parser = size_arg)]
+    pub align: Option<u64>,
+
+    /// Limit the whole test to this many I/Os per second (spread over all threads)
+    #[arg(long, value_parser = rate_arg)]
+    pub rate_iops: Option<f64>,
+
+    /// Limit the whole test to this many MB/s (10^6 bytes)
+    #[arg(long, value_parser = rate_arg)]
+    pub rate_mbps: Option<f64>,
+
+    /// Open with O_DSYNC: each write completes only once durable
+    #[arg(long)]
+    pub write_through: bool,
+
+    /// fsync after every N writes per thread
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub fsync_every: u32,
+
+    /// Use the page cache instead of O_DIRECT
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// I/O engine: auto (io_uring, else psync), io_uring or psync
+    #[arg(long, default_value = "auto", value_parser = engine_arg)]
+    pub engine: EngineChoice,
+
+    /// Permit writes to files and devices iocap did not create (destroys their contents)
+    #[arg(long)]
+    pub allow_overwrite: bool,
+
+    /// Output format; json and csv go to stdout alone
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+impl RunArgs {
+    pub fn to_spec(&self) -> Result<JobSpec> {
+        let write_pct = match (self.rw, self.write_pct) {
+            (RwMode::Read | RwMode::RandRead, None) => 0,
+            (RwMode::Write | RwMode::RandWrite, None) => 100,
+            (RwMode::Rw | RwMode::RandRw, None) => 50,
+            (RwMode::Rw | RwMode::RandRw, Some(p)) => p,
+            (m, Some(_)) => bail!(
+                "--write-pct needs a mixed workload (--rw rw or randrw), not {}",
+                m.name()
+            ),
+        };
+        let paths = if self.targets.is_empty() {
+            vec![DEFAULT_TARGET.to_string()]
+        } else {
+            self.targets.clone()
+        };
+        let spec = JobSpec {
+            name: format!("{} {}", self.rw.name(), iocap_model::format_bytes(self.bs)),
+            targets: paths
+                .into_iter()
+                .map(|p| TargetSpec {
+                    size_bytes: self.size,
+                    ..TargetSpec::new(p)
+                })
+                .collect(),
+            rw: self.rw,
+            write_pct,
+            bs_bytes: self.bs,
+            qd: self.qd,
+            threads: self.threads,
+            size_bytes: self.size.unwrap_or(1 << 30),
+            duration_s: self.duration,
+            warmup_s: self.warmup,
+            cooldown_s: self.cooldown,
+            seed: self.seed,
+            align_bytes: self.align.unwrap_or(self.bs),
+            rate_iops: self.rate_iops,
+            rate_mb_s: self.rate_mbps,
+            direct: !self.buffered,
+            write_through: self.write_through,
+            fsync_every: self.fsync_every,
+            engine: self.engine,
+            allow_overwrite: self.allow_overwrite,
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+}
+
+pub fn run(args: RunArgs) -> Result<Exit> {
+    let spec = args.to_spec()?;
+    let done = execute(&spec)?;
+    let r = &done.run;
+    Ok(finish(r, args.output, || {
+        r.tests
+            .iter()
+            .map(iocap_report::text::render_test)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }))
+}

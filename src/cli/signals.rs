@@ -1,0 +1,28 @@
+//! Ctrl-C: the first one asks the test to stop issuing, drain and report what it measured; the
+//! handler is reset after it fires, so a second Ctrl-C ends the process at once.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    // async-signal-safe: a single atomic store
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+pub fn install() {
+    // SAFETY: installs a handler that only stores to an atomic; SA_RESETHAND restores the default
+    // action after the first signal.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigint as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
+    }
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
