@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Barrier, OnceLock};
 
 use iocap_model::{
-    format_bytes, CpuStats, IoFault, JobSpec, SecondSample, TargetResult, TestResult,
+    human_bytes, CpuStats, IoFault, JobSpec, SecondSample, TargetResult, TestResult,
 };
 use thiserror::Error;
 
@@ -203,8 +203,8 @@ pub fn run_test(
             return Err(RunError::Invalid(format!(
                 "the I/O buffers would take {} (queue depth x threads x block size), more than half \
                  of the {} of memory available; lower --qd, --threads or --bs",
-                format_bytes(buf_bytes),
-                format_bytes(avail)
+                human_bytes(buf_bytes),
+                human_bytes(avail)
             )));
         }
     }

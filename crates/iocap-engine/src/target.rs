@@ -17,7 +17,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_model::{format_bytes, JobSpec, DEFAULT_TARGET};
+use iocap_model::{format_bytes, human_bytes, JobSpec, DEFAULT_TARGET};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
@@ -404,8 +404,8 @@ fn check_space(dir: &Path, need: u64, what: &str) -> Result<(), TargetError> {
                 "not enough free space in {} for {what}: it needs {} and {} are free; use a \
                  smaller --size or another directory",
                 dir.display(),
-                format_bytes(need),
-                format_bytes(free)
+                human_bytes(need),
+                human_bytes(free)
             )));
         }
     }

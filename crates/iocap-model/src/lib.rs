@@ -12,4 +12,4 @@ pub mod units;
 
 pub use result::*;
 pub use spec::*;
-pub use units::{format_bytes, parse_duration, parse_rate, parse_size, UnitError};
+pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};

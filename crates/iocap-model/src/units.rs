@@ -150,6 +150,26 @@ pub fn format_bytes(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// Formats a byte count for people: one decimal in the largest unit that fits (`77.5G`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [
+        ("T", 1 << 40),
+        ("G", 1 << 30),
+        ("M", 1 << 20),
+        ("K", 1 << 10),
+    ];
+    for (name, size) in UNITS {
+        if bytes >= size {
+            return if bytes % size == 0 {
+                format!("{}{name}", bytes / size)
+            } else {
+                format!("{:.1}{name}", bytes as f64 / size as f64)
+            };
+        }
+    }
+    format!("{bytes} B")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +222,13 @@ mod tests {
         assert_eq!(parse_rate("1.5k").unwrap(), 1500.0);
         assert!(parse_rate("0").is_err());
         assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(81_219_568 * 1024), "77.5G");
+        assert_eq!(human_bytes(1 << 30), "1G");
+        assert_eq!(human_bytes(100), "100 B");
     }
 
     #[test]
