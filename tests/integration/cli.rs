@@ -273,3 +273,50 @@ fn help_documents_every_flag() {
         assert!(s.contains(flag), "--help lacks {flag}");
     }
 }
+
+#[test]
+fn live_progress_only_on_a_terminal() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping: `script` (util-linux) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("iocap");
+    let cmd = format!(
+        "{} run --duration 2s --warmup 0s --size 16M {}",
+        bin.display(),
+        dir.path().join("t.dat").display()
+    );
+    // `script` gives iocap a terminal
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        tty.contains("[measure]") && tty.contains("IOPS  "),
+        "no live line:\n{tty}"
+    );
+    assert!(
+        tty.contains("writing test file"),
+        "no fill progress bar:\n{tty}"
+    );
+    // without a terminal: no live line anywhere
+    let out = iocap(dir.path())
+        .args(["run", "--duration", "1.5s", "--warmup", "0s", "t.dat"])
+        .output()
+        .unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !all.contains("[measure]"),
+        "live line off a terminal:\n{all}"
+    );
+}

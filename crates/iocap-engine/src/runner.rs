@@ -494,15 +494,17 @@ fn monitor(
             } else {
                 Phase::Cooldown
             };
-            obs.tick(&LiveSample {
-                phase,
-                elapsed_s: (now - t0) as f64 / 1e9,
-                total_s,
-                iops,
-                mb_s,
-                lat_us_mean: mean,
-                lat_us_p99: p99,
-            });
+            if now < issue_end {
+                obs.tick(&LiveSample {
+                    phase,
+                    elapsed_s: (now - t0) as f64 / 1e9,
+                    total_s,
+                    iops,
+                    mb_s,
+                    lat_us_mean: mean,
+                    lat_us_p99: p99,
+                });
+            }
             prev = cur;
             prev_t = now;
             while next_tick <= now {
@@ -608,7 +610,7 @@ fn assemble(
             },
         },
         qd_mean: if duration_s > 0.0 {
-            (total.sum_ns + all.sync.sum_ns) as f64 / (duration_s * 1e9)
+            all.inflight_ns as f64 / (duration_s * 1e9)
         } else {
             0.0
         },

@@ -142,6 +142,9 @@ pub struct WorkerStats {
     pub read: OpRecorder,
     pub write: OpRecorder,
     pub sync: OpRecorder,
+    /// Sum over I/Os of the part of their flight that lies inside the measured window: divided by
+    /// the window's length, the time-averaged number of I/Os in flight.
+    pub inflight_ns: u64,
 }
 
 impl WorkerStats {
@@ -149,6 +152,7 @@ impl WorkerStats {
         self.read.merge(&o.read);
         self.write.merge(&o.write);
         self.sync.merge(&o.sync);
+        self.inflight_ns += o.inflight_ns;
     }
 
     /// Reads and writes together.

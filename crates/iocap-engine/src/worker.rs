@@ -187,7 +187,14 @@ pub fn run<B: Backend>(
             let s = c.slot as usize;
             let op = slot_op[s];
             let want = if op == Op::Fsync { 0 } else { i64::from(bs) };
-            let lat = now.saturating_sub(submit_ns[s]);
+            let submitted = submit_ns[s];
+            let lat = now.saturating_sub(submitted);
+            // the part of this I/O's flight inside the window, for the achieved queue depth
+            let from = submitted.max(measure_start);
+            let to = now.min(window_end);
+            if to > from {
+                stats.inflight_ns += to - from;
+            }
             if c.result < 0 || i64::from(c.result) != want {
                 let _ = tl.fault.set(FaultRecord {
                     target_idx: cfg.target_idx,

@@ -90,6 +90,11 @@ fn byte_counts_add_up_for_every_workload_and_engine() {
             );
             assert!((r.total.iops - r.total.ios as f64 / r.duration_s).abs() < 1e-6);
             assert!(
+                r.qd_mean > 0.0 && r.qd_mean <= 8.0 + 1e-9,
+                "{what}: qd_mean {}",
+                r.qd_mean
+            );
+            assert!(
                 (r.duration_s - 0.4).abs() < 0.05,
                 "{what}: {}",
                 r.duration_s

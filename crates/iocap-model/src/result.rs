@@ -48,8 +48,8 @@ pub struct TestResult {
     /// fsync calls from `--fsync-every`, not counted in `total`.
     pub sync: OpStats,
     pub cpu: CpuStats,
-    /// Achieved mean number of I/Os in flight over the window (Little's law: sum of latencies
-    /// over the window length).
+    /// Achieved mean number of I/Os in flight over the window: the time each I/O spent in flight
+    /// inside the window, summed, over the window's length.
     pub qd_mean: f64,
     pub targets: Vec<TargetResult>,
     pub per_second: Vec<SecondSample>,
