@@ -78,7 +78,12 @@ fn latency_row(t: &mut Table, name: &str, o: &OpStats) {
 /// The whole summary of one test.
 pub fn render_test(r: &TestResult) -> String {
     let mut out = String::new();
-    out.push_str(&format!("{}: {}\n", r.name, describe(r)));
+    let what = describe(r);
+    if what.starts_with(&r.name) {
+        out.push_str(&format!("{what}\n"));
+    } else {
+        out.push_str(&format!("{}: {what}\n", r.name));
+    }
     out.push_str(&format!(
         "measured {:.1} s{}\n\n",
         r.duration_s,
