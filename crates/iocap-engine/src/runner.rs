@@ -260,6 +260,7 @@ pub fn run_test(
         let measure_start = t0 + to_ns(spec.warmup_s);
         let measure_end = measure_start + to_ns(spec.duration_s);
         let issue_end = measure_end + to_ns(spec.cooldown_s);
+        tl.start_ns.store(t0, Relaxed);
         tl.measure_start_ns.store(measure_start, Relaxed);
         tl.window_end_ns.store(measure_end, Relaxed);
         tl.issue_end_ns.store(issue_end, Relaxed);

@@ -341,10 +341,7 @@ fn create_file(
     stop: &AtomicBool,
 ) -> Result<(), TargetError> {
     let shown = path.display();
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let parent = parent_dir(path);
     if !parent.is_dir() {
         return Err(TargetError::Invalid(format!(
             "cannot create {shown}: directory {} does not exist",
@@ -389,12 +386,20 @@ fn extend_file(
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
 ) -> Result<(), TargetError> {
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    check_space(parent, to.saturating_sub(from), &path.display().to_string())?;
+    check_space(
+        &parent_dir(path),
+        to.saturating_sub(from),
+        &path.display().to_string(),
+    )?;
     fill(path, from, to, seed, obs, stop)
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 fn check_space(dir: &Path, need: u64, what: &str) -> Result<(), TargetError> {

@@ -20,6 +20,8 @@ use crate::stats::{LiveCounters, WorkerStats};
 
 /// Timeline and stop signals shared by all workers of a test; read-mostly.
 pub struct Timeline {
+    /// No I/O is issued before this instant (the common start of all workers).
+    pub start_ns: AtomicU64,
     /// Completions at or after this instant count.
     pub measure_start_ns: AtomicU64,
     /// Completions before this instant count (shrinks on interruption or fault).
@@ -37,6 +39,7 @@ pub struct Timeline {
 impl Timeline {
     pub fn new(interrupt: &'static AtomicBool) -> Self {
         Self {
+            start_ns: AtomicU64::new(0),
             measure_start_ns: AtomicU64::new(u64::MAX),
             window_end_ns: AtomicU64::new(u64::MAX),
             issue_end_ns: AtomicU64::new(u64::MAX),
@@ -97,6 +100,8 @@ pub fn run<B: Backend>(
     let mut free: Vec<u32> = (0..cfg.depth).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
 
+    // every worker starts at the same instant, never before the timeline does
+    clock::sleep_until(tl.start_ns.load(Relaxed));
     let measure_start = tl.measure_start_ns.load(Relaxed);
     let issue_end = tl.issue_end_ns.load(Relaxed);
     let mut now = clock::now_ns();

@@ -128,14 +128,16 @@ pub fn parse_rate(input: &str) -> Result<f64, UnitError> {
     Ok(rate)
 }
 
+/// Binary units, largest first.
+const UNITS: [(&str, u64); 4] = [
+    ("T", 1 << 40),
+    ("G", 1 << 30),
+    ("M", 1 << 20),
+    ("K", 1 << 10),
+];
+
 /// Formats a byte count the way the parsers read it back: `8K`, `1M`, `1.5G`, `4100`.
 pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("T", 1 << 40),
-        ("G", 1 << 30),
-        ("M", 1 << 20),
-        ("K", 1 << 10),
-    ];
     for (name, size) in UNITS {
         if bytes >= size {
             if bytes % size == 0 {
@@ -152,12 +154,6 @@ pub fn format_bytes(bytes: u64) -> String {
 
 /// Formats a byte count for people: one decimal in the largest unit that fits (`77.5G`).
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("T", 1 << 40),
-        ("G", 1 << 30),
-        ("M", 1 << 20),
-        ("K", 1 << 10),
-    ];
     for (name, size) in UNITS {
         if bytes >= size {
             return if bytes % size == 0 {
