@@ -3,6 +3,7 @@
 //! (as root) real block devices.
 
 mod cli;
+mod devices;
 mod safety;
 mod sqlio;
 
