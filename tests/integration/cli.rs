@@ -4,7 +4,7 @@
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::{iocap, run_json, QUICK};
+use crate::{iocap, run_json, run_json_env, QUICK};
 
 #[test]
 fn default_run_creates_the_test_file_once_and_prints_tables() {
@@ -147,15 +147,7 @@ fn bad_input_is_a_clear_error_with_exit_2() {
 #[test]
 fn auto_engine_falls_back_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocap(dir.path())
-        .env("IOCAP_TEST_NO_IO_URING", "1")
-        .arg("run")
-        .args(QUICK)
-        .args(["--output", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = run_json_env(dir.path(), &[("IOCAP_TEST_NO_IO_URING", "1")], &[]);
     assert_eq!(v["tests"][0]["engine"], "psync");
     let warnings = v["tests"][0]["warnings"].to_string();
     assert!(warnings.contains("io_uring is not available"), "{warnings}");
@@ -183,15 +175,7 @@ fn io_uring_records_its_features() {
 #[test]
 fn refused_o_direct_falls_back_to_buffered_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocap(dir.path())
-        .env("IOCAP_TEST_REFUSE_DIRECT", "1")
-        .arg("run")
-        .args(QUICK)
-        .args(["--output", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = run_json_env(dir.path(), &[("IOCAP_TEST_REFUSE_DIRECT", "1")], &[]);
     assert_eq!(v["tests"][0]["direct"], false);
     assert!(v["tests"][0]["warnings"]
         .to_string()

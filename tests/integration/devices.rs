@@ -368,3 +368,46 @@ fn eio_during_a_run_names_the_operation_and_offset() {
 fn psync_engine_reports_the_same_eio() {
     check_eio_is_reported("psync");
 }
+
+// ---------------------------------------------------------------------------------------------
+// 7. A block size O_DIRECT cannot use on the target
+
+/// On a device with 4 KiB logical blocks, 512 B O_DIRECT I/O is impossible: iocap says so before
+/// issuing anything, names the alignment, and points at --buffered, which then works.
+#[test]
+fn a_block_size_o_direct_cannot_use_is_refused_with_the_reason() {
+    require!("losetup");
+    let mut rig = Rig::new();
+    let file = rig.backing_file("disk4k", 32 * MIB, None);
+    let dev = match rig.losetup(&["--sector-size", "4096"], file.to_str().unwrap()) {
+        Ok(d) => d,
+        Err(why) => {
+            skip_or_fail(&format!("no loop device with 4 KiB sectors: {why}"));
+            return;
+        }
+    };
+    settle();
+    let out = iocap(
+        rig.dir.path(),
+        "run --bs 512 --duration 0.3s --warmup 0s",
+        &dev,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", shown(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("block size 512 B is not a multiple of 4096 B") && err.contains("--buffered"),
+        "{}",
+        shown(&out)
+    );
+    assert!(!err.contains("panicked"));
+    let out = iocap(
+        rig.dir.path(),
+        "run --bs 4K --duration 0.3s --warmup 0s --output json",
+        &dev,
+    );
+    assert!(out.status.success(), "{}", shown(&out));
+    assert_eq!(
+        json(&out)["tests"][0]["targets"][0]["logical_block_bytes"],
+        4096
+    );
+}

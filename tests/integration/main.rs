@@ -24,7 +24,13 @@ pub const QUICK: [&str; 6] = ["--duration", "0.3s", "--warmup", "0s", "--size", 
 
 /// Runs `iocap run QUICK.. args.. --output json` in `dir` and returns the parsed JSON.
 pub fn run_json(dir: &Path, args: &[&str]) -> serde_json::Value {
+    run_json_env(dir, &[], args)
+}
+
+/// [`run_json`] with extra environment variables (the test hooks).
+pub fn run_json_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> serde_json::Value {
     let out = iocap(dir)
+        .envs(env.iter().copied())
         .arg("run")
         .args(QUICK)
         .args(args)
