@@ -309,3 +309,26 @@ fn same_seed_same_offsets() {
         "another seed wrote the same offsets"
     );
 }
+
+#[test]
+fn write_through_opens_with_o_dsync_and_cooldown_is_not_measured() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spec(dir.path(), RwMode::RandWrite, EngineChoice::Auto);
+    s.write_through = true;
+    s.cooldown_s = 0.4;
+    s.rate_iops = Some(500.0);
+    let targets = prepare_targets(&s, &mut NoFillProgress, &NEVER).unwrap();
+    // SAFETY: F_GETFL on a descriptor we own.
+    let flags = unsafe { libc::fcntl(targets[0].file.as_raw_fd(), libc::F_GETFL) };
+    assert_ne!(flags & libc::O_DSYNC, 0, "O_DSYNC missing");
+    let started = std::time::Instant::now();
+    let r = run_test(&s, &targets, &NEVER, &mut Quiet).unwrap().result;
+    assert!(
+        started.elapsed().as_secs_f64() >= 0.8,
+        "the cooldown did not run"
+    );
+    assert!((r.duration_s - 0.4).abs() < 0.01);
+    // 500 IOPS over the 0.4 s window only: the cooldown's 200 I/Os are not counted
+    assert!((170..=230).contains(&r.write.ios), "{}", r.write.ios);
+}
