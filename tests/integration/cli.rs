@@ -145,6 +145,18 @@ fn bad_input_is_a_clear_error_with_exit_2() {
 }
 
 #[test]
+fn too_many_psync_threads_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    iocap(dir.path())
+        .args(["run", "--engine", "psync", "--qd", "4096", "--threads", "8"])
+        .args(QUICK)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("32768 worker threads"))
+        .stderr(predicate::str::contains("panicked").not());
+}
+
+#[test]
 fn auto_engine_falls_back_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let v = run_json_env(dir.path(), &[("IOCAP_TEST_NO_IO_URING", "1")], &[]);

@@ -26,6 +26,9 @@ use crate::stats::{LiveCounters, LiveSnapshot, WorkerStats};
 use crate::target::PreparedTarget;
 use crate::worker::{self, Timeline, WorkerConfig};
 
+/// Upper bound on the OS threads one test may start.
+const MAX_WORKER_THREADS: usize = 4096;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineKind {
     IoUring,
@@ -194,6 +197,13 @@ pub fn run_test(
         .map_err(|e| RunError::Invalid(e.to_string()))?;
     let (engine, engine_warning) = select_engine(spec.engine)?;
     let ctxs = plan(spec, targets, engine);
+    if ctxs.len() > MAX_WORKER_THREADS {
+        return Err(RunError::Invalid(format!(
+            "this test needs {} worker threads (the psync engine runs one per outstanding I/O), \
+             more than the limit of {MAX_WORKER_THREADS}; lower --qd or --threads, or use io_uring",
+            ctxs.len()
+        )));
+    }
     let buf_bytes: u64 = ctxs
         .iter()
         .map(|c| u64::from(c.depth) * spec.bs_bytes)
