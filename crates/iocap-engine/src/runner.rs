@@ -17,7 +17,6 @@ use thiserror::Error;
 
 use crate::backend::psync::Psync;
 use crate::backend::uring::{self, Uring};
-use crate::backend::Op;
 use crate::buffers::SlotBuffers;
 use crate::clock::{self, now_ns};
 use crate::host;
@@ -277,7 +276,6 @@ pub fn run_test(
         go.wait();
 
         monitor(
-            spec,
             &tl,
             &live,
             &finished,
@@ -413,7 +411,6 @@ fn run_context(
 
 #[allow(clippy::too_many_arguments)]
 fn monitor(
-    spec: &JobSpec,
     tl: &Timeline,
     live: &[LiveCounters],
     finished: &AtomicUsize,
@@ -500,7 +497,7 @@ fn monitor(
             let (iops, mb_s, mean, p99) = sample(&prev, &cur, (now - prev_t) as f64 / 1e9);
             let phase = if now < measure_start {
                 Phase::Warmup
-            } else if now < spec_window_end(tl) {
+            } else if now < tl.window_end_ns.load(Relaxed) {
                 Phase::Measure
             } else {
                 Phase::Cooldown
@@ -523,11 +520,6 @@ fn monitor(
             }
         }
     }
-    let _ = spec;
-}
-
-fn spec_window_end(tl: &Timeline) -> u64 {
-    tl.window_end_ns.load(Relaxed)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -646,7 +638,6 @@ fn assemble(
         interrupted,
         error,
     };
-    let _ = Op::Read;
     TestOutcome {
         result,
         stats: all,

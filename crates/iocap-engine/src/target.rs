@@ -233,10 +233,14 @@ fn prepare_one(
     let fmeta = file
         .metadata()
         .map_err(io_err(format!("cannot stat {shown}")))?;
-    if kind == TargetKind::File
-        && (!fmeta.file_type().is_file()
-            || marker::read(&file, path).is_none() && writes && !spec.allow_overwrite)
-    {
+    let still_what_was_checked = match kind {
+        TargetKind::File => {
+            fmeta.file_type().is_file()
+                && (!writes || spec.allow_overwrite || marker::read(&file, path).is_some())
+        }
+        TargetKind::BlockDevice => fmeta.file_type().is_block_device(),
+    };
+    if !still_what_was_checked {
         return Err(TargetError::Refused(format!(
             "{shown} changed while iocap was checking it; not writing to it"
         )));
