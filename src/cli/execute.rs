@@ -53,6 +53,9 @@ pub fn execute(spec: &JobSpec) -> Result<Executed> {
         ),
         host: host::host_info(),
         tests: vec![outcome.result.clone()],
+        label: None,
+        tags: vec![],
+        note: None,
     };
     Ok(Executed { run, outcome })
 }

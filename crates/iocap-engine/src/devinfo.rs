@@ -143,8 +143,49 @@ mod tests {
     }
 
     #[test]
+    fn a_file_on_the_work_tree_names_its_file_system() {
+        let f = tempfile::tempfile_in(".").unwrap();
+        let (_, fs) = device_and_fs(&f);
+        let fs = fs.expect("mountinfo names the file system of the current directory");
+        assert!(!fs.is_empty() && !fs.contains(' '), "{fs}");
+    }
+
+    #[test]
     fn free_space_is_reported() {
         assert!(free_bytes(Path::new(".")).unwrap() > 0);
         assert!(free_bytes(Path::new("/no/such/dir")).is_none());
     }
+}
+
+/// Where a target lives, for the host fingerprint stored with each result: the block device
+/// (sysfs name, e.g. `vda1`) and, for a file, the file system type from mountinfo. `None` where
+/// the kernel does not say (tmpfs, FUSE and network file systems have no block device).
+pub fn device_and_fs(f: &File) -> (Option<String>, Option<String>) {
+    let Ok(meta) = f.metadata() else {
+        return (None, None);
+    };
+    let is_blk = std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type());
+    let dev = if is_blk { meta.rdev() } else { meta.dev() };
+    let (ma, mi) = major_minor(dev);
+    let name = std::fs::read_link(format!("/sys/dev/block/{ma}:{mi}"))
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    if is_blk {
+        return (name, None);
+    }
+    // mountinfo's third field is the st_dev of the mount, so the match is exact even for bind
+    // mounts and nested mount points
+    let want = format!("{ma}:{mi}");
+    let fs = std::fs::read_to_string("/proc/self/mountinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines().find_map(|line| {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let sep = f.iter().position(|x| *x == "-")?;
+                (f.get(2) == Some(&want.as_str()))
+                    .then(|| f.get(sep + 1).map(|s| s.to_string()))
+                    .flatten()
+            })
+        });
+    (name, fs)
 }

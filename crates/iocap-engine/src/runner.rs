@@ -620,17 +620,22 @@ fn assemble(
         targets: targets
             .iter()
             .zip(&per_target)
-            .map(|(t, s)| TargetResult {
-                path: t.path.display().to_string(),
-                size_bytes: t.range_bytes,
-                kind: t.kind.name().to_string(),
-                direct: t.direct,
-                logical_block_bytes: t.logical_block,
-                created: t.created,
-                threads: t.threads,
-                total: s.total().to_op_stats(duration_s),
-                read: s.read.to_op_stats(duration_s),
-                write: s.write.to_op_stats(duration_s),
+            .map(|(t, s)| {
+                let (device, fs_type) = crate::devinfo::device_and_fs(&t.file);
+                TargetResult {
+                    path: t.path.display().to_string(),
+                    size_bytes: t.range_bytes,
+                    kind: t.kind.name().to_string(),
+                    device,
+                    fs_type,
+                    direct: t.direct,
+                    logical_block_bytes: t.logical_block,
+                    created: t.created,
+                    threads: t.threads,
+                    total: s.total().to_op_stats(duration_s),
+                    read: s.read.to_op_stats(duration_s),
+                    write: s.write.to_op_stats(duration_s),
+                }
             })
             .collect(),
         per_second,

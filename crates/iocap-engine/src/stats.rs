@@ -84,6 +84,7 @@ impl OpRecorder {
             mib_s: per_s(self.bytes as f64) / (1u64 << 20) as f64,
             mb_s: per_s(self.bytes as f64) / 1e6,
             lat_us: self.latency_us(),
+            lat_hist_ns: (self.ios > 0).then(|| iocap_model::hist::encode_hist(&self.hist)),
         }
     }
 

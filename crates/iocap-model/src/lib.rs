@@ -6,6 +6,8 @@
 //! The result structs *are* the JSON contract: fields are only ever added, never renamed, and
 //! units live in field names (`_ns`, `_us`, `_bytes`, `_s`).
 
+pub mod fixture;
+pub mod hist;
 pub mod result;
 pub mod spec;
 pub mod units;

@@ -16,6 +16,15 @@ pub struct RunResult {
     pub started_at: String,
     pub host: HostInfo,
     pub tests: Vec<TestResult>,
+    /// Free-form name given with `--label`, e.g. `san-a raid10 before firmware`.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Tags given with `--tag` (repeatable), for filtering the history.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Free-text note given with `--note`.
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
@@ -72,6 +81,11 @@ pub struct OpStats {
     pub mb_s: f64,
     /// Latency from submission to completion in microseconds; `null` when no I/O completed.
     pub lat_us: Option<LatencyUs>,
+    /// The whole latency distribution, in nanoseconds: HdrHistogram V2, deflated, base64
+    /// (see `iocap_model::hist`). Percentiles can be recomputed from it and runs merged.
+    /// `null` when no I/O completed.
+    #[serde(default)]
+    pub lat_hist_ns: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
@@ -106,6 +120,13 @@ pub struct TargetResult {
     pub size_bytes: u64,
     /// `file` or `block_device`.
     pub kind: String,
+    /// The block device holding the target (`nvme0n1p2`, `dm-3`, `loop0`), from sysfs; `null`
+    /// when it cannot be told (network and FUSE file systems, tmpfs).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// The file system a file target lives on (`ext4`, `xfs`, `tmpfs`); `null` for a block device.
+    #[serde(default)]
+    pub fs_type: Option<String>,
     pub direct: bool,
     /// The alignment O_DIRECT needs on this target.
     pub logical_block_bytes: u64,

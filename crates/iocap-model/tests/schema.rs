@@ -45,7 +45,16 @@ fn the_contract_keeps_every_documented_field() {
     };
     has(
         "",
-        &["iocap_version", "run_id", "started_at", "host", "tests"],
+        &[
+            "iocap_version",
+            "run_id",
+            "started_at",
+            "host",
+            "tests",
+            "label",
+            "tags",
+            "note",
+        ],
     );
     has(
         "TestResult",
@@ -67,7 +76,15 @@ fn the_contract_keeps_every_documented_field() {
     );
     has(
         "OpStats",
-        &["ios", "bytes", "iops", "mib_s", "mb_s", "lat_us"],
+        &[
+            "ios",
+            "bytes",
+            "iops",
+            "mib_s",
+            "mb_s",
+            "lat_us",
+            "lat_hist_ns",
+        ],
     );
     has(
         "LatencyUs",
@@ -77,7 +94,7 @@ fn the_contract_keeps_every_documented_field() {
         ],
     );
     has("CpuStats", &["user_s", "sys_s", "us_per_io"]);
-    has("TargetResult", &["path", "total"]);
+    has("TargetResult", &["path", "total", "device", "fs_type"]);
     has(
         "SecondSample",
         &["t_s", "iops", "mb_s", "lat_us_mean", "lat_us_p99"],

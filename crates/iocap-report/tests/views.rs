@@ -23,6 +23,7 @@ fn op(ios: u64, bs: u64, secs: f64, p50: f64) -> OpStats {
             p99_999: p50 * 60.0,
             max: p50 * 80.0,
         }),
+        lat_hist_ns: None,
     }
 }
 
@@ -40,6 +41,8 @@ fn result() -> RunResult {
         path: path.into(),
         size_bytes: 1 << 30,
         kind: "file".into(),
+        device: Some("nvme0n1p2".into()),
+        fs_type: Some("xfs".into()),
         direct: true,
         logical_block_bytes: 512,
         created: true,
@@ -79,6 +82,9 @@ fn result() -> RunResult {
             interrupted: false,
             error: None,
         }],
+        label: None,
+        tags: vec![],
+        note: None,
     }
 }
 

@@ -49,6 +49,7 @@ fn measured() -> OpStats {
             p99_999: 25_500.0,
             max: 25_900.0,
         }),
+        lat_hist_ns: None,
     }
 }
 
