@@ -111,7 +111,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
     let n_targets = f.targets.len().max(1) as u64;
     let p50_ns = f.p50_us * 1000.0;
     let samples = ios_total.min(200_000);
-    let scale = if samples > 0 { ios_total / samples } else { 1 };
+    let scale = ios_total.checked_div(samples).unwrap_or(1);
     let mut read_h = new_hist();
     let mut write_h = new_hist();
     let mut per_target: Vec<Histogram<u64>> = (0..n_targets).map(|_| new_hist()).collect();
