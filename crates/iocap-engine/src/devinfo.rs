@@ -131,32 +131,6 @@ pub fn block_device_in_use(rdev: u64, path: &Path) -> Option<String> {
     None
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_alignment_is_a_power_of_two() {
-        let f = tempfile::tempfile().unwrap();
-        let a = file_dio_alignment(&f);
-        assert!(a.is_power_of_two() && (512..=65536).contains(&a), "{a}");
-    }
-
-    #[test]
-    fn a_file_on_the_work_tree_names_its_file_system() {
-        let f = tempfile::tempfile_in(".").unwrap();
-        let (_, fs) = device_and_fs(&f);
-        let fs = fs.expect("mountinfo names the file system of the current directory");
-        assert!(!fs.is_empty() && !fs.contains(' '), "{fs}");
-    }
-
-    #[test]
-    fn free_space_is_reported() {
-        assert!(free_bytes(Path::new(".")).unwrap() > 0);
-        assert!(free_bytes(Path::new("/no/such/dir")).is_none());
-    }
-}
-
 /// Where a target lives, for the host fingerprint stored with each result: the block device
 /// (sysfs name, e.g. `vda1`) and, for a file, the file system type from mountinfo. `None` where
 /// the kernel does not say (tmpfs, FUSE and network file systems have no block device).
@@ -188,4 +162,30 @@ pub fn device_and_fs(f: &File) -> (Option<String>, Option<String>) {
             })
         });
     (name, fs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_alignment_is_a_power_of_two() {
+        let f = tempfile::tempfile().unwrap();
+        let a = file_dio_alignment(&f);
+        assert!(a.is_power_of_two() && (512..=65536).contains(&a), "{a}");
+    }
+
+    #[test]
+    fn a_file_on_the_work_tree_names_its_file_system() {
+        let f = tempfile::tempfile_in(".").unwrap();
+        let (_, fs) = device_and_fs(&f);
+        let fs = fs.expect("mountinfo names the file system of the current directory");
+        assert!(!fs.is_empty() && !fs.contains(' '), "{fs}");
+    }
+
+    #[test]
+    fn free_space_is_reported() {
+        assert!(free_bytes(Path::new(".")).unwrap() > 0);
+        assert!(free_bytes(Path::new("/no/such/dir")).is_none());
+    }
 }
