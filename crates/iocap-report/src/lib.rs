@@ -1,7 +1,11 @@
 //! Views of a result. Every view reads the same [`iocap_model::RunResult`], so the terminal
 //! table, the CSV and the JSON cannot disagree about a figure.
 
+pub mod compare;
 pub mod csv;
+pub mod html;
+pub mod markdown;
+mod svg;
 pub mod text;
 
 use iocap_model::RunResult;
