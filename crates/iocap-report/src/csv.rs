@@ -42,26 +42,32 @@ fn row(out: &mut String, run: &str, test: &str, scope: &str, target: &str, o: &O
     out.push('\n');
 }
 
-pub fn render(run: &RunResult) -> String {
-    let mut out = String::from(HEADER);
-    out.push('\n');
+fn rows(out: &mut String, run: &RunResult) {
     for t in &run.tests {
-        row(&mut out, &run.run_id, &t.name, "total", "", &t.total);
-        row(&mut out, &run.run_id, &t.name, "read", "", &t.read);
-        row(&mut out, &run.run_id, &t.name, "write", "", &t.write);
+        row(out, &run.run_id, &t.name, "total", "", &t.total);
+        row(out, &run.run_id, &t.name, "read", "", &t.read);
+        row(out, &run.run_id, &t.name, "write", "", &t.write);
         if t.sync.ios > 0 {
-            row(&mut out, &run.run_id, &t.name, "fsync", "", &t.sync);
+            row(out, &run.run_id, &t.name, "fsync", "", &t.sync);
         }
         for tr in &t.targets {
-            row(
-                &mut out,
-                &run.run_id,
-                &t.name,
-                "target",
-                &tr.path,
-                &tr.total,
-            );
+            row(out, &run.run_id, &t.name, "target", &tr.path, &tr.total);
         }
+    }
+}
+
+/// One run: the header, then its rows.
+pub fn render(run: &RunResult) -> String {
+    render_many(std::slice::from_ref(run))
+}
+
+/// Several runs in one file: one header, then the rows of every run in order; the `run_id`
+/// column tells them apart. Of one run, the same bytes as [`render`].
+pub fn render_many(runs: &[RunResult]) -> String {
+    let mut out = String::from(HEADER);
+    out.push('\n');
+    for run in runs {
+        rows(&mut out, run);
     }
     out
 }
