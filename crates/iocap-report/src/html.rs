@@ -97,7 +97,9 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 fn mb_s(v: f64) -> String {
-    if v >= 100.0 {
+    if v >= 1000.0 {
+        fmt_count(v)
+    } else if v >= 100.0 {
         format!("{v:.0}")
     } else {
         format!("{v:.1}")
@@ -174,10 +176,10 @@ fn change(new: f64, old: f64) -> Option<f64> {
 fn change_words(c: f64, up: &str, down: &str) -> String {
     if c.abs() < 0.05 {
         "unchanged".into()
-    } else if c > 0.0 {
-        format!("{c:.1} % {up}")
     } else {
-        format!("{:.1} % {down}", -c)
+        let (v, word) = if c > 0.0 { (c, up) } else { (-c, down) };
+        let digits = if v >= 100.0 { 0 } else { 1 };
+        format!("{v:.digits$} % {word}")
     }
 }
 
@@ -474,12 +476,19 @@ fn charts(out: &mut String, runs: &[RunResult], names: &[String], k: usize) {
         .into_iter()
         .zip(over_time(&|s| s.lat_us_mean, "mean", " µs"))
     {
+        let name = |n: &str, what: &str| {
+            if many {
+                format!("{n} {what}")
+            } else {
+                what.to_string()
+            }
+        };
         lat.push(Series {
-            name: format!("{} p99", p99.name),
+            name: name(&p99.name, "p99"),
             ..p99
         });
         lat.push(Series {
-            name: format!("{} mean", mean.name),
+            name: name(&mean.name, "mean"),
             dashed: true,
             ..mean
         });
@@ -558,7 +567,7 @@ fn charts(out: &mut String, runs: &[RunResult], names: &[String], k: usize) {
             })
             .collect()
     };
-    let g = groups(&|o| Some((o.iops, format!("{} IOPS", svg::count(o.iops)))));
+    let g = groups(&|o| Some((o.iops, svg::count(o.iops))));
     figure(svg::bar_chart(
         "target-iops",
         k,

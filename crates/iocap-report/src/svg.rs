@@ -309,14 +309,21 @@ fn open(out: &mut String, id: &str, test: usize, points: usize, h: f64, title: &
     );
 }
 
-fn no_data(out: &mut String, x: f64, y: f64, what: &str) {
+/// A chart with nothing to draw: its title and why, in a short frame.
+fn empty_chart(id: &str, test: usize, title: &str, why: &str) -> String {
+    const H: f64 = 110.0;
+    let mut out = String::new();
+    open(&mut out, id, test, 0, H, title);
     let _ = write!(
         out,
-        r##"<text x="{}" y="{}" text-anchor="middle" fill="#777" font-size="13">{}</text>"##,
-        c(x),
-        c(y),
-        escape(what)
+        r##"<rect x="12" y="34" width="{}" height="{}" fill="none" stroke="#ccc" stroke-dasharray="4 3"/><text x="{}" y="{}" text-anchor="middle" fill="#666" font-size="13">{}</text></svg>"##,
+        c(W - 24.0),
+        c(H - 46.0),
+        c(W / 2.0),
+        c(H / 2.0 + 16.0),
+        escape(why)
     );
+    out
 }
 
 /// A line chart: `series` over axes `x` and `y`; `empty` is shown when nothing can be drawn.
@@ -340,6 +347,9 @@ pub(crate) fn line_chart(
         })
         .collect();
     let n: usize = drawn.iter().map(Vec::len).sum();
+    if n == 0 {
+        return empty_chart(id, test, title, empty);
+    }
     let mut out = String::new();
     open(&mut out, id, test, n, H, title);
     let items: Vec<(&str, &str, bool)> = if series.len() > 1 {
@@ -394,9 +404,6 @@ pub(crate) fn line_chart(
         b = c(bottom),
         r = c(right)
     );
-    if n == 0 {
-        no_data(&mut out, (left + right) / 2.0, (top + bottom) / 2.0, empty);
-    }
     for (s, pts) in series.iter().zip(&drawn) {
         let r = if pts.len() > 120 { 1.6 } else { 2.8 };
         let dash = if s.dashed {
@@ -481,6 +488,9 @@ pub(crate) fn bar_chart(
         })
         .collect();
     let n: usize = bars.iter().map(Vec::len).sum();
+    if n == 0 {
+        return empty_chart(id, test, title, "no data");
+    }
     let items: Vec<(&str, &str, bool)> = legend_items
         .iter()
         .map(|(n, col)| (n.as_str(), *col, false))
@@ -524,14 +534,6 @@ pub(crate) fn bar_chart(
         b = c(bottom),
         r = c(right)
     );
-    if n == 0 {
-        no_data(
-            &mut out,
-            (left + right) / 2.0,
-            (top + bottom) / 2.0,
-            "no data",
-        );
-    }
     let mut y = top + group_gap / 2.0;
     for (g, bs) in groups.iter().zip(&bars) {
         if bs.is_empty() {

@@ -219,7 +219,7 @@ fn summary_speaks_plainly() {
     );
     assert!(html.contains("No warnings."));
     assert!(html.contains("1 warning (see Warnings)."));
-    assert!(html.contains("Compared with base: IOPS 100.0 % higher, p99 latency"));
+    assert!(html.contains("Compared with base: IOPS 100 % higher, p99 latency"));
     assert!(html.contains("lower (better)"));
     assert!(html.contains("cache was warm"));
 }
