@@ -1,0 +1,357 @@
+//! The HTML report's structure on constructed results: self-contained, every user string
+//! escaped, one chart of each kind with as many marks as it has data, and no panic or NaN on
+//! empty or broken input. How it looks is checked in a real browser by `tests/browser.rs`.
+
+use iocap_model::fixture::{self, FixtureRun};
+use iocap_model::{IoFault, RunResult, RwMode, SecondSample};
+use iocap_report::html::{escape, render};
+
+const KINDS: [&str; 6] = [
+    "iops-over-time",
+    "mbps-over-time",
+    "latency-over-time",
+    "latency-percentiles",
+    "target-iops",
+    "target-p99",
+];
+
+/// One chart as found in the page.
+#[derive(Debug)]
+struct Chart {
+    kind: String,
+    claimed: usize,
+    pts: usize,
+    bars: usize,
+    svg: String,
+}
+
+fn attr(tag: &str, name: &str) -> String {
+    let key = format!(r#"{name}=""#);
+    let start = tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {tag}"))
+        + key.len();
+    tag[start..].split('"').next().unwrap().to_string()
+}
+
+fn charts(html: &str) -> Vec<Chart> {
+    html.split(r#"<svg class="chart""#)
+        .skip(1)
+        .map(|rest| {
+            let svg = &rest[..rest.find("</svg>").expect("svg closes")];
+            let tag = &svg[..svg.find('>').unwrap()];
+            Chart {
+                kind: attr(tag, "data-chart"),
+                claimed: attr(tag, "data-points").parse().unwrap(),
+                pts: svg.matches(r#"<circle class="pt""#).count(),
+                bars: svg.matches(r#"<rect class="bar""#).count(),
+                svg: svg.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn chart<'a>(cs: &'a [Chart], kind: &str) -> &'a Chart {
+    let found: Vec<&Chart> = cs.iter().filter(|c| c.kind == kind).collect();
+    assert_eq!(found.len(), 1, "one {kind} chart");
+    found[0]
+}
+
+fn run(label: &str, salt: u64, targets: &[&str]) -> RunResult {
+    fixture::run(&FixtureRun {
+        label: Some(label.into()),
+        salt,
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+        ..FixtureRun::default()
+    })
+}
+
+#[test]
+fn escape_covers_markup_and_quotes() {
+    assert_eq!(
+        escape("<script>alert(1)</script>"),
+        "&lt;script&gt;alert(1)&lt;/script&gt;"
+    );
+    assert_eq!(
+        escape(r#"a "b" & 'c'"#),
+        "a &quot;b&quot; &amp; &#39;c&#39;"
+    );
+    assert_eq!(escape("/data/ünïcode µs"), "/data/ünïcode µs");
+}
+
+#[test]
+fn self_contained() {
+    let html = render(&[run("a", 1, &["/a", "/b"]), run("b", 2, &["/a", "/b"])]);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for bad in [
+        "http://", "https://", "src=", "<link", "<script", "@import", "url(", "<iframe", "<img",
+    ] {
+        assert!(!html.contains(bad), "the report contains {bad}");
+    }
+    assert!(html.contains("<style>") && html.contains("@media print"));
+}
+
+#[test]
+fn every_user_string_is_escaped() {
+    let evil = "<script>alert(1)</script>";
+    let quotes = r#"x" onmouseover="alert('&')"#;
+    let mut r = run(
+        &format!("{evil}{quotes}"),
+        1,
+        &[&format!("/data/{evil}{quotes}")],
+    );
+    r.note = Some(format!("note {evil} {quotes}"));
+    r.tags = vec![evil.into(), quotes.into()];
+    r.host.hostname = format!("db{evil}{quotes}");
+    r.host.cpu_model = evil.into();
+    r.host.kernel = quotes.into();
+    let t = &mut r.tests[0];
+    t.name = format!("test {evil}");
+    t.warnings.push(format!("warning {evil} {quotes}"));
+    t.error = Some(IoFault {
+        op: "read".into(),
+        path: evil.into(),
+        offset_bytes: 0,
+        len_bytes: 8192,
+        errno: 5,
+        message: quotes.into(),
+    });
+    t.targets[0].device = Some(evil.into());
+    t.targets[0].fs_type = Some(quotes.into());
+    let html = render(&[r.clone(), r]);
+    assert!(!html.contains("<script"), "unescaped script tag");
+    assert!(!html.contains(r#"x" onmouseover"#), "unescaped quote");
+    assert!(!html.contains("'&'"), "unescaped apostrophe or ampersand");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("x&quot; onmouseover=&quot;alert(&#39;&amp;&#39;)"));
+    // every place a string appears, it appears escaped
+    for place in ["note ", "warning ", "/data/", "db", "test "] {
+        assert!(
+            html.contains(&format!("{place}&lt;script&gt;")),
+            "{place} not shown escaped"
+        );
+    }
+}
+
+#[test]
+fn one_run_has_one_chart_of_each_kind_with_every_point() {
+    let r = run("one", 1, &["/data/a", "/data/b"]);
+    let t = &r.tests[0];
+    let html = render(std::slice::from_ref(&r));
+    let cs = charts(&html);
+    assert_eq!(cs.len(), KINDS.len(), "{cs:?}");
+    for c in &cs {
+        assert_eq!(
+            c.claimed,
+            c.pts + c.bars,
+            "{}: data-points matches marks",
+            c.kind
+        );
+        assert!(c.claimed > 0, "{} has data", c.kind);
+        assert!(!c.svg.contains("NaN") && !c.svg.contains("inf\""));
+    }
+    let n = t.per_second.len();
+    assert_eq!(n, 10);
+    assert_eq!(chart(&cs, "iops-over-time").pts, n);
+    assert_eq!(chart(&cs, "mbps-over-time").pts, n);
+    assert_eq!(chart(&cs, "latency-over-time").pts, 2 * n, "mean and p99");
+    assert_eq!(chart(&cs, "target-iops").bars, 2);
+    assert_eq!(chart(&cs, "target-p99").bars, 2);
+    // 400,000 I/Os support five nines: every tenth of a nine from 0 to 5
+    assert_eq!(chart(&cs, "latency-percentiles").pts, 51);
+    // tooltips carry values and axes their units
+    assert!(html.contains("<title>one: 1 s, IOPS "));
+    assert!(html.contains("time (s)") && html.contains("IOPS (I/Os per second)"));
+    assert!(html.contains("latency (µs)") || html.contains("latency (ms)"));
+    assert!(html.contains(">99.999</text>"), "nines axis");
+}
+
+#[test]
+fn several_runs_share_the_charts() {
+    let mut runs = vec![
+        run("before", 1, &["/a", "/b"]),
+        run("after", 2, &["/a", "/b"]),
+    ];
+    runs[1].tests[0].per_second.truncate(7);
+    let html = render(&runs);
+    let cs = charts(&html);
+    assert_eq!(cs.len(), KINDS.len());
+    for c in &cs {
+        assert_eq!(c.claimed, c.pts + c.bars, "{}", c.kind);
+    }
+    assert_eq!(chart(&cs, "iops-over-time").pts, 10 + 7);
+    assert_eq!(chart(&cs, "latency-over-time").pts, 2 * (10 + 7));
+    assert_eq!(chart(&cs, "target-iops").bars, 4);
+    assert_eq!(chart(&cs, "latency-percentiles").pts, 2 * 51);
+    for c in &cs {
+        assert!(
+            c.svg.contains(">before") && c.svg.contains(">after"),
+            "legend of {}",
+            c.kind
+        );
+        assert!(
+            c.svg.contains("#0b62a4") && c.svg.contains("#d55e00"),
+            "one colour per run"
+        );
+    }
+    assert!(
+        html.contains("Compared with before:"),
+        "comparison in the summary"
+    );
+}
+
+#[test]
+fn summary_speaks_plainly() {
+    let mut fast = fixture::run(&FixtureRun {
+        iops: 80_000.0,
+        p50_us: 90.0,
+        label: Some("fast".into()),
+        ..FixtureRun::default()
+    });
+    let base = run("base", 0, &["/data/iocap.testfile"]);
+    fast.tests[0].warnings.push("cache was warm".into());
+    let html = render(&[base, fast]);
+    assert!(
+        html.contains(
+            "8K random reads on 1 target: 40,000 IOPS (328 MB/s); half the I/Os finished within"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("No warnings."));
+    assert!(html.contains("1 warning (see Warnings)."));
+    assert!(html.contains("Compared with base: IOPS 100 % higher, p99 latency"));
+    assert!(html.contains("lower (better)"));
+    assert!(html.contains("cache was warm"));
+}
+
+#[test]
+fn setup_names_host_and_targets() {
+    let mut r = run("lbl", 1, &["/data/a.dat"]);
+    r.tags = vec!["prod".into()];
+    r.note = Some("after firmware 2.1".into());
+    let html = render(&[r.clone()]);
+    for s in [
+        "db01",
+        "6.1.0-27-amd64",
+        "Intel(R) Xeon(R) Gold 6338",
+        "128.0 GiB",
+        "/data/a.dat",
+        "nvme0n1p2",
+        "xfs",
+        "randread 8K, qd",
+        "io_uring",
+        "10.0 s measured",
+        "prod",
+        "after firmware 2.1",
+        &r.run_id,
+        &r.started_at,
+    ] {
+        assert!(html.contains(s), "missing {s}");
+    }
+}
+
+#[test]
+fn empty_and_broken_inputs_do_not_panic() {
+    // no runs
+    let html = render(&[]);
+    assert!(html.contains("No results") && html.ends_with("</html>\n"));
+
+    // a run with no tests
+    let mut r = run("none", 1, &["/a"]);
+    r.tests.clear();
+    assert!(charts(&render(&[r])).is_empty());
+
+    // no per-second samples, no I/O, no targets
+    let mut r = run("idle", 1, &["/a"]);
+    let t = &mut r.tests[0];
+    t.per_second.clear();
+    t.total = Default::default();
+    t.read = Default::default();
+    t.write = Default::default();
+    t.targets[0].total = Default::default();
+    let html = render(&[r.clone()]);
+    let cs = charts(&html);
+    assert_eq!(cs.len(), KINDS.len());
+    for kind in [
+        "iops-over-time",
+        "mbps-over-time",
+        "latency-over-time",
+        "latency-percentiles",
+    ] {
+        assert_eq!(chart(&cs, kind).claimed, 0, "{kind}");
+    }
+    assert_eq!(
+        chart(&cs, "target-iops").bars,
+        1,
+        "a zero bar is still a bar"
+    );
+    assert_eq!(chart(&cs, "target-p99").bars, 0, "no latency, no bar");
+    assert!(html.contains("no per-second samples") && html.contains("no I/O completed"));
+    r.tests[0].targets.clear();
+    assert_eq!(chart(&charts(&render(&[r])), "target-iops").claimed, 0);
+
+    // NaN, infinities, negative and missing values in the series; a corrupt histogram
+    let mut r = run("odd", 1, &["/a"]);
+    let t = &mut r.tests[0];
+    t.per_second = vec![
+        SecondSample {
+            t_s: 1.0,
+            iops: f64::NAN,
+            mb_s: f64::INFINITY,
+            lat_us_mean: None,
+            lat_us_p99: Some(f64::NAN),
+        },
+        SecondSample {
+            t_s: f64::NAN,
+            iops: 5.0,
+            mb_s: 1.0,
+            lat_us_mean: Some(1.0),
+            lat_us_p99: Some(2.0),
+        },
+        SecondSample {
+            t_s: 3.0,
+            iops: 5.0,
+            mb_s: -1.0,
+            lat_us_mean: Some(f64::NEG_INFINITY),
+            lat_us_p99: Some(3.0),
+        },
+    ];
+    t.total.lat_hist_ns = Some("garbage".into());
+    t.total.iops = f64::NAN;
+    t.targets[0].total.iops = f64::INFINITY;
+    let html = render(&[r]);
+    let cs = charts(&html);
+    assert_eq!(chart(&cs, "iops-over-time").claimed, 1);
+    assert_eq!(chart(&cs, "latency-over-time").claimed, 1);
+    // a corrupt histogram falls back to the stored percentiles: min, p50 ... p99.999
+    assert_eq!(chart(&cs, "latency-percentiles").claimed, 8);
+    for c in &cs {
+        assert_eq!(c.claimed, c.pts + c.bars, "{}", c.kind);
+        for bad in ["NaN", "=\"inf", "-inf\"", "\"inf\""] {
+            assert!(!c.svg.contains(bad), "{} contains {bad}", c.kind);
+        }
+    }
+}
+
+#[test]
+fn stored_percentiles_are_used_without_histogram() {
+    let mut r = fixture::run(&FixtureRun {
+        rw: RwMode::RandWrite,
+        ..FixtureRun::default()
+    });
+    r.tests[0].total.lat_hist_ns = None;
+    let cs = charts(&render(&[r]));
+    assert_eq!(chart(&cs, "latency-percentiles").pts, 8);
+}
+
+#[test]
+fn several_tests_get_one_chart_set_each() {
+    let mut r = run("two tests", 1, &["/a"]);
+    let mut second = r.tests[0].clone();
+    second.name = "second test".into();
+    r.tests.push(second);
+    let html = render(&[r]);
+    assert_eq!(charts(&html).len(), 2 * KINDS.len());
+    assert!(html.contains(r#"data-test="1""#));
+    assert!(html.contains("second test: 8K random reads"));
+}
