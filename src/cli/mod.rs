@@ -1,9 +1,13 @@
 //! Argument handling in two steps (after ripgrep): clap parses and validates what was typed into
 //! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
 
+mod compare;
 mod execute;
+mod fill;
+mod history;
 mod progress;
 mod run;
+mod save;
 mod signals;
 mod sqlio;
 
@@ -16,7 +20,6 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
-    #[allow(dead_code)] // used by checks in later commands
     CheckFailed = 1,
     Error = 2,
     Interrupted = 130,
@@ -68,6 +71,25 @@ enum Command {
     },
     /// Run every SQLIO call of a Windows batch file (.bat/.cmd), in order
     SqlioBatch(sqlio::BatchArgs),
+    /// List saved runs, newest first (filters: --host --label --tag --target --since --until)
+    History(history::HistoryArgs),
+    /// Show a saved run as it looked right after it ran
+    Show(history::ShowArgs),
+    /// Compare runs side by side and flag regressions (BASE RUN..., or --baseline RUN)
+    Compare(compare::CompareArgs),
+    /// Set, show or clear the baseline run of a host and target
+    Baseline(history::BaselineArgs),
+    /// Export saved runs as JSON, CSV or Markdown
+    Export(compare::ExportArgs),
+    /// Write a self-contained HTML report of saved runs
+    Report(compare::ReportArgs),
+    /// Delete saved runs
+    Delete(history::DeleteArgs),
+    /// Delete saved runs older than an age (baseline runs are kept)
+    Prune(history::PruneArgs),
+    /// Fill a store with constructed runs (for benchmarks and tests)
+    #[command(hide = true)]
+    StoreFill(fill::FillArgs),
 }
 
 /// Writes to stdout; a closed pipe (`iocap ... | head`) ends quietly instead of failing.
@@ -109,6 +131,15 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(*args),
         Command::Sqlio { args } => sqlio::run(&args),
         Command::SqlioBatch(args) => sqlio::run_batch(args),
+        Command::History(a) => history::history(a),
+        Command::Show(a) => history::show(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Baseline(a) => history::baseline(a),
+        Command::Export(a) => compare::export(a),
+        Command::Report(a) => compare::report(a),
+        Command::Delete(a) => history::delete(a),
+        Command::Prune(a) => history::prune(a),
+        Command::StoreFill(a) => fill::fill(a),
     };
     match res {
         Ok(code) => code.into(),

@@ -8,6 +8,7 @@ use iocap_model::{
 };
 
 use super::execute::{execute, finish};
+use super::save::SaveArgs;
 use super::{Exit, OutputFormat};
 
 fn size_arg(s: &str) -> Result<u64, String> {
@@ -112,6 +113,9 @@ pub struct RunArgs {
     /// Output format; json and csv go to stdout alone
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+
+    #[command(flatten)]
+    pub save: SaveArgs,
 }
 
 impl RunArgs {
@@ -166,13 +170,17 @@ impl RunArgs {
 
 pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
-    let done = execute(&spec)?;
+    args.save.check()?;
+    let mut done = execute(&spec)?;
+    args.save.stamp(&mut done.run);
     let r = &done.run;
-    Ok(finish(r, args.output, || {
+    let code = finish(r, args.output, || {
         r.tests
             .iter()
             .map(iocap_report::text::render_test)
             .collect::<Vec<_>>()
             .join("\n")
-    }))
+    });
+    args.save.keep(std::slice::from_ref(r))?;
+    Ok(code)
 }

@@ -4,10 +4,11 @@
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use iocap_engine::stats::OpRecorder;
-use iocap_model::parse_duration;
+use iocap_model::{parse_duration, RunResult};
 use iocap_sqlio::{parse_args, parse_batch, render_header, render_summary, SqlioCall};
 
 use super::execute::{execute, finish};
+use super::save::SaveArgs;
 use super::signals::interrupted;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -24,6 +25,10 @@ pub struct BatchArgs {
     /// Output format for each test
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+
+    /// Each call is saved as its own run as soon as it ends; --html writes one report of all
+    #[command(flatten)]
+    pub save: SaveArgs,
 }
 
 const SQLIO_HELP: &str = "\
@@ -32,41 +37,75 @@ iocap sqlio: run a test given in SQLIO's flags
 usage: iocap sqlio [-kR|-kW] [-s<secs>] [-frandom|-fsequential] [-o<n>] [-b<KB>] [-t<n>]
                    [-LS|-LP] [-BN|-BY|-BH|-BS] [-F<paramfile> | PATH...]
                    [--allow-overwrite] [--engine auto|io_uring|psync] [--output text|json|csv]
+                   [--db PATH|URL] [--no-save] [--label L] [--tag T]... [--note N] [--html FILE]
 
 Defaults are SQLIO's: -kR -t1 -s30 -b2 -BN, one outstanding I/O, testfile.dat.
 Parameter files hold lines of `path threads mask size_MB`; `#` comments a line out.
 ";
 
-/// Splits iocap's own `--output` and `--help` from the SQLIO flags.
-fn split_output(args: &[String]) -> Result<(Vec<String>, OutputFormat, bool)> {
+/// iocap's own flags, given among SQLIO's.
+struct OwnFlags {
+    output: OutputFormat,
+    help: bool,
+    save: SaveArgs,
+}
+
+/// Splits iocap's own long flags (`--output`, `--help`, the store flags) from the SQLIO flags,
+/// which all start with a single dash.
+fn split_own_flags(args: &[String]) -> Result<(Vec<String>, OwnFlags)> {
     let mut rest = Vec::new();
-    let mut output = OutputFormat::Text;
-    let mut help = false;
+    let mut own = OwnFlags {
+        output: OutputFormat::Text,
+        help: false,
+        save: SaveArgs::default(),
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let value = if a == "--output" {
-            Some(
-                it.next()
-                    .ok_or_else(|| anyhow!("--output needs a value: text, json or csv"))?
-                    .clone(),
-            )
-        } else {
-            a.strip_prefix("--output=").map(str::to_string)
-        };
-        if let Some(v) = value {
-            output = match v.as_str() {
-                "text" => OutputFormat::Text,
-                "json" => OutputFormat::Json,
-                "csv" => OutputFormat::Csv,
-                _ => bail!("--output takes text, json or csv, not '{v}'"),
-            };
-        } else if a == "--help" || a == "-h" || a == "-?" {
-            help = true;
-        } else {
+        if a == "--help" || a == "-h" || a == "-?" {
+            own.help = true;
+            continue;
+        }
+        if a == "--no-save" {
+            own.save.no_save = true;
+            continue;
+        }
+        let with_value = ["--output", "--db", "--label", "--tag", "--note", "--html"];
+        let Some((name, inline)) = with_value.iter().find_map(|n| {
+            if a == n {
+                Some((*n, None))
+            } else {
+                a.strip_prefix(n)
+                    .and_then(|r| r.strip_prefix('='))
+                    .map(|v| (*n, Some(v.to_string())))
+            }
+        }) else {
             rest.push(a.clone());
+            continue;
+        };
+        let v = match inline {
+            Some(v) => v,
+            None => it
+                .next()
+                .ok_or_else(|| anyhow!("{name} needs a value"))?
+                .clone(),
+        };
+        match name {
+            "--output" => {
+                own.output = match v.as_str() {
+                    "text" => OutputFormat::Text,
+                    "json" => OutputFormat::Json,
+                    "csv" => OutputFormat::Csv,
+                    _ => bail!("--output takes text, json or csv, not '{v}'"),
+                }
+            }
+            "--db" => own.save.db = Some(v),
+            "--label" => own.save.label = Some(v),
+            "--tag" => own.save.tags.push(v),
+            "--note" => own.save.note = Some(v),
+            _ => own.save.html = Some(v.into()),
         }
     }
-    Ok((rest, output, help))
+    Ok((rest, own))
 }
 
 fn parse_call(args: &[String]) -> Result<SqlioCall> {
@@ -85,14 +124,16 @@ fn ms_buckets(total: &OpRecorder) -> [u64; 25] {
     b
 }
 
-fn run_call(call: &SqlioCall, output: OutputFormat) -> Result<Exit> {
+/// Runs one call, prints it, saves it; returns the exit code and the run.
+fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(Exit, RunResult)> {
     if output == OutputFormat::Text {
         print_stdout(&render_header(call));
     }
-    let done = execute(&call.spec)?;
+    let mut done = execute(&call.spec)?;
+    save.stamp(&mut done.run);
     let result = &done.run.tests[0];
     let buckets = ms_buckets(&done.outcome.stats.total());
-    Ok(finish(&done.run, output, || {
+    let code = finish(&done.run, output, || {
         let mut s = render_summary(call, result, &buckets);
         if !s.ends_with('\n') {
             s.push('\n');
@@ -101,17 +142,22 @@ fn run_call(call: &SqlioCall, output: OutputFormat) -> Result<Exit> {
             s.push_str(&format!("warning: {w}\n"));
         }
         s
-    }))
+    });
+    save.save(&done.run)?;
+    Ok((code, done.run))
 }
 
 pub fn run(args: &[String]) -> Result<Exit> {
-    let (rest, output, help) = split_output(args)?;
-    if help {
+    let (rest, own) = split_own_flags(args)?;
+    if own.help {
         print_stdout(SQLIO_HELP);
         return Ok(Exit::Ok);
     }
     let call = parse_call(&rest)?;
-    run_call(&call, output)
+    own.save.check()?;
+    let (code, run) = run_call(&call, own.output, &own.save)?;
+    own.save.write_html(std::slice::from_ref(&run))?;
+    Ok(code)
 }
 
 pub fn run_batch(args: BatchArgs) -> Result<Exit> {
@@ -132,7 +178,11 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
         }
         calls.push((l, call));
     }
+    if !args.dry_run {
+        args.save.check()?;
+    }
     let mut worst = Exit::Ok;
+    let mut runs = Vec::new();
     for (l, call) in &calls {
         if args.output == OutputFormat::Text || args.dry_run {
             eprintln!(
@@ -146,7 +196,8 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
             print_stdout(&render_header(call));
             continue;
         }
-        let code = run_call(call, args.output)?;
+        let (code, run) = run_call(call, args.output, &args.save)?;
+        runs.push(run);
         if code != Exit::Ok {
             worst = code;
         }
@@ -154,5 +205,6 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
             break;
         }
     }
+    args.save.write_html(&runs)?;
     Ok(worst)
 }

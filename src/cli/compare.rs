@@ -1,0 +1,202 @@
+//! Commands over stored runs that produce views: `compare`, `export` and `report`.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use iocap_model::RunResult;
+use iocap_report::compare::{compare as compare_runs, render_json, render_text, Thresholds};
+use iocap_store::Store;
+
+use super::history::ListFormat;
+use super::save::{open_store, write_new_file};
+use super::{print_stdout, Exit};
+
+fn load_all(store: &mut Store, runs: &[String]) -> Result<Vec<RunResult>> {
+    runs.iter()
+        .map(|r| store.load(r).map_err(anyhow::Error::from))
+        .collect()
+}
+
+fn pct(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("'{s}' is not a percentage"))?;
+    if !(0.0..=1000.0).contains(&v) {
+        return Err(format!("{s} is outside 0 to 1000 %"));
+    }
+    Ok(v)
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// BASE RUN...: the base first, then the runs to hold against it (ids, unique starts of
+    /// ids, or `last`). With --baseline: only the runs.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Compare each run with the baseline of its host and first target (iocap baseline set)
+    #[arg(long)]
+    pub baseline: bool,
+    /// A drop in IOPS beyond this many percent is a regression
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct)]
+    pub iops_drop: f64,
+    /// A drop in MB/s beyond this many percent is a regression
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct)]
+    pub mbps_drop: f64,
+    /// A rise in p99 latency beyond this many percent is a regression
+    #[arg(long, value_name = "PCT", default_value = "20", value_parser = pct)]
+    pub p99_rise: f64,
+    /// Exit with 1 when any regression is found
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub output: ListFormat,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+/// The baseline run of `run`'s host and first target.
+fn baseline_of(store: &mut Store, run: &RunResult) -> Result<RunResult> {
+    let host = &run.host.hostname;
+    let Some(target) = run
+        .tests
+        .iter()
+        .flat_map(|t| t.targets.first())
+        .map(|t| t.path.clone())
+        .next()
+    else {
+        bail!("run {} has no targets, so it has no baseline", run.run_id);
+    };
+    let found = store
+        .baselines(Some(host))?
+        .into_iter()
+        .find(|b| b.target == target);
+    match found {
+        Some(b) => Ok(store.load(&b.run_id)?),
+        None => bail!(
+            "no baseline for host {host} and target {target}; set one with: iocap baseline set RUN"
+        ),
+    }
+}
+
+pub fn compare(a: CompareArgs) -> Result<Exit> {
+    let th = Thresholds {
+        iops_drop_pct: a.iops_drop,
+        mbps_drop_pct: a.mbps_drop,
+        p99_rise_pct: a.p99_rise,
+    };
+    let mut store = open_store(a.db.as_deref())?;
+    let mut runs = load_all(&mut store, &a.runs)?;
+    let mut outputs = Vec::new();
+    let mut regressions = 0;
+    if a.baseline {
+        for run in &runs {
+            let base = baseline_of(&mut store, run)?;
+            let c = compare_runs(&base, std::slice::from_ref(run), &th);
+            regressions += c.regressions();
+            outputs.push(c);
+        }
+    } else {
+        if runs.len() < 2 {
+            bail!("compare needs a base and at least one run (or --baseline RUN)");
+        }
+        let base = runs.remove(0);
+        let c = compare_runs(&base, &runs, &th);
+        regressions += c.regressions();
+        outputs.push(c);
+    }
+    let text = match a.output {
+        ListFormat::Text => outputs
+            .iter()
+            .map(render_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ListFormat::Json if outputs.len() == 1 => render_json(&outputs[0]),
+        ListFormat::Json => serde_json::to_string_pretty(&outputs)? + "\n",
+    };
+    print_stdout(&text);
+    Ok(if a.fail_on_regression && regressions > 0 {
+        Exit::CheckFailed
+    } else {
+        Exit::Ok
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The result JSON (one run: the object `iocap run --output json` prints; several: an array)
+    Json,
+    /// One row per test, scope and target, one header
+    Csv,
+    /// Tables for a ticket or an e-mail to the storage vendor
+    Markdown,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Runs to export (ids, unique starts of ids, or `last`)
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+    pub format: ExportFormat,
+    /// Write to this new file instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Allow --output to replace an existing file
+    #[arg(long)]
+    pub force: bool,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+pub fn export(a: ExportArgs) -> Result<Exit> {
+    let mut store = open_store(a.db.as_deref())?;
+    let runs = load_all(&mut store, &a.runs)?;
+    let text = match a.format {
+        ExportFormat::Json if runs.len() == 1 => iocap_report::json(&runs[0]),
+        ExportFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
+        ExportFormat::Csv => iocap_report::csv::render_many(&runs),
+        ExportFormat::Markdown => iocap_report::markdown::render(&runs),
+    };
+    match &a.output {
+        Some(p) => {
+            write_new_file(p, &text, a.force)?;
+            eprintln!("iocap: wrote {}", p.display());
+        }
+        None => print_stdout(&text),
+    }
+    Ok(Exit::Ok)
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Runs to report on, overlaid in the charts (ids, unique starts of ids, or `last`)
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The HTML file to write
+    #[arg(short, long, value_name = "FILE", required = true)]
+    pub output: PathBuf,
+    /// Allow replacing an existing file
+    #[arg(long)]
+    pub force: bool,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+pub fn report(a: ReportArgs) -> Result<Exit> {
+    let mut store = open_store(a.db.as_deref())?;
+    let runs = load_all(&mut store, &a.runs)?;
+    write_new_file(&a.output, &iocap_report::html::render(&runs), a.force)
+        .context("the report was not written")?;
+    eprintln!(
+        "iocap: report of {} run(s) written to {}",
+        runs.len(),
+        a.output.display()
+    );
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,382 @@
+//! The store's commands: `history`, `show`, `delete`, `prune` and `baseline`. Each reads or
+//! changes only iocap's own result store, never a test target.
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use iocap_model::parse_duration;
+use iocap_report::{fmt_count, fmt_lat_us};
+use iocap_store::{Filter, RunSummary};
+
+use super::save::open_store;
+use super::{print_stdout, Exit, OutputFormat};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ListFormat {
+    /// A table for people.
+    #[default]
+    Text,
+    /// JSON for scripts.
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// Only runs of this host (exact name)
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Only runs whose label contains this (any case)
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Only runs with this tag
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// Only runs that tested this target (the path as given to the run)
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Only runs started since: a date (2026-11-01), a UTC time (2026-11-01T08:00:00Z) or an age
+    /// (7d, 12h)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only runs started until: a date (the whole day counts), a UTC time or an age
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// At most this many runs, newest first; 0 for all
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub output: ListFormat,
+    /// Result store: a SQLite file or a postgres:// URL [default: $IOCAP_DB, else
+    /// ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+fn now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A point in time from the command line: a date, an RFC 3339 UTC time, or an age before now.
+pub fn parse_when(flag: &str, s: &str) -> Result<String> {
+    let t = s.trim();
+    let b = t.as_bytes();
+    let is_date = b.len() >= 10
+        && b[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if is_date && (b.len() == 10 || (b[10] == b'T' && t.ends_with('Z'))) {
+        return Ok(t.to_string());
+    }
+    match parse_duration(t) {
+        Ok(age) => Ok(iocap_model::rfc3339_utc(now_s().saturating_sub(age as u64))),
+        Err(_) => bail!(
+            "{flag} '{s}' is neither a date (2026-11-01), a UTC time (2026-11-01T08:00:00Z) nor an \
+             age (7d, 12h)"
+        ),
+    }
+}
+
+fn table(header: &[&str], right_from: usize) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(header.iter().map(Cell::new));
+    for i in right_from..header.len() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+fn history_table(runs: &[RunSummary]) -> String {
+    let mut t = table(
+        &[
+            "run",
+            "started (UTC)",
+            "host",
+            "label",
+            "tags",
+            "workload",
+            "targets",
+            "IOPS",
+            "MB/s",
+            "p99",
+        ],
+        7,
+    );
+    for r in runs {
+        let workload = if r.tests > 1 {
+            format!("{} (+{} tests)", r.workload, r.tests - 1)
+        } else {
+            r.workload.clone()
+        };
+        t.add_row(vec![
+            r.run_id.clone(),
+            r.started_at
+                .replace('T', " ")
+                .trim_end_matches('Z')
+                .to_string(),
+            r.hostname.clone(),
+            r.label.clone().unwrap_or_default(),
+            r.tags.join(", "),
+            workload,
+            r.targets.join("\n"),
+            fmt_count(r.iops),
+            format!("{:.1}", r.mb_s),
+            r.lat_us_p99.map(fmt_lat_us).unwrap_or_default(),
+        ]);
+    }
+    t.to_string() + "\n"
+}
+
+pub fn history(a: HistoryArgs) -> Result<Exit> {
+    let filter = Filter {
+        host: a.host,
+        label: a.label,
+        tag: a.tag,
+        target: a.target,
+        since: a
+            .since
+            .as_deref()
+            .map(|s| parse_when("--since", s))
+            .transpose()?,
+        until: a
+            .until
+            .as_deref()
+            .map(|s| parse_when("--until", s))
+            .transpose()?,
+        limit: a.limit,
+    };
+    let mut store = open_store(a.db.as_deref())?;
+    let runs = store.list(&filter)?;
+    match a.output {
+        ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
+        ListFormat::Text if runs.is_empty() => {
+            eprintln!("iocap: no runs in {} match", store.location())
+        }
+        ListFormat::Text => {
+            print_stdout(&history_table(&runs));
+            if a.limit > 0 && runs.len() == a.limit as usize {
+                eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
+            }
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The run: its id, a unique start of it, or `last`
+    pub run: String,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+pub fn show(a: ShowArgs) -> Result<Exit> {
+    let mut store = open_store(a.db.as_deref())?;
+    let run = store.load(&a.run)?;
+    let text = || {
+        let mut head = format!(
+            "run {} on {}, started {}",
+            run.run_id, run.host.hostname, run.started_at
+        );
+        if let Some(l) = &run.label {
+            head.push_str(&format!("\nlabel: {l}"));
+        }
+        if !run.tags.is_empty() {
+            head.push_str(&format!("\ntags: {}", run.tags.join(", ")));
+        }
+        if let Some(n) = &run.note {
+            head.push_str(&format!("\nnote: {n}"));
+        }
+        let body: Vec<String> = run
+            .tests
+            .iter()
+            .map(iocap_report::text::render_test)
+            .collect();
+        format!("{head}\n\n{}", body.join("\n"))
+    };
+    let out = match a.output {
+        OutputFormat::Text => text(),
+        OutputFormat::Json => iocap_report::json(&run),
+        OutputFormat::Csv => iocap_report::csv::render(&run),
+    };
+    print_stdout(&out);
+    Ok(Exit::Ok)
+}
+
+#[derive(Args, Debug)]
+pub struct DeleteArgs {
+    /// Runs to delete: ids, unique starts of ids, or `last`
+    #[arg(required = true)]
+    pub runs: Vec<String>,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+pub fn delete(a: DeleteArgs) -> Result<Exit> {
+    let mut store = open_store(a.db.as_deref())?;
+    // resolve every id first: a typo in the third deletes nothing
+    let ids = a
+        .runs
+        .iter()
+        .map(|r| store.resolve(r))
+        .collect::<Result<Vec<_>, _>>()?;
+    for id in store.delete(&ids)? {
+        eprintln!("iocap: deleted run {id}");
+    }
+    Ok(Exit::Ok)
+}
+
+#[derive(Args, Debug)]
+pub struct PruneArgs {
+    /// Delete runs started longer ago than this (e.g. 90d); baseline runs are kept
+    #[arg(long, value_name = "AGE", required = true)]
+    pub older_than: String,
+    /// Only list what would be deleted
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+pub fn prune(a: PruneArgs) -> Result<Exit> {
+    let age = parse_duration(&a.older_than)?;
+    if age <= 0.0 {
+        bail!("--older-than must be more than zero");
+    }
+    let cutoff = iocap_model::rfc3339_utc(now_s().saturating_sub(age as u64));
+    let mut store = open_store(a.db.as_deref())?;
+    let out = store.prune(&cutoff, a.dry_run)?;
+    let verb = if a.dry_run { "would delete" } else { "deleted" };
+    for id in &out.deleted {
+        println!("{verb} {id}");
+    }
+    eprintln!(
+        "iocap: {verb} {} run(s) started before {cutoff}{}",
+        out.deleted.len(),
+        if out.kept_baselines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; kept {} older run(s) that baselines point at",
+                out.kept_baselines.len()
+            )
+        }
+    );
+    Ok(Exit::Ok)
+}
+
+#[derive(Args, Debug)]
+pub struct BaselineArgs {
+    #[command(subcommand)]
+    pub action: BaselineAction,
+    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
+    #[arg(long, value_name = "PATH|URL", global = true)]
+    pub db: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BaselineAction {
+    /// Make RUN the baseline of its host for its targets (or only --target)
+    Set {
+        run: String,
+        #[arg(long)]
+        target: Option<String>,
+    },
+    /// List baselines of this host (or --host, or --all hosts)
+    Show {
+        #[arg(long)]
+        host: Option<String>,
+        #[arg(long, conflicts_with = "host")]
+        all: bool,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        output: ListFormat,
+    },
+    /// Remove the baselines of this host (or --host), for every target or only --target
+    Clear {
+        #[arg(long)]
+        host: Option<String>,
+        #[arg(long)]
+        target: Option<String>,
+    },
+}
+
+fn this_host() -> String {
+    iocap_engine::host::host_info().hostname
+}
+
+pub fn baseline(a: BaselineArgs) -> Result<Exit> {
+    let mut store = open_store(a.db.as_deref())?;
+    match a.action {
+        BaselineAction::Set { run, target } => {
+            let id = store.resolve(&run)?;
+            let r = store.load(&id)?;
+            let mut targets: Vec<String> = r
+                .tests
+                .iter()
+                .flat_map(|t| t.targets.iter().map(|x| x.path.clone()))
+                .collect();
+            targets.sort();
+            targets.dedup();
+            if let Some(t) = target {
+                if !targets.contains(&t) {
+                    bail!(
+                        "run {id} did not test {t}; its targets: {}",
+                        targets.join(", ")
+                    );
+                }
+                targets = vec![t];
+            }
+            if targets.is_empty() {
+                bail!("run {id} has no targets to be a baseline for");
+            }
+            let now = iocap_model::rfc3339_utc(now_s());
+            for b in store.baseline_set(&id, &targets, &now)? {
+                eprintln!(
+                    "iocap: baseline of {} for {} is now run {}",
+                    b.hostname, b.target, b.run_id
+                );
+            }
+        }
+        BaselineAction::Show { host, all, output } => {
+            let host = if all {
+                None
+            } else {
+                Some(host.unwrap_or_else(this_host))
+            };
+            let list = store.baselines(host.as_deref())?;
+            match output {
+                ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&list)? + "\n")),
+                ListFormat::Text if list.is_empty() => eprintln!(
+                    "iocap: no baselines{} (set one with: iocap baseline set RUN)",
+                    host.map(|h| format!(" for host {h}")).unwrap_or_default()
+                ),
+                ListFormat::Text => {
+                    let mut t = table(&["host", "target", "run", "set at (UTC)"], 4);
+                    for b in list {
+                        t.add_row(vec![b.hostname, b.target, b.run_id, b.set_at]);
+                    }
+                    print_stdout(&(t.to_string() + "\n"));
+                }
+            }
+        }
+        BaselineAction::Clear { host, target } => {
+            let host = host.unwrap_or_else(this_host);
+            let n = store.baseline_clear(&host, target.as_deref())?;
+            eprintln!("iocap: removed {n} baseline(s) of {host}");
+        }
+    }
+    Ok(Exit::Ok)
+}
