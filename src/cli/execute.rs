@@ -16,15 +16,18 @@ pub struct Executed {
     pub outcome: TestOutcome,
 }
 
+/// `YYYYMMDDTHHMMSS-xxxxxx`: the start second, then six hex digits whose top ten bits are the
+/// millisecond, so runs started in the same second still sort by start, and whose low 14 bits
+/// are random-ish, so two hosts starting in the same millisecond still differ.
 fn run_id(now: SystemTime) -> String {
     let d = now.duration_since(UNIX_EPOCH).unwrap_or_default();
     let stamp = rfc3339_utc(d.as_secs()).replace(['-', ':'], "");
     let stamp = stamp.trim_end_matches('Z');
-    let salt = (d.subsec_nanos() as u64) ^ (u64::from(std::process::id()) << 32);
-    format!(
-        "{stamp}-{:06x}",
-        salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
-    )
+    let ms = u64::from(d.subsec_millis());
+    let salt = (u64::from(d.subsec_nanos()) ^ (u64::from(std::process::id()) << 32))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        >> 50;
+    format!("{stamp}-{:06x}", ms << 14 | salt)
 }
 
 /// Prepares the targets of `spec` and runs it.
@@ -91,5 +94,12 @@ mod tests {
         let b = super::run_id(UNIX_EPOCH + Duration::from_secs(1_795_312_801));
         assert!(a.starts_with("20261122T020000-"), "{a}");
         assert!(a < b);
+        // within one second, by the millisecond
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_312_800);
+        let ids: Vec<String> = [0, 1, 250, 999]
+            .iter()
+            .map(|ms| super::run_id(t + Duration::from_millis(*ms)))
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
     }
 }

@@ -206,6 +206,8 @@ fn ctrl_c_stops_drains_and_reports() {
     let bin = assert_cmd::cargo::cargo_bin("iocap");
     let child = std::process::Command::new(bin)
         .current_dir(dir.path())
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env_remove("IOCAP_DB")
         .args([
             "run",
             "--duration",
@@ -289,6 +291,8 @@ fn live_progress_only_on_a_terminal() {
     );
     // `script` gives iocap a terminal
     let out = std::process::Command::new("script")
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env_remove("IOCAP_DB")
         .args(["-qec", &cmd, "/dev/null"])
         .output()
         .unwrap();

@@ -6,16 +6,28 @@ mod cli;
 mod devices;
 mod safety;
 mod sqlio;
+mod store;
 
 use assert_cmd::Command;
 use std::path::Path;
 
-/// `iocap` with its working directory in `dir` and no inherited test hooks.
+/// A data directory for the whole test binary, outside every test's target directory: runs
+/// save their results there (the default store), never in the user's home.
+pub fn data_home() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("iocap-it-data-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `iocap` with its working directory in `dir`, no inherited test hooks, and the default result
+/// store in [`data_home`].
 pub fn iocap(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("iocap").unwrap();
     c.current_dir(dir)
         .env_remove("IOCAP_TEST_NO_IO_URING")
-        .env_remove("IOCAP_TEST_REFUSE_DIRECT");
+        .env_remove("IOCAP_TEST_REFUSE_DIRECT")
+        .env_remove("IOCAP_DB")
+        .env("XDG_DATA_HOME", data_home());
     c
 }
 

@@ -104,6 +104,8 @@ pub(super) fn iocap(dir: &Path, args: &str, target: &str) -> Output {
         .args(args.split_whitespace())
         .arg(target)
         .current_dir(dir)
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env_remove("IOCAP_DB")
         .timeout(Duration::from_secs(60))
         .output()
         .expect("iocap runs")
