@@ -171,6 +171,12 @@ fn the_seed_batch_file_runs_unchanged() {
             "0.2s",
             "--output",
             "csv",
+            "--db",
+            "r.db",
+            "--label",
+            "seed batch",
+            "--html",
+            "batch.html",
         ])
         .assert()
         .success();
@@ -180,6 +186,70 @@ fn the_seed_batch_file_runs_unchanged() {
         15,
         "{csv}"
     );
+    // each call was saved as its own run, and one report holds them all
+    let out = iocap(dir.path())
+        .args([
+            "history",
+            "--db",
+            "r.db",
+            "--label",
+            "seed batch",
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 15);
+    let html = std::fs::read_to_string(dir.path().join("batch.html")).unwrap();
+    assert!(html.contains("15 runs"), "the report covers the batch");
+}
+
+#[test]
+fn a_sqlio_call_is_saved_with_its_label_and_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.txt"), "t.dat 1 0x0 16\n").unwrap();
+    iocap(dir.path())
+        .args(["sqlio", "-kW", "-s1", "-b8", "-o2", "-Fp.txt", "--db=r.db"])
+        .args([
+            "--label",
+            "log test",
+            "--tag",
+            "wal",
+            "--tag=qd2",
+            "--note",
+            "n",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("saved run"));
+    let out = iocap(dir.path())
+        .args(["show", "last", "--db", "r.db", "--output", "json"])
+        .output()
+        .unwrap();
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["label"], "log test");
+    assert_eq!(run["tags"], serde_json::json!(["wal", "qd2"]));
+    assert_eq!(run["note"], "n");
+    assert_eq!(run["tests"][0]["spec"]["rw"], "randwrite");
+    iocap(dir.path())
+        .args([
+            "sqlio",
+            "-kR",
+            "-s1",
+            "-Fp.txt",
+            "--db",
+            "r.db",
+            "--no-save",
+        ])
+        .assert()
+        .success();
+    let out = iocap(dir.path())
+        .args(["history", "--db", "r.db", "--output", "json"])
+        .output()
+        .unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1, "--no-save saved nothing");
 }
 
 #[test]
