@@ -278,15 +278,13 @@ pub fn list(db: &mut dyn Sql, f: &Filter) -> Result<Vec<RunSummary>, StoreError>
         params.push(like_pattern(l).into());
     }
     if let Some(t) = &f.tag {
-        sql.push_str(
-            " AND EXISTS (SELECT 1 FROM run_tags g WHERE g.run_id = r.run_id AND g.tag = ?)",
-        );
+        // IN, not a correlated EXISTS: SQLite would otherwise walk the tag's (or the path's)
+        // index once per run, quadratic in the size of the store
+        sql.push_str(" AND r.run_id IN (SELECT g.run_id FROM run_tags g WHERE g.tag = ?)");
         params.push(t.as_str().into());
     }
     if let Some(t) = &f.target {
-        sql.push_str(
-            " AND EXISTS (SELECT 1 FROM test_targets x WHERE x.run_id = r.run_id AND x.path = ?)",
-        );
+        sql.push_str(" AND r.run_id IN (SELECT x.run_id FROM test_targets x WHERE x.path = ?)");
         params.push(t.as_str().into());
     }
     if let Some(s) = &f.since {
