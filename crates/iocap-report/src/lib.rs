@@ -5,9 +5,11 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod markdown;
+mod rows;
 mod svg;
 pub mod text;
 
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::RunResult;
 
 /// The JSON contract: the result struct itself, pretty-printed.
@@ -46,6 +48,32 @@ pub fn fmt_count(v: f64) -> String {
     out
 }
 
+/// A terminal table with `header`: borders only, the first column left-aligned and every
+/// column after it (the figures) right-aligned.
+pub fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(header.iter().map(Cell::new));
+    for i in 1..header.len() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+/// Change in percent of `run` against `base`; not defined (`None`) for a zero, negative or
+/// non-finite base, or when the result is not finite.
+pub(crate) fn change_pct(base: f64, run: f64) -> Option<f64> {
+    let c = (run - base) / base * 100.0;
+    (base > 0.0 && c.is_finite()).then_some(c)
+}
+
+/// `1 thread`, `3 threads`.
+pub(crate) fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +93,16 @@ mod tests {
         assert_eq!(fmt_count(999.4), "999");
         assert_eq!(fmt_count(123_456.7), "123,457");
         assert_eq!(fmt_count(1_000_000.0), "1,000,000");
+    }
+
+    #[test]
+    fn changes_and_plurals() {
+        assert_eq!(change_pct(200.0, 150.0), Some(-25.0));
+        assert_eq!(change_pct(0.0, 150.0), None);
+        assert_eq!(change_pct(-1.0, 1.0), None);
+        assert_eq!(change_pct(f64::NAN, 1.0), None);
+        assert_eq!(change_pct(1.0, f64::INFINITY), None);
+        assert_eq!(plural(1, "run"), "1 run");
+        assert_eq!(plural(0, "run"), "0 runs");
     }
 }

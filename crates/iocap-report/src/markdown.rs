@@ -5,8 +5,11 @@
 //! Labels, notes, paths and warnings are user or system strings: they are escaped so a `|`, a
 //! newline or a stray `*` cannot break a table or turn into formatting.
 
-use iocap_model::{human_bytes, OpStats, RunResult, TestResult};
+use iocap_model::{human_bytes, RunResult, TestResult};
 
+use crate::rows::{
+    cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
+};
 use crate::{fmt_count, fmt_lat_us, text::describe};
 
 /// Escapes a string for Markdown prose and table cells: backslash-escapes the characters that
@@ -67,19 +70,6 @@ fn header(text_cols: usize, cols: &[&str]) -> String {
     s
 }
 
-fn ops(t: &TestResult) -> Vec<(&'static str, &OpStats)> {
-    let mut v = Vec::new();
-    if t.read.ios > 0 && t.write.ios > 0 {
-        v.push(("read", &t.read));
-        v.push(("write", &t.write));
-    }
-    v.push(("total", &t.total));
-    if t.sync.ios > 0 {
-        v.push(("fsync", &t.sync));
-    }
-    v
-}
-
 fn render_test(out: &mut String, t: &TestResult) {
     out.push_str(&format!("### {}\n\n", esc_line(&t.name)));
     out.push_str(&format!("- Workload: {}\n", esc(&describe(t))));
@@ -106,25 +96,16 @@ fn render_test(out: &mut String, t: &TestResult) {
             device(tr.device.as_deref(), tr.fs_type.as_deref())
         ));
     }
-    out.push_str(&format!(
-        "- CPU: {:.2} s user + {:.2} s system = {:.1} µs per I/O; mean queue depth {:.1}\n",
-        t.cpu.user_s, t.cpu.sys_s, t.cpu.us_per_io, t.qd_mean
-    ));
+    out.push_str(&format!("- {}\n", cpu_line(t)));
     if let Some(e) = &t.error {
         out.push_str(&format!("- **I/O error:** {}\n", esc(&e.to_string())));
     }
     out.push('\n');
 
     let ops = ops(t);
-    out.push_str(&header(1, &["", "I/Os", "IOPS", "MiB/s", "MB/s"]));
+    out.push_str(&header(1, &THROUGHPUT_HEADER));
     for (n, o) in &ops {
-        out.push_str(&row(&[
-            n.to_string(),
-            fmt_count(o.ios as f64),
-            fmt_count(o.iops),
-            format!("{:.1}", o.mib_s),
-            format!("{:.1}", o.mb_s),
-        ]));
+        out.push_str(&row(&throughput_cells(n, o)));
     }
     out.push('\n');
 
@@ -134,22 +115,9 @@ fn render_test(out: &mut String, t: &TestResult) {
         .collect();
     if !lat.is_empty() {
         out.push_str("Latency:\n\n");
-        out.push_str(&header(
-            1,
-            &[
-                "", "min", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "p99.999", "max", "mean",
-                "stddev",
-            ],
-        ));
+        out.push_str(&header(1, &latency_header("")));
         for (n, l) in lat {
-            let mut cells = vec![n.to_string()];
-            for v in [
-                l.min, l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.p99_999, l.max, l.mean,
-                l.stddev,
-            ] {
-                cells.push(fmt_lat_us(v));
-            }
-            out.push_str(&row(&cells));
+            out.push_str(&row(&latency_cells(n, l)));
         }
         out.push('\n');
     }

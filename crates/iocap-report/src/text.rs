@@ -1,22 +1,12 @@
 //! The terminal summary: what was run, then throughput, latency percentiles, per-target figures,
 //! CPU cost and every warning, in tables with units on every number.
 
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
-use iocap_model::{format_bytes, OpStats, TestResult};
+use iocap_model::{format_bytes, TestResult};
 
-use crate::{fmt_count, fmt_lat_us};
-
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(header.iter().map(Cell::new));
-    for i in 1..header.len() {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    t
-}
+use crate::rows::{
+    cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
+};
+use crate::{fmt_count, fmt_lat_us, plural, table};
 
 /// One-line description of the workload.
 pub fn describe(r: &TestResult) -> String {
@@ -29,12 +19,7 @@ pub fn describe(r: &TestResult) -> String {
     let threads: u32 = r.targets.iter().map(|t| t.threads).sum::<u32>().max(1);
     let mut parts = vec![
         format!("{}{mix} {}", s.rw.name(), format_bytes(s.bs_bytes)),
-        format!(
-            "qd {} x {} thread{}",
-            s.qd,
-            threads,
-            if threads == 1 { "" } else { "s" }
-        ),
+        format!("qd {} x {}", s.qd, plural(threads as usize, "thread")),
         if r.direct {
             "O_DIRECT".into()
         } else {
@@ -52,27 +37,6 @@ pub fn describe(r: &TestResult) -> String {
         parts.push(format!("throttled to {} IOPS", fmt_count(rate)));
     }
     parts.join(", ")
-}
-
-fn throughput_row(t: &mut Table, name: &str, o: &OpStats) {
-    t.add_row(vec![
-        name.to_string(),
-        fmt_count(o.ios as f64),
-        fmt_count(o.iops),
-        format!("{:.1}", o.mib_s),
-        format!("{:.1}", o.mb_s),
-    ]);
-}
-
-fn latency_row(t: &mut Table, name: &str, o: &OpStats) {
-    let Some(l) = &o.lat_us else { return };
-    let mut row = vec![name.to_string()];
-    for v in [
-        l.min, l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.p99_999, l.max, l.mean, l.stddev,
-    ] {
-        row.push(fmt_lat_us(v));
-    }
-    t.add_row(row);
 }
 
 /// The whole summary of one test.
@@ -93,30 +57,18 @@ pub fn render_test(r: &TestResult) -> String {
             String::new()
         }
     ));
-    let ops: Vec<(&str, &OpStats)> = {
-        let mut v = Vec::new();
-        if r.read.ios > 0 && r.write.ios > 0 {
-            v.push(("read", &r.read));
-            v.push(("write", &r.write));
-        }
-        v.push(("total", &r.total));
-        if r.sync.ios > 0 {
-            v.push(("fsync", &r.sync));
-        }
-        v
-    };
-    let mut t = table(&["", "I/Os", "IOPS", "MiB/s", "MB/s"]);
+    let ops = ops(r);
+    let mut t = table(&THROUGHPUT_HEADER);
     for (n, o) in &ops {
-        throughput_row(&mut t, n, o);
+        t.add_row(throughput_cells(n, o));
     }
     out.push_str(&t.to_string());
     out.push_str("\n\nlatency\n");
-    let mut t = table(&[
-        "", "min", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "p99.999", "max", "mean",
-        "stddev",
-    ]);
+    let mut t = table(&latency_header(""));
     for (n, o) in &ops {
-        latency_row(&mut t, n, o);
+        if let Some(l) = &o.lat_us {
+            t.add_row(latency_cells(n, l));
+        }
     }
     out.push_str(&t.to_string());
     out.push('\n');
@@ -137,10 +89,7 @@ pub fn render_test(r: &TestResult) -> String {
         out.push_str(&t.to_string());
         out.push('\n');
     }
-    out.push_str(&format!(
-        "\nCPU: {:.2} s user + {:.2} s system = {:.1} µs per I/O; mean queue depth {:.1}\n",
-        r.cpu.user_s, r.cpu.sys_s, r.cpu.us_per_io, r.qd_mean
-    ));
+    out.push_str(&format!("\n{}\n", cpu_line(r)));
     if let Some(e) = &r.error {
         out.push_str(&format!("\nI/O ERROR: {e}\n"));
     }

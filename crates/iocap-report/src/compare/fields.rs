@@ -1,0 +1,136 @@
+//! Which fields of two runs are compared, and how a difference is recorded. Kept apart from
+//! the figures in [`super`] because the lists are long and change whenever the result model
+//! grows a field: every field listed here that differs is shown, so a slower run is never
+//! blamed on storage when the queue depth, the engine, the kernel or the device changed too.
+
+use iocap_model::{human_bytes, JobSpec, RunResult, TargetResult, TargetSpec, TestResult};
+
+use super::Difference;
+
+/// Pushes a difference when the two renderings differ.
+fn diff(out: &mut Vec<Difference>, field: impl Into<String>, base: String, run: String) {
+    if base != run {
+        out.push(Difference {
+            field: field.into(),
+            base,
+            run,
+        });
+    }
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "none".to_string(), |v| v.to_string())
+}
+
+/// A field's name and how to render it.
+type Field<T> = (&'static str, fn(&T) -> String);
+
+/// Renders each field of both sides and records those whose renderings differ.
+fn fields<T>(out: &mut Vec<Difference>, b: &T, r: &T, list: &[Field<T>]) {
+    for (name, f) in list {
+        diff(out, *name, f(b), f(r));
+    }
+}
+
+/// Every spec field but `name`, which merely labels the test.
+const SPEC_FIELDS: [Field<JobSpec>; 19] = [
+    ("spec.targets", |s| s.targets.len().to_string()),
+    ("spec.rw", |s| s.rw.name().into()),
+    ("spec.write_pct", |s| s.write_pct.to_string()),
+    ("spec.bs_bytes", |s| s.bs_bytes.to_string()),
+    ("spec.qd", |s| s.qd.to_string()),
+    ("spec.threads", |s| s.threads.to_string()),
+    ("spec.size_bytes", |s| s.size_bytes.to_string()),
+    ("spec.duration_s", |s| s.duration_s.to_string()),
+    ("spec.warmup_s", |s| s.warmup_s.to_string()),
+    ("spec.cooldown_s", |s| s.cooldown_s.to_string()),
+    ("spec.seed", |s| s.seed.to_string()),
+    ("spec.align_bytes", |s| s.align_bytes.to_string()),
+    ("spec.rate_iops", |s| opt(s.rate_iops)),
+    ("spec.rate_mb_s", |s| opt(s.rate_mb_s)),
+    ("spec.direct", |s| s.direct.to_string()),
+    ("spec.write_through", |s| s.write_through.to_string()),
+    ("spec.fsync_every", |s| s.fsync_every.to_string()),
+    ("spec.engine", |s| format!("{:?}", s.engine)),
+    ("spec.allow_overwrite", |s| s.allow_overwrite.to_string()),
+];
+
+const TARGET_SPEC_FIELDS: [Field<TargetSpec>; 4] = [
+    ("path", |t| t.path.clone()),
+    ("size_bytes", |t| opt(t.size_bytes)),
+    ("threads", |t| opt(t.threads)),
+    ("cpu_mask", |t| opt(t.cpu_mask.map(|m| format!("{m:#x}")))),
+];
+
+const TEST_FIELDS: [Field<TestResult>; 3] = [
+    ("engine", |t| t.engine.clone()),
+    ("engine_features", |t| t.engine_features.join(", ")),
+    ("direct", |t| t.direct.to_string()),
+];
+
+const TARGET_FIELDS: [Field<TargetResult>; 3] = [
+    ("kind", |t| t.kind.clone()),
+    ("device", |t| opt(t.device.as_ref())),
+    ("fs_type", |t| opt(t.fs_type.as_ref())),
+];
+
+const RUN_FIELDS: [Field<RunResult>; 6] = [
+    ("host.hostname", |r| r.host.hostname.clone()),
+    ("host.kernel", |r| r.host.kernel.clone()),
+    ("host.cpu_model", |r| r.host.cpu_model.clone()),
+    ("host.cpus", |r| r.host.cpus.to_string()),
+    ("host.memory_bytes", |r| human_bytes(r.host.memory_bytes)),
+    ("iocap_version", |r| r.iocap_version.clone()),
+];
+
+/// Records the fields of matched list items as `prefix[i].field`, and an item present on one
+/// side only as its first field against `none`.
+fn indexed<T>(out: &mut Vec<Difference>, prefix: &str, b: &[T], r: &[T], list: &[Field<T>]) {
+    for i in 0..b.len().max(r.len()) {
+        match (b.get(i), r.get(i)) {
+            (Some(bt), Some(rt)) => {
+                let mut d = Vec::new();
+                fields(&mut d, bt, rt, list);
+                out.extend(d.into_iter().map(|x| Difference {
+                    field: format!("{prefix}[{i}].{}", x.field),
+                    ..x
+                }));
+            }
+            (bt, rt) => {
+                let (name, f) = list[0];
+                let side = |t: Option<&T>| t.map_or_else(|| "none".to_string(), f);
+                diff(out, format!("{prefix}[{i}].{name}"), side(bt), side(rt));
+            }
+        }
+    }
+}
+
+pub(super) fn test_differences(b: &TestResult, r: &TestResult) -> Vec<Difference> {
+    let mut out = Vec::new();
+    fields(&mut out, &b.spec, &r.spec, &SPEC_FIELDS);
+    let target_specs = (&b.spec.targets, &r.spec.targets);
+    indexed(
+        &mut out,
+        "spec.targets",
+        target_specs.0,
+        target_specs.1,
+        &TARGET_SPEC_FIELDS,
+    );
+    fields(&mut out, b, r, &TEST_FIELDS);
+    // Targets missing on one side already show in the spec's target paths.
+    let n = b.targets.len().min(r.targets.len());
+    indexed(
+        &mut out,
+        "targets",
+        &b.targets[..n],
+        &r.targets[..n],
+        &TARGET_FIELDS,
+    );
+    out
+}
+
+pub(super) fn run_differences(b: &RunResult, r: &RunResult) -> Vec<Difference> {
+    let mut out = Vec::new();
+    fields(&mut out, b, r, &RUN_FIELDS);
+    out
+}

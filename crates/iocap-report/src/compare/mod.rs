@@ -1,0 +1,360 @@
+//! `iocap compare BASE RUN...`: did anything get worse, and what changed around it?
+//!
+//! A storage change (firmware, kernel, multipath, a new SAN tier) is judged by running the same
+//! tests before and after. This module lines the runs up test by test, computes the change of
+//! every headline figure, flags regressions beyond user-set thresholds and lists every
+//! difference in spec, engine, host and devices that could explain them, so a slower run is
+//! never blamed on storage when the queue depth or the kernel changed too.
+//!
+//! Everything here is pure: [`compare`] builds a [`Comparison`] (whose JSON is the contract of
+//! `iocap compare --output json`), [`render_text`] and [`render_json`] present it. No input can
+//! make it panic, divide by zero or print `NaN`: a change against a zero or missing base figure
+//! is simply "not defined" (`null` in JSON, `–` in text).
+//!
+//! This file holds the data model and the matching and gating logic; `fields` lists which
+//! fields are compared for differences, `text` renders the terminal view.
+
+mod fields;
+mod text;
+
+use iocap_model::{OpStats, RunResult, TargetResult, TestResult};
+use serde::Serialize;
+
+use crate::{change_pct, text::describe};
+use fields::{run_differences, test_differences};
+pub use text::render_text;
+
+/// How far a figure may move against the base before it counts; each in percent, strictly
+/// beyond (a drop of exactly 10 % with a 10 % threshold is not flagged).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Thresholds {
+    pub iops_drop_pct: f64,
+    pub mbps_drop_pct: f64,
+    pub p99_rise_pct: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self {
+            iops_drop_pct: 10.0,
+            mbps_drop_pct: 10.0,
+            p99_rise_pct: 20.0,
+        }
+    }
+}
+
+/// The whole comparison: one base, one entry per compared run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub thresholds: Thresholds,
+    pub base: RunRef,
+    pub runs: Vec<RunComparison>,
+    /// Regressions over all runs, for scripts that only need the exit status.
+    pub regression_count: usize,
+}
+
+/// Which run a side is.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRef {
+    pub run_id: String,
+    pub label: Option<String>,
+    pub started_at: String,
+    pub hostname: String,
+}
+
+/// One run against the base.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunComparison {
+    pub run: RunRef,
+    /// Tests matched by position: test i of the base with test i of the run.
+    pub tests: Vec<TestComparison>,
+    /// Tests that exist in one of the two runs only.
+    pub unmatched: Vec<UnmatchedTest>,
+    /// Run-wide differences: host and iocap version.
+    pub differences: Vec<Difference>,
+    pub regressions: Vec<Flag>,
+    pub improvements: Vec<Flag>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestComparison {
+    /// Position of the test in both runs, from 0.
+    pub index: usize,
+    pub base_name: String,
+    pub run_name: String,
+    /// Set when names or workloads (rw, write share, block size) differ: figures are shown but
+    /// nothing is flagged.
+    pub different_workload: bool,
+    pub base_workload: String,
+    pub run_workload: String,
+    pub metrics: Vec<Metric>,
+    pub targets: Vec<TargetComparison>,
+    /// Spec, engine and per-target device differences of this test.
+    pub differences: Vec<Difference>,
+}
+
+/// One figure side by side. Values are `null` where the side has none (no I/O completed,
+/// target missing); `change_pct` is `null` where the change is not defined (zero base).
+#[derive(Debug, Clone, Serialize)]
+pub struct Metric {
+    /// `iops`, `mb_s`, `lat_us_p50`, `lat_us_p99`, `lat_us_p99_9`, `lat_us_max`, `cpu_us_per_io`.
+    pub metric: String,
+    pub base: Option<f64>,
+    pub run: Option<f64>,
+    pub change_pct: Option<f64>,
+    /// `regression` or `better` when beyond the threshold; `null` otherwise or when the
+    /// figure is not gated (only IOPS, MB/s and p99 of whole tests are).
+    pub verdict: Option<Verdict>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Regression,
+    Better,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetComparison {
+    pub index: usize,
+    pub base_path: Option<String>,
+    pub run_path: Option<String>,
+    /// IOPS, MB/s and p99 of the target; shown, never flagged.
+    pub metrics: Vec<Metric>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnmatchedTest {
+    /// `base` or `run`: the side that has the test.
+    pub side: String,
+    pub index: usize,
+    pub name: String,
+    pub workload: String,
+}
+
+/// A field that differs, with both values as people read them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Difference {
+    pub field: String,
+    pub base: String,
+    pub run: String,
+}
+
+/// One figure beyond its threshold.
+#[derive(Debug, Clone, Serialize)]
+pub struct Flag {
+    pub test: String,
+    pub test_index: usize,
+    pub metric: String,
+    pub base: f64,
+    pub run: f64,
+    pub change_pct: f64,
+}
+
+impl Comparison {
+    /// Regressions over all compared runs.
+    pub fn regressions(&self) -> usize {
+        self.runs.iter().map(|r| r.regressions.len()).sum()
+    }
+
+    pub fn has_regression(&self) -> bool {
+        self.regressions() > 0
+    }
+}
+
+fn run_ref(r: &RunResult) -> RunRef {
+    RunRef {
+        run_id: r.run_id.clone(),
+        label: r.label.clone(),
+        started_at: r.started_at.clone(),
+        hostname: r.host.hostname.clone(),
+    }
+}
+
+/// A finite figure, or none.
+fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+/// Which way is good for a gated figure, and its threshold.
+#[derive(Clone, Copy)]
+enum Gate {
+    None,
+    /// Higher is better; a drop beyond the threshold is a regression.
+    Drop(f64),
+    /// Lower is better; a rise beyond the threshold is a regression.
+    Rise(f64),
+}
+
+fn metric(name: &str, base: Option<f64>, run: Option<f64>, gate: Gate) -> Metric {
+    let (base, run) = (base.and_then(finite), run.and_then(finite));
+    // not defined for a missing side
+    let change = base.zip(run).and_then(|(b, r)| change_pct(b, r));
+    let verdict = change.and_then(|c| match gate {
+        Gate::Drop(th) if c < -th => Some(Verdict::Regression),
+        Gate::Drop(th) if c > th => Some(Verdict::Better),
+        Gate::Rise(th) if c > th => Some(Verdict::Regression),
+        Gate::Rise(th) if c < -th => Some(Verdict::Better),
+        _ => None,
+    });
+    Metric {
+        metric: name.into(),
+        base,
+        run,
+        change_pct: change,
+        verdict,
+    }
+}
+
+fn p(o: Option<&OpStats>, f: impl Fn(&iocap_model::LatencyUs) -> f64) -> Option<f64> {
+    o.and_then(|o| o.lat_us.as_ref()).map(f)
+}
+
+fn test_metrics(b: &TestResult, r: &TestResult, th: &Thresholds, gated: bool) -> Vec<Metric> {
+    let g = |gate| if gated { gate } else { Gate::None };
+    let (bt, rt) = (Some(&b.total), Some(&r.total));
+    vec![
+        metric(
+            "iops",
+            Some(b.total.iops),
+            Some(r.total.iops),
+            g(Gate::Drop(th.iops_drop_pct)),
+        ),
+        metric(
+            "mb_s",
+            Some(b.total.mb_s),
+            Some(r.total.mb_s),
+            g(Gate::Drop(th.mbps_drop_pct)),
+        ),
+        metric("lat_us_p50", p(bt, |l| l.p50), p(rt, |l| l.p50), Gate::None),
+        metric(
+            "lat_us_p99",
+            p(bt, |l| l.p99),
+            p(rt, |l| l.p99),
+            g(Gate::Rise(th.p99_rise_pct)),
+        ),
+        metric(
+            "lat_us_p99_9",
+            p(bt, |l| l.p99_9),
+            p(rt, |l| l.p99_9),
+            Gate::None,
+        ),
+        metric("lat_us_max", p(bt, |l| l.max), p(rt, |l| l.max), Gate::None),
+        metric(
+            "cpu_us_per_io",
+            Some(b.cpu.us_per_io),
+            Some(r.cpu.us_per_io),
+            Gate::None,
+        ),
+    ]
+}
+
+fn target_metrics(b: Option<&TargetResult>, r: Option<&TargetResult>) -> Vec<Metric> {
+    let (bt, rt) = (b.map(|t| &t.total), r.map(|t| &t.total));
+    vec![
+        metric("iops", bt.map(|o| o.iops), rt.map(|o| o.iops), Gate::None),
+        metric("mb_s", bt.map(|o| o.mb_s), rt.map(|o| o.mb_s), Gate::None),
+        metric("lat_us_p99", p(bt, |l| l.p99), p(rt, |l| l.p99), Gate::None),
+    ]
+}
+
+fn same_workload(b: &TestResult, r: &TestResult) -> bool {
+    b.name == r.name
+        && b.spec.rw == r.spec.rw
+        && b.spec.write_pct == r.spec.write_pct
+        && b.spec.bs_bytes == r.spec.bs_bytes
+}
+
+fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunComparison {
+    let mut tests = Vec::new();
+    let (mut regressions, mut improvements) = (Vec::new(), Vec::new());
+    for (i, (b, r)) in base.tests.iter().zip(&run.tests).enumerate() {
+        let different = !same_workload(b, r);
+        let metrics = test_metrics(b, r, th, !different);
+        for m in &metrics {
+            let (Some(v), Some(bv), Some(rv), Some(c)) = (m.verdict, m.base, m.run, m.change_pct)
+            else {
+                continue;
+            };
+            let flag = Flag {
+                test: b.name.clone(),
+                test_index: i,
+                metric: m.metric.clone(),
+                base: bv,
+                run: rv,
+                change_pct: c,
+            };
+            match v {
+                Verdict::Regression => regressions.push(flag),
+                Verdict::Better => improvements.push(flag),
+            }
+        }
+        let targets = (0..b.targets.len().max(r.targets.len()))
+            .map(|t| {
+                let (bt, rt) = (b.targets.get(t), r.targets.get(t));
+                TargetComparison {
+                    index: t,
+                    base_path: bt.map(|x| x.path.clone()),
+                    run_path: rt.map(|x| x.path.clone()),
+                    metrics: target_metrics(bt, rt),
+                }
+            })
+            .collect();
+        tests.push(TestComparison {
+            index: i,
+            base_name: b.name.clone(),
+            run_name: r.name.clone(),
+            different_workload: different,
+            base_workload: describe(b),
+            run_workload: describe(r),
+            metrics,
+            targets,
+            differences: test_differences(b, r),
+        });
+    }
+    let n = tests.len();
+    let unmatched = [("base", base), ("run", run)]
+        .into_iter()
+        .flat_map(|(side, rr)| {
+            rr.tests
+                .iter()
+                .enumerate()
+                .skip(n)
+                .map(move |(i, t)| UnmatchedTest {
+                    side: side.into(),
+                    index: i,
+                    name: t.name.clone(),
+                    workload: describe(t),
+                })
+        })
+        .collect();
+    RunComparison {
+        run: run_ref(run),
+        tests,
+        unmatched,
+        differences: run_differences(base, run),
+        regressions,
+        improvements,
+    }
+}
+
+/// Compares each of `runs` with `base`.
+pub fn compare(base: &RunResult, runs: &[RunResult], th: &Thresholds) -> Comparison {
+    let runs: Vec<RunComparison> = runs.iter().map(|r| compare_run(base, r, th)).collect();
+    let regression_count = runs.iter().map(|r| r.regressions.len()).sum();
+    Comparison {
+        thresholds: *th,
+        base: run_ref(base),
+        runs,
+        regression_count,
+    }
+}
+
+/// The comparison as pretty JSON with a trailing newline.
+pub fn render_json(c: &Comparison) -> String {
+    // Non-finite floats can only come from the thresholds; serde_json writes them as null.
+    let mut s =
+        serde_json::to_string_pretty(c).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

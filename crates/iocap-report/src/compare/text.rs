@@ -1,0 +1,213 @@
+//! The terminal view of a [`Comparison`]: per compared run, one side-by-side table per test
+//! (and per target when a test has several), the differences that could explain a change, and
+//! the verdict. Apart from the model because layout is a concern of its own, and only here do
+//! user strings need flattening onto one line.
+
+use super::{Comparison, Flag, RunComparison, TestComparison, Verdict};
+use crate::{fmt_count, fmt_lat_us, plural, table};
+
+fn metric_label(m: &str) -> &str {
+    match m {
+        "iops" => "IOPS",
+        "mb_s" => "MB/s",
+        "lat_us_p50" => "p50",
+        "lat_us_p99" => "p99",
+        "lat_us_p99_9" => "p99.9",
+        "lat_us_max" => "max",
+        "cpu_us_per_io" => "CPU µs/I/O",
+        other => other,
+    }
+}
+
+fn fmt_value(m: &str, v: Option<f64>) -> String {
+    match v {
+        None => "–".into(),
+        Some(v) => match m {
+            "iops" => fmt_count(v),
+            "mb_s" => format!("{v:.1}"),
+            "cpu_us_per_io" => format!("{v:.2}"),
+            _ => fmt_lat_us(v),
+        },
+    }
+}
+
+fn fmt_pct(c: Option<f64>) -> String {
+    c.map_or_else(|| "–".into(), |c| format!("{c:+.1} %"))
+}
+
+fn with_label(id: &str, label: &Option<String>) -> String {
+    match label {
+        Some(l) => format!("{id} ({})", one_line(l)),
+        None => id.to_string(),
+    }
+}
+
+/// A percent threshold as typed: `10`, `12.5`.
+fn fmt_th(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        "–".into()
+    }
+}
+
+fn flag_list(flags: &[Flag]) -> String {
+    flags
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} ({})",
+                metric_label(&f.metric),
+                fmt_pct(Some(f.change_pct)),
+                one_line(&f.test)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// User strings (test names, labels) on one line, so they cannot break the layout.
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+fn render_test(out: &mut String, t: &TestComparison) {
+    let (n, w) = (one_line(&t.base_name), one_line(&t.base_workload));
+    if w.starts_with(&n) {
+        out.push_str(&format!("\ntest {}: {w}\n", t.index + 1));
+    } else {
+        out.push_str(&format!("\ntest {} ({n}): {w}\n", t.index + 1));
+    }
+    if t.different_workload {
+        out.push_str(&format!(
+            "  different workload: base ran {n} ({w}), this run {} ({}); not checked for regressions\n",
+            one_line(&t.run_name),
+            one_line(&t.run_workload)
+        ));
+    }
+    let mut tab = table(&["", "base", "run", "change", ""]);
+    for m in &t.metrics {
+        tab.add_row(vec![
+            metric_label(&m.metric).to_string(),
+            fmt_value(&m.metric, m.base),
+            fmt_value(&m.metric, m.run),
+            fmt_pct(m.change_pct),
+            match m.verdict {
+                Some(Verdict::Regression) => "REGRESSION".into(),
+                Some(Verdict::Better) => "better".into(),
+                None => String::new(),
+            },
+        ]);
+    }
+    out.push_str(&tab.to_string());
+    out.push('\n');
+    if t.targets.len() > 1 {
+        let mut tab = table(&["target", "", "base", "run", "change"]);
+        for tc in &t.targets {
+            let path = match (&tc.base_path, &tc.run_path) {
+                (Some(b), Some(r)) if b == r => b.clone(),
+                (b, r) => format!(
+                    "{} → {}",
+                    b.as_deref().unwrap_or("none"),
+                    r.as_deref().unwrap_or("none")
+                ),
+            };
+            for (k, m) in tc.metrics.iter().enumerate() {
+                tab.add_row(vec![
+                    if k == 0 { path.clone() } else { String::new() },
+                    metric_label(&m.metric).to_string(),
+                    fmt_value(&m.metric, m.base),
+                    fmt_value(&m.metric, m.run),
+                    fmt_pct(m.change_pct),
+                ]);
+            }
+        }
+        out.push_str(&tab.to_string());
+        out.push('\n');
+    }
+}
+
+fn render_diffs(out: &mut String, r: &RunComparison) {
+    let mut lines = Vec::new();
+    for d in &r.differences {
+        lines.push(format!("  {}: {} → {}", d.field, d.base, d.run));
+    }
+    for t in &r.tests {
+        for d in &t.differences {
+            lines.push(format!(
+                "  test {} {}: {} → {}",
+                t.index + 1,
+                d.field,
+                d.base,
+                d.run
+            ));
+        }
+    }
+    if lines.is_empty() {
+        out.push_str("\nno differences in spec, engine, host or devices\n");
+    } else {
+        out.push_str("\ndifferences (base → run):\n");
+        for l in lines {
+            out.push_str(&one_line(&l));
+            out.push('\n');
+        }
+    }
+}
+
+/// Side-by-side tables for a terminal, one section per compared run.
+pub fn render_text(c: &Comparison) -> String {
+    let mut out = String::new();
+    let th = &c.thresholds;
+    for (k, r) in c.runs.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "run {} vs base {}\n",
+            with_label(&r.run.run_id, &r.run.label),
+            with_label(&c.base.run_id, &c.base.label)
+        ));
+        for t in &r.tests {
+            render_test(&mut out, t);
+        }
+        for u in &r.unmatched {
+            out.push_str(&format!(
+                "\nunmatched: test {} ({}) only in the {}\n",
+                u.index + 1,
+                u.workload,
+                u.side
+            ));
+        }
+        render_diffs(&mut out, r);
+        out.push('\n');
+        let n = r.regressions.len();
+        if n == 0 {
+            let limits = if th.iops_drop_pct == th.mbps_drop_pct {
+                format!("IOPS/MB/s -{} %", fmt_th(th.iops_drop_pct))
+            } else {
+                format!(
+                    "IOPS -{} %, MB/s -{} %",
+                    fmt_th(th.iops_drop_pct),
+                    fmt_th(th.mbps_drop_pct)
+                )
+            };
+            out.push_str(&format!(
+                "no regression beyond thresholds ({limits}, p99 +{} %)\n",
+                fmt_th(th.p99_rise_pct)
+            ));
+        } else {
+            out.push_str(&format!(
+                "{}: {}\n",
+                plural(n, "regression"),
+                flag_list(&r.regressions)
+            ));
+        }
+        if !r.improvements.is_empty() {
+            out.push_str(&format!("better: {}\n", flag_list(&r.improvements)));
+        }
+    }
+    if c.runs.is_empty() {
+        out.push_str("nothing to compare: no run given besides the base\n");
+    }
+    out
+}

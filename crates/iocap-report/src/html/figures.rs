@@ -1,0 +1,91 @@
+//! The full figures at the end of the report: per run and test the same throughput, latency
+//! and per-target tables as the terminal view, and the CPU cost, for readers who need the
+//! exact numbers behind the charts.
+
+use std::fmt::Write as _;
+
+use iocap_model::RunResult;
+
+use super::{escape, swatch};
+use crate::rows::{
+    cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
+};
+use crate::{fmt_count, fmt_lat_us};
+
+/// An HTML table; a first column headed `target` holds paths, which may wrap.
+fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    out.push_str(r#"<div class="scroll"><table><thead><tr>"#);
+    for h in header {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for r in rows {
+        out.push_str("<tr>");
+        for (j, cell) in r.iter().enumerate() {
+            let class = if j == 0 && header[0] == "target" {
+                r#" class="path""#
+            } else {
+                ""
+            };
+            let _ = write!(out, "<td{class}>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+}
+
+pub(super) fn figures(out: &mut String, runs: &[RunResult], names: &[String]) {
+    out.push_str(r#"<section id="figures"><h2>Full figures</h2>"#);
+    for (i, r) in runs.iter().enumerate() {
+        for t in &r.tests {
+            let _ = write!(
+                out,
+                "<h3>{}{} — {}</h3>",
+                swatch(i),
+                escape(&names[i]),
+                escape(&t.name)
+            );
+            let ops = ops(t);
+            let rows: Vec<Vec<String>> = ops.iter().map(|(n, o)| throughput_cells(n, o)).collect();
+            table(out, &THROUGHPUT_HEADER, &rows);
+            let rows: Vec<Vec<String>> = ops
+                .iter()
+                .filter_map(|(n, o)| Some(latency_cells(n, o.lat_us.as_ref()?)))
+                .collect();
+            if rows.is_empty() {
+                out.push_str("<p>No latency figures: no I/O completed.</p>");
+            } else {
+                table(out, &latency_header("latency"), &rows);
+            }
+            let rows: Vec<Vec<String>> = t
+                .targets
+                .iter()
+                .map(|tr| {
+                    let l = tr.total.lat_us.as_ref();
+                    let lat = |f: fn(&iocap_model::LatencyUs) -> f64| {
+                        l.map(|l| fmt_lat_us(f(l))).unwrap_or_else(|| "-".into())
+                    };
+                    vec![
+                        tr.path.clone(),
+                        tr.device.clone().unwrap_or_else(|| "-".into()),
+                        tr.fs_type.clone().unwrap_or_else(|| "-".into()),
+                        fmt_count(tr.total.iops),
+                        format!("{:.1}", tr.total.mb_s),
+                        lat(|l| l.p50),
+                        lat(|l| l.p99),
+                        lat(|l| l.max),
+                    ]
+                })
+                .collect();
+            table(
+                out,
+                &[
+                    "target", "device", "fs", "IOPS", "MB/s", "p50", "p99", "max",
+                ],
+                &rows,
+            );
+            let _ = write!(out, "<p>{}.</p>", cpu_line(t));
+        }
+    }
+    out.push_str("</section>");
+}

@@ -1,0 +1,158 @@
+//! The self-contained HTML report: one file a DBA can mail, archive or print, that opens with no
+//! network and no script. It reads, top to bottom: a plain-language summary (and how later runs
+//! compare with the first), the host and test setup, charts drawn by [`crate::svg`], every
+//! warning, and the full figures as the terminal view shows them.
+//!
+//! Several runs are compared test by test (the first test of each run together, and so on), in
+//! one colour per run. Every string that comes from a result is escaped with [`escape`].
+//!
+//! Each section of the page has its own submodule (`summary`, `setup`, `charts`, `warnings`,
+//! `figures`); this file holds what they share (escaping, run names, colour swatches), the
+//! style sheet and the page frame.
+
+mod charts;
+mod figures;
+mod setup;
+mod summary;
+mod warnings;
+
+use std::fmt::Write as _;
+
+use iocap_model::RunResult;
+
+use crate::{plural, svg};
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+const CSS: &str = r#"
+:root{color-scheme:light}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+ color:#1d1d1f;background:#fff;margin:0 auto;max-width:1240px;padding:20px 28px 48px;line-height:1.45;font-size:15px}
+h1{font-size:26px;margin:4px 0 2px}h2{font-size:20px;margin:32px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:16px;margin:20px 0 8px}.sub{color:#555;margin:0 0 12px}
+.summary li{margin:6px 0}.run-name{font-weight:600}
+.swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:baseline}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:14px}
+.card{border:1px solid #ddd;border-radius:6px;padding:10px 14px}
+.card h3{margin-top:4px}
+dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}
+dl.kv dt{color:#555}dl.kv dd{margin:0;overflow-wrap:anywhere}
+.tag{display:inline-block;background:#eef2f7;border:1px solid #d4dbe5;border-radius:3px;padding:0 5px;margin:0 4px 2px 0;font-size:13px}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:14px}
+figure.chart-card{margin:0;border:1px solid #e2e2e2;border-radius:6px;padding:6px;break-inside:avoid;page-break-inside:avoid}
+svg.chart{display:block;width:100%;height:auto}
+.warnings{border:1px solid #e0a040;border-left:6px solid #d97706;background:#fff8ec;border-radius:6px;padding:8px 16px}
+.warnings.ok{border-color:#9ccf9c;border-left-color:#2e7d32;background:#f3faf3}
+.warnings li{margin:4px 0}.error{color:#a01010;font-weight:600}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;margin:6px 0 14px;font-size:13.5px;font-variant-numeric:tabular-nums}
+th,td{padding:3px 9px;border-bottom:1px solid #e6e6e6;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}th{background:#f4f5f7;font-weight:600}
+td.path{white-space:normal;overflow-wrap:anywhere;max-width:340px}
+footer{margin-top:36px;color:#777;font-size:12.5px}
+@media print{
+ @page{margin:14mm}
+ body{max-width:none;padding:0;font-size:10.5pt;background:#fff;color:#000}
+ h2,h3{break-after:avoid;page-break-after:avoid}
+ .cards{grid-template-columns:1fr 1fr;gap:8px}.charts{display:block}
+ .card,figure.chart-card,table,.warnings{break-inside:avoid;page-break-inside:avoid}
+ figure.chart-card{max-width:16cm;margin:0 auto 6mm;border:none}
+ th{background:#fff;border-bottom:1.5px solid #000}
+ .warnings,.warnings.ok{background:#fff}
+ .scroll{overflow:visible}table{font-size:8.5pt}
+}
+"#;
+
+/// The name a run goes by in legends: its label, else its run id; made unique.
+fn run_names(runs: &[RunResult]) -> Vec<String> {
+    let base: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            r.label
+                .clone()
+                .filter(|l| !l.trim().is_empty())
+                .unwrap_or_else(|| r.run_id.clone())
+        })
+        .collect();
+    base.iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if base.iter().filter(|m| *m == n).count() > 1 {
+                format!("{n} (#{})", i + 1)
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
+}
+
+/// A small square in the colour of run `i`, as in the charts.
+fn swatch(i: usize) -> String {
+    format!(
+        r#"<span class="swatch" style="background:{}"></span>"#,
+        svg::colour(i)
+    )
+}
+
+/// Renders `runs` as one self-contained HTML page: summary, setup, charts, warnings and full
+/// figures. The page needs no network and runs no script; charts are inline SVG. With several
+/// runs, later runs are compared with the first and all runs share the charts, test by test.
+/// Never panics: empty input, empty series and tests without I/O give a page that says so.
+pub fn render(runs: &[RunResult]) -> String {
+    let names = run_names(runs);
+    let mut out = String::with_capacity(64 * 1024);
+    let hosts: Vec<&str> = runs.iter().fold(vec![], |mut v, r| {
+        if !v.contains(&r.host.hostname.as_str()) {
+            v.push(r.host.hostname.as_str());
+        }
+        v
+    });
+    let title = match runs {
+        [] => "iocap report".to_string(),
+        [_] => format!("iocap report: {}", names[0]),
+        _ => format!("iocap report: {} runs", runs.len()),
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><h1>{}</h1><p class=\"sub\">{} on {}</p>",
+        escape(&title),
+        escape(&title),
+        plural(runs.len(), "run"),
+        escape(&hosts.join(", "))
+    );
+    if runs.is_empty() {
+        out.push_str("<p>No results to show.</p>");
+    } else {
+        summary::summary(&mut out, runs, &names);
+        setup::setup(&mut out, runs, &names);
+        out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
+        let tests = runs.iter().map(|r| r.tests.len()).max().unwrap_or(0);
+        for k in 0..tests {
+            charts::charts(&mut out, runs, &names, k);
+        }
+        out.push_str("</section>");
+        warnings::warnings(&mut out, runs, &names);
+        figures::figures(&mut out, runs, &names);
+    }
+    let version = runs.first().map(|r| r.iocap_version.as_str()).unwrap_or("");
+    let _ = writeln!(
+        out,
+        "<footer>Made by iocap {}. Hover over a point or bar for its value.</footer></body></html>",
+        escape(version)
+    );
+    out
+}

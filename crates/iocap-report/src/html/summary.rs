@@ -1,0 +1,142 @@
+//! The plain-language summary that opens the report: one or two sentences per test that a
+//! reader who never ran a benchmark can follow, and how each later run compares with the first.
+//! Figures here are rounded for reading; the exact ones are in the full figures.
+
+use std::fmt::Write as _;
+
+use iocap_model::{format_bytes, RunResult, RwMode, TestResult};
+
+use super::{escape, swatch};
+use crate::{change_pct, fmt_count, fmt_lat_us, plural};
+
+fn mb_s(v: f64) -> String {
+    if v >= 1000.0 {
+        fmt_count(v)
+    } else if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// "8K random reads", "64K sequential reads and writes (30 % writes)".
+fn workload(t: &TestResult) -> String {
+    let s = &t.spec;
+    let what = match s.rw {
+        RwMode::Read => "sequential reads".to_string(),
+        RwMode::Write => "sequential writes".to_string(),
+        RwMode::RandRead => "random reads".to_string(),
+        RwMode::RandWrite => "random writes".to_string(),
+        RwMode::Rw => format!("sequential reads and writes ({} % writes)", s.write_pct),
+        RwMode::RandRw => format!("random reads and writes ({} % writes)", s.write_pct),
+    };
+    format!("{} {what}", format_bytes(s.bs_bytes))
+}
+
+/// One or two plain sentences about a test.
+fn sentence(t: &TestResult) -> String {
+    let mut s = format!(
+        "{} on {}",
+        workload(t),
+        plural(t.targets.len().max(t.spec.targets.len()), "target")
+    );
+    if let Some(rate) = t.spec.effective_rate_iops() {
+        let _ = write!(s, ", throttled to {} IOPS", fmt_count(rate));
+    }
+    match &t.total.lat_us {
+        Some(l) if t.total.ios > 0 => {
+            let _ = write!(
+                s,
+                ": {} IOPS ({} MB/s); half the I/Os finished within {}, 99 % within {}.",
+                fmt_count(t.total.iops),
+                mb_s(t.total.mb_s),
+                fmt_lat_us(l.p50),
+                fmt_lat_us(l.p99)
+            );
+        }
+        _ => {
+            let _ = write!(s, ": no I/O completed in {:.1} s.", t.duration_s);
+        }
+    }
+    if let Some(e) = &t.error {
+        let _ = write!(
+            s,
+            " Stopped early by an I/O error ({e}); the figures cover the time before it."
+        );
+    }
+    if t.interrupted {
+        let _ = write!(
+            s,
+            " Interrupted after {:.1} s; the figures cover the time measured.",
+            t.duration_s
+        );
+    }
+    match t.warnings.len() {
+        0 if t.error.is_none() => s.push_str(" No warnings."),
+        0 => {}
+        n => {
+            let _ = write!(s, " {} (see Warnings).", plural(n, "warning"));
+        }
+    }
+    s
+}
+
+fn change_words(c: f64, up: &str, down: &str) -> String {
+    if c.abs() < 0.05 {
+        "unchanged".into()
+    } else {
+        let (v, word) = if c > 0.0 { (c, up) } else { (-c, down) };
+        let digits = if v >= 100.0 { 0 } else { 1 };
+        format!("{v:.digits$} % {word}")
+    }
+}
+
+/// How `t` compares with the first run's test `base`.
+fn comparison(t: &TestResult, base: &TestResult, base_name: &str) -> String {
+    let mut parts = vec![];
+    if let Some(c) = change_pct(base.total.iops, t.total.iops) {
+        parts.push(format!("IOPS {}", change_words(c, "higher", "lower")));
+    }
+    if let (Some(a), Some(b)) = (&t.total.lat_us, &base.total.lat_us) {
+        if let Some(c) = change_pct(b.p99, a.p99) {
+            parts.push(format!(
+                "p99 latency {}",
+                change_words(c, "higher (worse)", "lower (better)")
+            ));
+        }
+    }
+    if parts.is_empty() {
+        format!(" Not comparable with {base_name}.")
+    } else {
+        format!(" Compared with {base_name}: {}.", parts.join(", "))
+    }
+}
+
+pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
+    out.push_str(r#"<section id="summary"><h2>Summary</h2><ul class="summary">"#);
+    for (i, r) in runs.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<li>{}<span class="run-name">{}</span>"#,
+            swatch(i),
+            escape(&names[i])
+        );
+        if r.tests.is_empty() {
+            out.push_str(": no tests.");
+        }
+        for (k, t) in r.tests.iter().enumerate() {
+            let mut s = sentence(t);
+            if i > 0 {
+                if let Some(b) = runs[0].tests.get(k) {
+                    s.push_str(&comparison(t, b, &names[0]));
+                }
+            }
+            if r.tests.len() > 1 {
+                s = format!("{}: {s}", t.name);
+            }
+            let _ = write!(out, "<br>{}", escape(&s));
+        }
+        out.push_str("</li>");
+    }
+    out.push_str("</ul></section>");
+}

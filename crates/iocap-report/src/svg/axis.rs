@@ -1,0 +1,248 @@
+//! Scales for the charts: linear, logarithmic and "nines" (percentile) axes over the data they
+//! must show, widened to round bounds with "nice" ticks, and how tick values read. Apart from
+//! the marks because this is where the arithmetic (and every guard against a zero range, NaN
+//! or a non-positive value on a log scale) lives, and it is tested on its own.
+
+use super::trim;
+
+/// How tick values are written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TickFmt {
+    /// 0, 500, 1k, 2.5k, 1.2M
+    Si,
+    /// Plain decimal, e.g. seconds.
+    Plain,
+    /// A latency held in µs, written in µs.
+    Us,
+    /// A latency held in µs, written in ms.
+    Ms,
+    /// A quantile (0..1) written as a percentile: 0, 90, 99, 99.9.
+    Nines,
+}
+
+impl TickFmt {
+    pub(crate) fn format(self, v: f64) -> String {
+        match self {
+            TickFmt::Si if v.abs() >= 1e6 => format!("{}M", trim(v / 1e6)),
+            TickFmt::Si if v.abs() >= 1e3 => format!("{}k", trim(v / 1e3)),
+            TickFmt::Si | TickFmt::Plain | TickFmt::Us => trim(v),
+            TickFmt::Ms => trim(v / 1000.0),
+            TickFmt::Nines => {
+                let s = format!("{:.5}", v * 100.0);
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Linear,
+    Log,
+    /// Quantiles on `-log10(1 - q)`: 0 %, 90 %, 99 %, 99.9 % evenly spaced.
+    Nines,
+}
+
+/// One axis: its scale, its range in data units and how its ticks read.
+#[derive(Debug, Clone)]
+pub(crate) struct Axis {
+    pub label: String,
+    kind: Kind,
+    min: f64,
+    max: f64,
+    pub(super) fmt: TickFmt,
+}
+
+/// "Nice" numbers for steps: 1, 2, 2.5, 5 times a power of ten.
+fn nice_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let n = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 2.5 {
+        2.5
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    n * mag
+}
+
+fn finite_range(values: &[f64]) -> Option<(f64, f64)> {
+    let mut it = values.iter().copied().filter(|v| v.is_finite());
+    let first = it.next()?;
+    Some(it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+}
+
+impl Axis {
+    /// A linear axis over `values`, from zero when `from_zero`, widened to nice ticks.
+    pub(crate) fn linear(label: &str, values: &[f64], from_zero: bool, fmt: TickFmt) -> Axis {
+        let (mut lo, mut hi) = finite_range(values).unwrap_or((0.0, 1.0));
+        if from_zero {
+            lo = lo.min(0.0);
+            hi = hi.max(0.0);
+        }
+        if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
+            let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
+            hi += pad;
+            if !from_zero || lo != 0.0 {
+                lo -= pad;
+            }
+        }
+        let step = nice_step((hi - lo) / 5.0);
+        Axis {
+            label: label.into(),
+            kind: Kind::Linear,
+            min: (lo / step).floor() * step,
+            max: (hi / step).ceil() * step,
+            fmt,
+        }
+    }
+
+    /// A logarithmic axis over the positive `values`, widened to 1-2-5 bounds.
+    pub(crate) fn log(label: &str, values: &[f64], fmt: TickFmt) -> Axis {
+        let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
+        let (lo, hi) = finite_range(&pos).unwrap_or((1.0, 10.0));
+        let down = |v: f64| {
+            let m = 10f64.powf(v.log10().floor());
+            [5.0, 2.0, 1.0]
+                .iter()
+                .map(|k| k * m)
+                .find(|b| *b <= v * 1.000_001)
+                .unwrap_or(m)
+        };
+        let up = |v: f64| {
+            let m = 10f64.powf(v.log10().floor());
+            [1.0, 2.0, 5.0, 10.0]
+                .iter()
+                .map(|k| k * m)
+                .find(|b| *b >= v / 1.000_001)
+                .unwrap_or(10.0 * m)
+        };
+        let (min, mut max) = (down(lo), up(hi));
+        if max <= min {
+            max = min * 10.0;
+        }
+        Axis {
+            label: label.into(),
+            kind: Kind::Log,
+            min,
+            max,
+            fmt,
+        }
+    }
+
+    /// A percentile axis from 0 to `nines` nines (2: 99 %, 5: 99.999 %).
+    pub(crate) fn nines(label: &str, nines: u32) -> Axis {
+        Axis {
+            label: label.into(),
+            kind: Kind::Nines,
+            min: 0.0,
+            max: f64::from(nines.max(1)),
+            fmt: TickFmt::Nines,
+        }
+    }
+
+    /// Whether a value can be placed on this axis at all.
+    pub(crate) fn accepts(&self, v: f64) -> bool {
+        v.is_finite()
+            && match self.kind {
+                Kind::Linear => true,
+                Kind::Log => v > 0.0,
+                Kind::Nines => (0.0..1.0).contains(&v),
+            }
+    }
+
+    /// Where `v` falls, 0 at `min` and 1 at `max`, clamped.
+    pub(super) fn frac(&self, v: f64) -> f64 {
+        let f = match self.kind {
+            Kind::Linear => (v - self.min) / (self.max - self.min),
+            Kind::Log => (v.ln() - self.min.ln()) / (self.max.ln() - self.min.ln()),
+            Kind::Nines => -(1.0 - v).log10() / self.max,
+        };
+        if f.is_finite() {
+            f.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    pub(super) fn ticks(&self) -> Vec<f64> {
+        match self.kind {
+            Kind::Linear => {
+                let step = nice_step((self.max - self.min) / 5.0);
+                let n = ((self.max - self.min) / step).round() as i64;
+                (0..=n.clamp(0, 50))
+                    .map(|i| self.min + i as f64 * step)
+                    .collect()
+            }
+            Kind::Log => {
+                let (a, b) = (
+                    self.min.log10().floor() as i32,
+                    self.max.log10().ceil() as i32,
+                );
+                let mults: &[f64] = if b - a <= 3 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+                (a..=b)
+                    .flat_map(|e| mults.iter().map(move |m| m * 10f64.powi(e)))
+                    .filter(|v| *v >= self.min / 1.000_001 && *v <= self.max * 1.000_001)
+                    .collect()
+            }
+            Kind::Nines => (0..=self.max as i32)
+                .map(|k| 1.0 - 10f64.powi(-k))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_linear_ticks() {
+        let a = Axis::linear("x", &[3.0, 97.0], true, TickFmt::Plain);
+        assert_eq!((a.min, a.max), (0.0, 100.0));
+        assert_eq!(a.ticks(), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        let a = Axis::linear("x", &[38_500.0, 41_700.0], true, TickFmt::Si);
+        assert_eq!(a.min, 0.0);
+        assert!(a.max >= 41_700.0 && a.max <= 50_000.0, "{}", a.max);
+        assert_eq!(TickFmt::Si.format(40_000.0), "40k");
+        assert_eq!(TickFmt::Si.format(2_500.0), "2.5k");
+        assert_eq!(TickFmt::Si.format(1_200_000.0), "1.2M");
+    }
+
+    #[test]
+    fn degenerate_ranges_do_not_divide_by_zero() {
+        for vals in [
+            &[][..],
+            &[0.0][..],
+            &[5.0, 5.0][..],
+            &[f64::NAN, f64::INFINITY][..],
+        ] {
+            let a = Axis::linear("x", vals, true, TickFmt::Plain);
+            assert!(a.max > a.min, "{vals:?}: {a:?}");
+            assert!(a.frac(1.0).is_finite());
+            let l = Axis::log("y", vals, TickFmt::Us);
+            assert!(l.max > l.min && l.min > 0.0, "{vals:?}: {l:?}");
+        }
+    }
+
+    #[test]
+    fn log_and_nines_ticks() {
+        let a = Axis::log("lat", &[130.0, 4_300.0], TickFmt::Us);
+        assert_eq!((a.min, a.max), (100.0, 5000.0));
+        assert_eq!(a.ticks(), vec![100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0]);
+        let n = Axis::nines("p", 5);
+        let labels: Vec<String> = n
+            .ticks()
+            .iter()
+            .map(|t| TickFmt::Nines.format(*t))
+            .collect();
+        assert_eq!(labels, ["0", "90", "99", "99.9", "99.99", "99.999"]);
+        assert!((n.frac(0.99) - 0.4).abs() < 1e-9);
+        assert!(!n.accepts(1.0));
+    }
+}
