@@ -31,7 +31,7 @@ fn run_id(now: SystemTime) -> String {
 }
 
 /// Prepares the targets of `spec` and runs it.
-pub fn execute(spec: &JobSpec) -> Result<Executed> {
+pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
     spec.validate()?;
     let started = SystemTime::now();
     let targets = {
@@ -59,6 +59,11 @@ pub fn execute(spec: &JobSpec) -> Result<Executed> {
         label: None,
         tags: vec![],
         note: None,
+        command: Some(command.to_string()),
+        suite: None,
+        saturation: None,
+        scaleup: None,
+        preflight: None,
     };
     Ok(Executed { run, outcome })
 }

@@ -162,6 +162,8 @@ impl RunArgs {
             fsync_every: self.fsync_every,
             engine: self.engine,
             allow_overwrite: self.allow_overwrite,
+            bs_split: Vec::new(),
+            burst: None,
         };
         spec.validate()?;
         Ok(spec)
@@ -171,7 +173,7 @@ impl RunArgs {
 pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
     args.save.check()?;
-    let mut done = execute(&spec)?;
+    let mut done = execute(&spec, "run")?;
     args.save.stamp(&mut done.run);
     let r = &done.run;
     let code = finish(r, args.output, || {

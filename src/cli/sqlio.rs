@@ -129,7 +129,7 @@ fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(
     if output == OutputFormat::Text {
         print_stdout(&render_header(call));
     }
-    let mut done = execute(&call.spec)?;
+    let mut done = execute(&call.spec, "sqlio")?;
     save.stamp(&mut done.run);
     let result = &done.run.tests[0];
     let buckets = ms_buckets(&done.outcome.stats.total());

@@ -594,6 +594,8 @@ fn assemble(
     let ios = total.ios;
     let result = TestResult {
         name: spec.name.clone(),
+        role: None,
+        group: None,
         spec: spec.clone(),
         engine: engine.name().to_string(),
         engine_features: features,

@@ -196,6 +196,8 @@ pub fn run(f: &FixtureRun) -> RunResult {
         },
         tests: vec![TestResult {
             name: spec.name.clone(),
+            role: None,
+            group: None,
             spec,
             engine: "io_uring".into(),
             engine_features: vec!["registered_buffers".into(), "registered_files".into()],
@@ -220,6 +222,11 @@ pub fn run(f: &FixtureRun) -> RunResult {
         label: f.label.clone(),
         tags: f.tags.clone(),
         note: f.note.clone(),
+        command: None,
+        suite: None,
+        saturation: None,
+        scaleup: None,
+        preflight: None,
     }
 }
 

@@ -6,12 +6,14 @@
 //! The result structs *are* the JSON contract: fields are only ever added, never renamed, and
 //! units live in field names (`_ns`, `_us`, `_bytes`, `_s`).
 
+pub mod assess;
 pub mod fixture;
 pub mod hist;
 pub mod result;
 pub mod spec;
 pub mod units;
 
+pub use assess::*;
 pub use result::*;
 pub use spec::*;
 pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};

@@ -25,6 +25,27 @@ pub struct RunResult {
     /// Free-text note given with `--note`.
     #[serde(default)]
     pub note: Option<String>,
+    /// The command that made the run: `run`, `sqlio`, `suite`, `saturate`, `scaleup`,
+    /// `preflight`; `null` in runs saved before it was recorded.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// For a suite: its name and how many of its tests there are.
+    #[serde(default)]
+    pub suite: Option<SuiteInfo>,
+    #[serde(default)]
+    pub saturation: Option<crate::Saturation>,
+    #[serde(default)]
+    pub scaleup: Option<crate::ScaleUp>,
+    #[serde(default)]
+    pub preflight: Option<crate::Preflight>,
+}
+
+/// Which suite a run came from; `tests` shorter than `planned` means it stopped early and can
+/// be resumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteInfo {
+    pub name: String,
+    pub planned: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
@@ -42,6 +63,13 @@ pub struct HostInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TestResult {
     pub name: String,
+    /// The file role this workload stands for (`data`, `log`, `temp`, `backup`), if any.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// Tests with the same group number ran at the same time (several workloads in one test,
+    /// e.g. OLTP on the data file while the log is written); `null`: it ran alone.
+    #[serde(default)]
+    pub group: Option<u32>,
     pub spec: JobSpec,
     /// The engine that actually ran: `io_uring` or `psync`.
     pub engine: String,

@@ -100,6 +100,21 @@ impl TargetSpec {
     }
 }
 
+/// One block size of a mix (`--bs-split 8K:70,64K:30`) and its share of the I/Os.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BsWeight {
+    pub bs_bytes: u64,
+    /// Relative share; the shares of a mix need not add up to 100.
+    pub weight: u32,
+}
+
+/// Issue in bursts, like a checkpoint: `on_s` seconds at full speed, then `off_s` idle.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Burst {
+    pub on_s: f64,
+    pub off_s: f64,
+}
+
 /// The full description of one test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct JobSpec {
@@ -134,6 +149,13 @@ pub struct JobSpec {
     pub engine: EngineChoice,
     /// Permit writes to files and devices iocap did not create.
     pub allow_overwrite: bool,
+    /// A block-size mix; empty: every I/O is `bs_bytes`. When set, `bs_bytes` is the largest
+    /// size of the mix (buffers and range checks use it).
+    #[serde(default)]
+    pub bs_split: Vec<BsWeight>,
+    /// Issue in bursts instead of continuously.
+    #[serde(default)]
+    pub burst: Option<Burst>,
 }
 
 impl Default for JobSpec {
@@ -159,6 +181,8 @@ impl Default for JobSpec {
             fsync_every: 0,
             engine: EngineChoice::Auto,
             allow_overwrite: false,
+            bs_split: Vec::new(),
+            burst: None,
         }
     }
 }
@@ -287,8 +311,75 @@ impl JobSpec {
         if self.fsync_every > 0 && !self.writes() {
             return bad("--fsync-every needs a workload that writes");
         }
+        if !self.bs_split.is_empty() {
+            for b in &self.bs_split {
+                if !(MIN_BS_BYTES..=MAX_BS_BYTES).contains(&b.bs_bytes) || b.bs_bytes % 512 != 0 {
+                    return bad(format!(
+                        "block size {} B in the mix must be a multiple of 512 B from 512 B to 64 MiB",
+                        b.bs_bytes
+                    ));
+                }
+                if b.weight == 0 {
+                    return bad("every block size of a mix needs a share above 0");
+                }
+            }
+            let max = self.bs_split.iter().map(|b| b.bs_bytes).max().unwrap_or(0);
+            if self.bs_bytes != max {
+                return bad(format!(
+                    "with a block-size mix, the block size must be its largest ({max} B), not {} B",
+                    self.bs_bytes
+                ));
+            }
+        }
+        if let Some(b) = self.burst {
+            if !(b.on_s.is_finite() && b.on_s > 0.0 && b.off_s.is_finite() && b.off_s >= 0.0) {
+                return bad("a burst needs a time on above zero and a time off of zero or more");
+            }
+        }
         Ok(())
     }
+
+    /// The mean I/O size in bytes (of the mix, if any).
+    pub fn mean_bs_bytes(&self) -> f64 {
+        let total: u64 = self.bs_split.iter().map(|b| u64::from(b.weight)).sum();
+        if total == 0 {
+            return self.bs_bytes as f64;
+        }
+        self.bs_split
+            .iter()
+            .map(|b| b.bs_bytes as f64 * f64::from(b.weight))
+            .sum::<f64>()
+            / total as f64
+    }
+}
+
+/// Parses a block-size mix such as `8K:70,64K:30` (sizes as for `--bs`, shares as whole
+/// numbers).
+pub fn parse_bs_split(input: &str) -> Result<Vec<BsWeight>, crate::UnitError> {
+    let bad = |why: &'static str| crate::UnitError::Invalid {
+        what: "block-size mix",
+        input: input.to_string(),
+        why,
+    };
+    let mut out = Vec::new();
+    for part in input.split(',').map(str::trim) {
+        let (size, weight) = part
+            .split_once(':')
+            .ok_or_else(|| bad("each part is SIZE:SHARE, e.g. 8K:70,64K:30"))?;
+        let bs_bytes = crate::parse_size(size)?;
+        let weight: u32 = weight
+            .trim()
+            .parse()
+            .map_err(|_| bad("a share must be a whole number"))?;
+        if weight == 0 {
+            return Err(bad("a share must be above 0"));
+        }
+        out.push(BsWeight { bs_bytes, weight });
+    }
+    if out.is_empty() {
+        return Err(bad("it is empty"));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -399,6 +490,48 @@ mod tests {
             ..spec()
         };
         assert_eq!(s.effective_rate_iops(), Some(500.0));
+    }
+
+    #[test]
+    fn block_size_mixes() {
+        let m = parse_bs_split("8K:70, 64K:30").unwrap();
+        assert_eq!(
+            m,
+            [
+                BsWeight {
+                    bs_bytes: 8192,
+                    weight: 70
+                },
+                BsWeight {
+                    bs_bytes: 65536,
+                    weight: 30
+                }
+            ]
+        );
+        for bad in ["", "8K", "8K:0", "8K:x", "8K:70,"] {
+            assert!(parse_bs_split(bad).is_err(), "{bad}");
+        }
+        let s = JobSpec {
+            bs_split: m.clone(),
+            bs_bytes: 65536,
+            ..spec()
+        };
+        assert!(s.validate().is_ok());
+        assert!((s.mean_bs_bytes() - (0.7 * 8192.0 + 0.3 * 65536.0)).abs() < 1e-6);
+        let s = JobSpec {
+            bs_split: m,
+            bs_bytes: 8192,
+            ..spec()
+        };
+        assert!(s.validate().unwrap_err().to_string().contains("largest"));
+        let s = JobSpec {
+            burst: Some(Burst {
+                on_s: 0.0,
+                off_s: 1.0,
+            }),
+            ..spec()
+        };
+        assert!(s.validate().is_err());
     }
 
     #[test]

@@ -58,6 +58,8 @@ fn result() -> RunResult {
         host: HostInfo::default(),
         tests: vec![TestResult {
             name: "randrw 8K".into(),
+            role: None,
+            group: None,
             spec,
             engine: "io_uring".into(),
             engine_features: vec!["registered_buffers".into()],
@@ -85,6 +87,11 @@ fn result() -> RunResult {
         label: None,
         tags: vec![],
         note: None,
+        command: None,
+        suite: None,
+        saturation: None,
+        scaleup: None,
+        preflight: None,
     }
 }
 

@@ -10,6 +10,8 @@ fn call(args: &[&str]) -> SqlioCall {
 fn result(call: &SqlioCall, total: OpStats) -> TestResult {
     TestResult {
         name: call.spec.name.clone(),
+        role: None,
+        group: None,
         spec: call.spec.clone(),
         engine: "psync".into(),
         engine_features: vec![],
