@@ -80,6 +80,13 @@ impl Store {
         sql::in_transaction(self.db.as_mut(), |db| queries::insert_run(db, run))
     }
 
+    /// Saves a run that may already be stored, replacing it whole (a suite saves its run again
+    /// after each test, so a killed suite keeps every test it finished). Baselines that point
+    /// at the run stay.
+    pub fn save_or_replace(&mut self, run: &RunResult) -> Result<(), StoreError> {
+        sql::in_transaction(self.db.as_mut(), |db| queries::replace_run(db, run))
+    }
+
     /// Runs matching `f`, newest first.
     pub fn list(&mut self, f: &Filter) -> Result<Vec<RunSummary>, StoreError> {
         queries::list(self.db.as_mut(), f)

@@ -225,6 +225,23 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
     Ok(())
 }
 
+pub fn replace_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
+    let id = run.run_id.as_str();
+    let kept = db.query(
+        "SELECT hostname, target, set_at FROM baselines WHERE run_id = ?",
+        &[id.into()],
+    )?;
+    db.exec("DELETE FROM runs WHERE run_id = ?", &[id.into()])?;
+    insert_run(db, run)?;
+    for b in kept {
+        db.exec(
+            "INSERT INTO baselines (hostname, target, run_id, set_at) VALUES (?, ?, ?, ?)",
+            &[b[0].clone(), b[1].clone(), id.into(), b[2].clone()],
+        )?;
+    }
+    Ok(())
+}
+
 fn now_rfc3339() -> String {
     let s = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

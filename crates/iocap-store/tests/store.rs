@@ -372,6 +372,42 @@ fn delete_prune_and_baselines() {
 }
 
 #[test]
+fn a_run_saved_again_is_replaced_whole_and_keeps_its_baseline() {
+    on_both(|loc| {
+        let mut s = Store::open(loc).unwrap();
+        let mut r = at(0, FixtureRun::default());
+        s.save_or_replace(&r).unwrap();
+        s.baseline_set(
+            &r.run_id,
+            &["/data/iocap.testfile".into()],
+            "2026-12-01T00:00:00Z",
+        )
+        .unwrap();
+        // a suite's second test finishes: the run is saved again with both
+        let mut second = r.tests[0].clone();
+        second.name = "second".into();
+        r.tests.push(second);
+        s.save_or_replace(&r).unwrap();
+        let back = s.load(&r.run_id).unwrap();
+        assert_eq!(back.tests.len(), 2);
+        assert_eq!(s.list(&Filter::default()).unwrap()[0].tests, 2);
+        assert_eq!(
+            s.histograms(&r.run_id)
+                .unwrap()
+                .iter()
+                .filter(|h| h.1 == "total")
+                .count(),
+            2
+        );
+        assert_eq!(s.baselines(None).unwrap().len(), 1, "the baseline stays");
+        assert!(
+            matches!(s.save(&r), Err(StoreError::Duplicate(_))),
+            "save alone never replaces"
+        );
+    });
+}
+
+#[test]
 fn concurrent_writers_lose_nothing() {
     on_both(|loc| {
         Store::open(loc).unwrap();
