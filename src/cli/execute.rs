@@ -30,22 +30,10 @@ fn run_id(now: SystemTime) -> String {
     format!("{stamp}-{:06x}", ms << 14 | salt)
 }
 
-/// Prepares the targets of `spec` and runs it.
-pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
-    spec.validate()?;
+/// A new, empty run record of `command`, stamped with this host and the current time.
+pub fn new_run(command: &str) -> RunResult {
     let started = SystemTime::now();
-    let targets = {
-        let mut bar = FillBar::new();
-        prepare_targets(spec, &mut bar, &INTERRUPTED)?
-    };
-    let outcome = {
-        let mut line = LiveLine::new();
-        let out =
-            run_test(spec, &targets, &INTERRUPTED, &mut line).context("the test could not run")?;
-        line.clear();
-        out
-    };
-    let run = RunResult {
+    RunResult {
         iocap_version: env!("CARGO_PKG_VERSION").to_string(),
         run_id: run_id(started),
         started_at: rfc3339_utc(
@@ -55,7 +43,7 @@ pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
                 .as_secs(),
         ),
         host: host::host_info(),
-        tests: vec![outcome.result.clone()],
+        tests: vec![],
         label: None,
         tags: vec![],
         note: None,
@@ -64,7 +52,29 @@ pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
         saturation: None,
         scaleup: None,
         preflight: None,
+    }
+}
+
+/// Prepares the targets of `spec` (creating test files with a progress bar) and runs it with a
+/// live line.
+pub fn run_one(spec: &JobSpec) -> Result<TestOutcome> {
+    spec.validate()?;
+    let targets = {
+        let mut bar = FillBar::new();
+        prepare_targets(spec, &mut bar, &INTERRUPTED)?
     };
+    let mut line = LiveLine::new();
+    let out =
+        run_test(spec, &targets, &INTERRUPTED, &mut line).context("the test could not run")?;
+    line.clear();
+    Ok(out)
+}
+
+/// Prepares the targets of `spec` and runs it: a run of one test.
+pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
+    let mut run = new_run(command);
+    let outcome = run_one(spec)?;
+    run.tests.push(outcome.result.clone());
     Ok(Executed { run, outcome })
 }
 
