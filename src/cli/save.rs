@@ -49,7 +49,8 @@ impl SaveArgs {
             }
         }
         if !self.no_save {
-            Location::resolve(self.db.as_deref())?;
+            // open it now: a store that cannot be reached should cost seconds, not a whole test
+            open_store(self.db.as_deref())?;
         }
         Ok(())
     }

@@ -484,3 +484,27 @@ fn bad_store_input_is_a_clear_error() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn an_unreachable_store_fails_before_the_test_not_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iocap(dir.path())
+        .args([
+            "run",
+            "--duration",
+            "60s",
+            "--db",
+            "postgres://x:secret@127.0.0.1:1/x",
+        ])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Connection refused"),
+        "the reason is named: {err}"
+    );
+    assert!(!err.contains("secret"), "the password is not shown: {err}");
+    assert!(!dir.path().join("iocap.testfile").exists(), "no test ran");
+}

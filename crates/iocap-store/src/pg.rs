@@ -65,8 +65,16 @@ fn numbered(sql: &str) -> String {
 
 impl Postgres {
     pub fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = Client::connect(url, NoTls)
-            .map_err(|e| StoreError::Db(format!("cannot connect to PostgreSQL: {e}")))?;
+        let client = Client::connect(url, NoTls).map_err(|e| {
+            // the client's own text ("error connecting to server") hides the reason
+            let mut msg = format!("cannot connect to PostgreSQL: {e}");
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                msg.push_str(&format!(": {s}"));
+                src = s.source();
+            }
+            StoreError::Db(msg)
+        })?;
         Ok(Self { client })
     }
 }
