@@ -21,6 +21,8 @@ pub struct SlotBuffers {
     layout: Layout,
     bs: usize,
     slots: usize,
+    /// Offset and length of the last write stamped into each slot, to erase its stamps.
+    stamped: Box<[(u64, usize)]>,
 }
 
 // SAFETY: the allocation is owned exclusively by this value; moving it to another thread moves
@@ -50,6 +52,7 @@ impl SlotBuffers {
             layout,
             bs: stride,
             slots,
+            stamped: vec![(0, 0); slots].into_boxed_slice(),
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         for s in 0..slots {
@@ -83,6 +86,27 @@ impl SlotBuffers {
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), self.bs) }
     }
 
+    /// Stamps the first `len` bytes of slot `i` for a write at `offset` (see [`stamp_write`]),
+    /// first erasing the stamps of the slot's previous write where the new ones would not cover
+    /// them, so no stale stamp is written to a place it does not name. Only for slots with no
+    /// I/O in flight; no allocation.
+    #[inline]
+    pub fn stamp(&mut self, i: usize, len: usize, offset: u64, seq: u64) {
+        let (prev_off, prev_len) = self.stamped[i];
+        let buf = self.slot_mut(i);
+        let same_places = prev_off % STAMP_BLOCK as u64 == offset % STAMP_BLOCK as u64;
+        if prev_len > 0 && !(same_places && prev_len <= len) {
+            let scrub = (!WRITE_STAMP_MAGIC ^ seq).to_le_bytes();
+            let mut pos = 0;
+            while pos + STAMP_BYTES <= prev_len {
+                buf[pos..pos + 8].copy_from_slice(&scrub);
+                pos = next_stamp(prev_off, pos);
+            }
+        }
+        stamp_write(&mut buf[..len], offset, seq);
+        self.stamped[i] = (offset, len);
+    }
+
     /// One iovec per slot, for io_uring buffer registration.
     pub fn iovecs(&self) -> Vec<libc::iovec> {
         (0..self.slots)
@@ -113,27 +137,40 @@ pub fn fill_random(buf: &mut [u8], rng: &mut Xoshiro256PlusPlus) {
     rest.copy_from_slice(&last[..n]);
 }
 
-/// Magic at the start of every 4 KiB block iocap writes during a test ("IOCAPWR1").
+/// Magic at the start of every write stamp ("IOCAPWR1").
 pub const WRITE_STAMP_MAGIC: u64 = u64::from_le_bytes(*b"IOCAPWR1");
 /// Size of the blocks that carry a write stamp.
 pub const STAMP_BLOCK: usize = 4096;
+/// Bytes of one stamp: magic, offset, sequence number, I/O length (little-endian u64s).
+pub const STAMP_BYTES: usize = 32;
 
-/// Stamps each 4 KiB block (or the whole buffer when smaller) with the magic, the file offset
-/// it is meant for and a sequence number. Every block iocap writes is then unique, so arrays that
-/// deduplicate or compress cannot flatter the result, and a test can prove where writes landed.
+/// Stamps a write of `buf.len()` bytes meant for file offset `offset`: at the start of the I/O
+/// and at every 4 KiB boundary of the file inside it, each stamp holding the magic, the file
+/// offset it sits at, the sequence number `seq` and the I/O's length. Every 4 KiB block iocap
+/// writes is then unique, so arrays that deduplicate or compress cannot flatter the result, and
+/// a test can prove where writes landed, also for lengths and offsets that are multiples of
+/// 512 B but not of 4 KiB (a stamp at a 4 KiB boundary of the file starts its block; the I/O's
+/// own start is stamped wherever it is).
 #[inline]
 pub fn stamp_write(buf: &mut [u8], offset: u64, seq: u64) {
-    let mut off = 0;
-    while off < buf.len() {
-        let b = &mut buf[off..];
-        if b.len() < 24 {
-            break;
-        }
+    let len = buf.len() as u64;
+    let mut pos = 0usize;
+    while pos + STAMP_BYTES <= buf.len() {
+        let at = offset + pos as u64;
+        let b = &mut buf[pos..pos + STAMP_BYTES];
         b[0..8].copy_from_slice(&WRITE_STAMP_MAGIC.to_le_bytes());
-        b[8..16].copy_from_slice(&(offset + off as u64).to_le_bytes());
+        b[8..16].copy_from_slice(&at.to_le_bytes());
         b[16..24].copy_from_slice(&seq.to_le_bytes());
-        off += STAMP_BLOCK;
+        b[24..32].copy_from_slice(&len.to_le_bytes());
+        pos = next_stamp(offset, pos);
     }
+}
+
+/// Where the stamp after the one at `pos` of a write at `offset` goes: the next 4 KiB boundary
+/// of the file.
+#[inline]
+fn next_stamp(offset: u64, pos: usize) -> usize {
+    pos + STAMP_BLOCK - ((offset + pos as u64) % STAMP_BLOCK as u64) as usize
 }
 
 #[cfg(test)]
@@ -173,6 +210,56 @@ mod tests {
                 u64::from_le_bytes(b[8..16].try_into().unwrap()),
                 (1 << 20) + (k as u64) * 4096
             );
+            assert_eq!(u64::from_le_bytes(b[24..32].try_into().unwrap()), 16384);
         }
+    }
+
+    #[test]
+    fn stamps_unaligned_writes_at_their_start_and_at_file_blocks() {
+        let stamp_at = |buf: &[u8], pos: usize| {
+            (u64::from_le_bytes(buf[pos..pos + 8].try_into().unwrap()) == WRITE_STAMP_MAGIC)
+                .then(|| u64::from_le_bytes(buf[pos + 8..pos + 16].try_into().unwrap()))
+        };
+        // 10 KiB at 3 KiB: the I/O's start, then the file's 4, 8 and 12 KiB boundaries
+        let mut buf = vec![0u8; 10240];
+        stamp_write(&mut buf, 3072, 1);
+        let found: Vec<(usize, u64)> = (0..buf.len())
+            .step_by(512)
+            .filter_map(|p| stamp_at(&buf, p).map(|o| (p, o)))
+            .collect();
+        assert_eq!(
+            found,
+            [(0, 3072), (1024, 4096), (5120, 8192), (9216, 12288)]
+        );
+        // a single sector is stamped too
+        let mut buf = vec![0u8; 512];
+        stamp_write(&mut buf, 512, 2);
+        assert_eq!(stamp_at(&buf, 0), Some(512));
+    }
+
+    #[test]
+    fn a_reused_slot_keeps_no_stale_stamps() {
+        let mut b = SlotBuffers::new(1, 65536, 3).unwrap();
+        let stamps = |b: &mut SlotBuffers, len: usize| -> Vec<(usize, u64)> {
+            let buf = &b.slot_mut(0)[..len];
+            (0..len)
+                .step_by(512)
+                .filter(|&p| {
+                    u64::from_le_bytes(buf[p..p + 8].try_into().unwrap()) == WRITE_STAMP_MAGIC
+                })
+                .map(|p| {
+                    (
+                        p,
+                        u64::from_le_bytes(buf[p + 8..p + 16].try_into().unwrap()),
+                    )
+                })
+                .collect()
+        };
+        b.stamp(0, 65536, 0, 1);
+        assert_eq!(stamps(&mut b, 65536).len(), 16);
+        b.stamp(0, 8192, 512, 2);
+        assert_eq!(stamps(&mut b, 8192), [(0, 512), (3584, 4096), (7680, 8192)]);
+        b.stamp(0, 4096, 1024, 3);
+        assert_eq!(stamps(&mut b, 4096), [(0, 1024), (3072, 4096)]);
     }
 }

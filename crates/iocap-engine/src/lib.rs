@@ -3,7 +3,8 @@
 //! lines, result stores or reports: front ends build the spec, this crate measures, others show.
 //!
 //! Layout: [`target`] opens and protects targets, [`backend`] holds the io_uring and psync
-//! engines behind one trait, [`worker`] is the hot loop, [`runner`] plans threads and samples
+//! engines behind one trait, [`worker`] is the hot loop, [`offsets`] says where each I/O goes and
+//! how long it is, [`runner`] plans threads (for one test or several run together) and samples
 //! them, [`stats`] records latencies.
 
 pub mod backend;
@@ -19,8 +20,8 @@ pub mod target;
 pub mod worker;
 
 pub use runner::{
-    run_test, select_engine, EngineKind, LiveSample, Phase, Quiet, RunError, RunObserver,
-    TestOutcome,
+    run_group, run_test, select_engine, EngineKind, LiveSample, Phase, Quiet, RunError,
+    RunObserver, TestOutcome,
 };
 pub use target::{
     prepare_targets, FillObserver, NoFillProgress, PreparedTarget, TargetError, TargetKind,

@@ -1,84 +1,171 @@
-//! Where each I/O goes and whether it reads or writes.
+//! Where each I/O goes, how long it is and whether it reads or writes.
 //!
-//! Random offsets are uniform over every `align`-aligned position where a whole block fits in
-//! the target range (Lemire's multiply-shift: no division, bias below 2^-24 for any range under
-//! 1 PiB). Sequential streams of different threads start at evenly spread offsets and wrap at the
-//! end of the range, so N threads never read the same blocks in lock step. Every offset is
-//! checked against the range by construction: `offset + bs <= range`.
+//! Sizes: a fixed block size, or a block-size mix from which each I/O draws its length by
+//! weight (a cumulative table built once, when the generator is made; a draw is one PRNG step and
+//! a scan of a few entries). A fixed size draws nothing, so its offsets are the same as ever for
+//! a given seed.
+//!
+//! Random offsets are uniform over every `align`-aligned position where the whole I/O fits in
+//! the target range, per size (Lemire's multiply-shift: no division, bias below 2^-24 for any
+//! range under 1 PiB). Sequential streams walk a byte cursor that advances by each I/O's own
+//! length, so a stream of mixed sizes (a database log) is contiguous; an I/O that would cross the
+//! end of the range starts again at 0 instead. Streams of different threads start at evenly
+//! spread offsets, so N threads never read the same blocks in lock step. Every offset is inside
+//! the range by construction: `offset + len <= range`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use iocap_model::{BsWeight, JobSpec};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// A sequential stream shared by the contexts of one logical thread (the psync engine emulates a
-/// queue depth of N with N contexts that must still walk one stream).
+/// The next byte offset of a sequential stream, shared by the contexts of one logical thread
+/// (the psync engine emulates a queue depth of N with N contexts that must still walk one
+/// stream). Make it with [`seq_cursor`].
 pub type SeqCursor = Arc<AtomicU64>;
+
+/// The sizes of a spec with their weights: its mix, or its one block size.
+pub fn spec_sizes(spec: &JobSpec) -> Vec<BsWeight> {
+    if spec.bs_split.is_empty() {
+        vec![BsWeight {
+            bs_bytes: spec.bs_bytes,
+            weight: 1,
+        }]
+    } else {
+        spec.bs_split.clone()
+    }
+}
+
+/// The largest size every offset of a sequential stream of these sizes is a multiple of: their
+/// greatest common divisor (each is a multiple of the O_DIRECT alignment, so the gcd is too).
+pub fn granule(sizes: &[BsWeight]) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    sizes.iter().fold(0, |g, s| gcd(g, s.bs_bytes)).max(1)
+}
+
+/// A sequential cursor for stream `stream` of `streams` over `range` bytes: it starts at an
+/// evenly spread offset, rounded down to `granule`.
+pub fn seq_cursor(range: u64, granule: u64, stream: u64, streams: u64) -> SeqCursor {
+    let spread = (u128::from(range) * u128::from(stream) / u128::from(streams.max(1))) as u64;
+    let g = granule.max(1);
+    Arc::new(AtomicU64::new(spread / g * g))
+}
 
 pub struct OffsetGen {
     random: bool,
-    bs: u64,
+    range: u64,
     align: u64,
-    /// Random: number of aligned positions. Sequential: number of whole blocks.
-    positions: u64,
-    start_block: u64,
+    /// I/O length of each size of the mix.
+    lens: Box<[u32]>,
+    /// Running sum of the weights, for the draw.
+    cum: Box<[u64]>,
+    /// Random: the number of aligned positions where an I/O of each size fits.
+    positions: Box<[u64]>,
     cursor: SeqCursor,
     write_threshold: u64,
     rng: Xoshiro256PlusPlus,
 }
 
 impl OffsetGen {
-    /// `stream` of `streams`: this thread's index among the target's threads.
-    #[allow(clippy::too_many_arguments)]
+    /// `sizes` must be non-empty with non-zero weights, every size at most `range` and at most
+    /// `u32::MAX` (all validated by the planner).
     pub fn new(
         random: bool,
         range: u64,
-        bs: u64,
+        sizes: &[BsWeight],
         align: u64,
         write_pct: u8,
         seed: u64,
-        stream: u64,
-        streams: u64,
         cursor: SeqCursor,
     ) -> Self {
         assert!(
-            bs > 0 && align > 0 && range >= bs,
+            !sizes.is_empty()
+                && align > 0
+                && sizes.iter().all(|s| s.bs_bytes > 0
+                    && s.bs_bytes <= range
+                    && s.bs_bytes <= u64::from(u32::MAX)
+                    && s.weight > 0),
             "validated by the planner"
         );
-        let positions = if random {
-            (range - bs) / align + 1
-        } else {
-            range / bs
-        };
-        let start_block = if random {
-            0
-        } else {
-            positions * stream / streams.max(1)
-        };
+        let lens: Box<[u32]> = sizes.iter().map(|s| s.bs_bytes as u32).collect();
+        let cum: Box<[u64]> = sizes
+            .iter()
+            .scan(0u64, |acc, s| {
+                *acc += u64::from(s.weight);
+                Some(*acc)
+            })
+            .collect();
+        let positions = sizes
+            .iter()
+            .map(|s| (range - s.bs_bytes) / align + 1)
+            .collect();
         // write if the top 32 bits of a draw, scaled to 0..100, fall below write_pct
         let write_threshold = (u64::from(write_pct) << 32) / 100;
         Self {
             random,
-            bs,
+            range,
             align,
+            lens,
+            cum,
             positions,
-            start_block,
             cursor,
             write_threshold,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         }
     }
 
-    /// The next offset, in bytes.
+    /// The next I/O: its offset and length in bytes.
     #[inline]
-    pub fn next_offset(&mut self) -> u64 {
-        if self.random {
-            let k = ((u128::from(self.rng.next_u64()) * u128::from(self.positions)) >> 64) as u64;
+    pub fn next_io(&mut self) -> (u64, u32) {
+        let i = self.pick_size();
+        let len = self.lens[i];
+        let off = if self.random {
+            let k =
+                ((u128::from(self.rng.next_u64()) * u128::from(self.positions[i])) >> 64) as u64;
             k * self.align
         } else {
-            let n = self.cursor.fetch_add(1, Ordering::Relaxed);
-            ((self.start_block + n) % self.positions) * self.bs
+            self.advance(u64::from(len))
+        };
+        (off, len)
+    }
+
+    #[inline]
+    fn pick_size(&mut self) -> usize {
+        if self.lens.len() == 1 {
+            return 0;
+        }
+        let total = self.cum[self.cum.len() - 1];
+        let x = ((u128::from(self.rng.next_u64()) * u128::from(total)) >> 64) as u64;
+        // x < total = the last entry, so the scan always finds one
+        self.cum.iter().position(|&c| x < c).unwrap_or(0)
+    }
+
+    /// Claims `len` bytes of the stream: at the cursor, or at 0 when they would cross the end.
+    #[inline]
+    fn advance(&self, len: u64) -> u64 {
+        let mut cur = self.cursor.load(Ordering::Relaxed);
+        loop {
+            let off = if cur.saturating_add(len) > self.range {
+                0
+            } else {
+                cur
+            };
+            match self.cursor.compare_exchange_weak(
+                cur,
+                off + len,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return off,
+                Err(now) => cur = now,
+            }
         }
     }
 
@@ -97,18 +184,20 @@ impl OffsetGen {
 mod tests {
     use super::*;
 
+    fn one(bs: u64) -> Vec<BsWeight> {
+        vec![BsWeight {
+            bs_bytes: bs,
+            weight: 1,
+        }]
+    }
+
     fn gen(random: bool, range: u64, bs: u64, align: u64, stream: u64, streams: u64) -> OffsetGen {
-        OffsetGen::new(
-            random,
-            range,
-            bs,
-            align,
-            0,
-            42,
-            stream,
-            streams,
-            Arc::default(),
-        )
+        let cursor = seq_cursor(range, bs, stream, streams);
+        OffsetGen::new(random, range, &one(bs), align, 0, 42, cursor)
+    }
+
+    fn off(g: &mut OffsetGen) -> u64 {
+        g.next_io().0
     }
 
     #[test]
@@ -117,7 +206,8 @@ mod tests {
         let mut g = gen(true, range, bs, align, 0, 1);
         let mut seen = std::collections::HashSet::new();
         for _ in 0..10_000 {
-            let o = g.next_offset();
+            let (o, len) = g.next_io();
+            assert_eq!(len, 8192);
             assert_eq!(o % align, 0);
             assert!(o + bs <= range, "{o}");
             seen.insert(o);
@@ -132,7 +222,7 @@ mod tests {
         let mut counts = [0u32; 100];
         let n = 200_000;
         for _ in 0..n {
-            counts[(g.next_offset() / 4096) as usize] += 1;
+            counts[(off(&mut g) / 4096) as usize] += 1;
         }
         let expect = n as f64 / 100.0;
         let chi2: f64 = counts
@@ -148,30 +238,96 @@ mod tests {
         let range = 8 * 65536;
         let mut a = gen(false, range, 65536, 65536, 0, 2);
         let mut b = gen(false, range, 65536, 65536, 1, 2);
-        assert_eq!(a.next_offset(), 0);
-        assert_eq!(b.next_offset(), 4 * 65536);
-        let seq: Vec<u64> = (0..8).map(|_| a.next_offset() / 65536).collect();
+        assert_eq!(off(&mut a), 0);
+        assert_eq!(off(&mut b), 4 * 65536);
+        let seq: Vec<u64> = (0..8).map(|_| off(&mut a) / 65536).collect();
         assert_eq!(seq, vec![1, 2, 3, 4, 5, 6, 7, 0]);
     }
 
     #[test]
     fn shared_cursor_walks_one_stream() {
-        let cursor = SeqCursor::default();
-        let mut a = OffsetGen::new(false, 1 << 20, 4096, 4096, 0, 1, 0, 1, cursor.clone());
-        let mut b = OffsetGen::new(false, 1 << 20, 4096, 4096, 0, 2, 0, 1, cursor);
-        let offs = [
-            a.next_offset(),
-            b.next_offset(),
-            a.next_offset(),
-            b.next_offset(),
-        ];
+        let cursor = seq_cursor(1 << 20, 4096, 0, 1);
+        let mut a = OffsetGen::new(false, 1 << 20, &one(4096), 4096, 0, 1, cursor.clone());
+        let mut b = OffsetGen::new(false, 1 << 20, &one(4096), 4096, 0, 2, cursor);
+        let offs = [off(&mut a), off(&mut b), off(&mut a), off(&mut b)];
         assert_eq!(offs, [0, 4096, 8192, 12288]);
+    }
+
+    fn mix(parts: &[(u64, u32)]) -> Vec<BsWeight> {
+        parts
+            .iter()
+            .map(|&(bs_bytes, weight)| BsWeight { bs_bytes, weight })
+            .collect()
+    }
+
+    #[test]
+    fn mixed_sizes_follow_their_weights_and_fit() {
+        let sizes = mix(&[(8192, 70), (65536, 30)]);
+        let range = 1 << 20;
+        let mut g = OffsetGen::new(true, range, &sizes, 4096, 0, 3, seq_cursor(range, 1, 0, 1));
+        let n = 100_000;
+        let mut big = 0;
+        for _ in 0..n {
+            let (o, len) = g.next_io();
+            assert!(len == 8192 || len == 65536);
+            assert_eq!(o % 4096, 0);
+            assert!(o + u64::from(len) <= range);
+            big += usize::from(len == 65536);
+        }
+        let share = big as f64 / n as f64;
+        assert!((share - 0.3).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn mixed_sequential_stream_is_contiguous_and_wraps_inside() {
+        let sizes = mix(&[(512, 10), (4096, 40), (61440, 50)]);
+        assert_eq!(granule(&sizes), 512);
+        let range = 1 << 20;
+        let mut g = OffsetGen::new(
+            false,
+            range,
+            &sizes,
+            512,
+            100,
+            9,
+            seq_cursor(range, 512, 0, 1),
+        );
+        let mut expect = 0;
+        let mut wraps = 0;
+        for _ in 0..10_000 {
+            let (o, len) = g.next_io();
+            let len = u64::from(len);
+            if o != expect {
+                // only a wrap breaks the stream, and only when the next I/O would not fit
+                assert_eq!(o, 0);
+                assert!(expect + len > range, "{expect} + {len}");
+                wraps += 1;
+            }
+            assert!(o + len <= range);
+            expect = o + len;
+        }
+        assert!(wraps > 5, "{wraps}");
+    }
+
+    #[test]
+    fn stream_starts_respect_the_granule() {
+        let c = seq_cursor(10 * 61440 + 512, 4096, 1, 3);
+        assert_eq!(c.load(Ordering::Relaxed) % 4096, 0);
+        assert_eq!(seq_cursor(1000, 512, 0, 4).load(Ordering::Relaxed), 0);
     }
 
     #[test]
     fn write_share_matches() {
         for pct in [0u8, 30, 70, 100] {
-            let mut g = OffsetGen::new(true, 1 << 20, 4096, 4096, pct, 5, 0, 1, Arc::default());
+            let mut g = OffsetGen::new(
+                true,
+                1 << 20,
+                &one(4096),
+                4096,
+                pct,
+                5,
+                seq_cursor(1 << 20, 4096, 0, 1),
+            );
             let w = (0..100_000).filter(|_| g.next_is_write()).count();
             let share = w as f64 / 1000.0;
             assert!((share - f64::from(pct)).abs() < 1.0, "{pct}: {share}");

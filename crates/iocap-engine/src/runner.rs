@@ -1,32 +1,29 @@
-//! Runs one test: plans the worker contexts, starts them on a common timeline, samples them once
-//! a second, and merges their measurements into the [`TestResult`].
+//! Runs one test, or several workloads at once as one test: plans the worker contexts
+//! (`plan`), starts them on a common timeline, samples them once a second (`monitor`) and
+//! merges their measurements into one [`TestResult`] per workload (`assemble`).
 //!
-//! The calling thread is the monitor: it sleeps on absolute deadlines (the start and end of the
-//! measured window and every second in between), reads the workers' live counters, takes the
-//! process CPU time at the window's edges and reports progress to an observer. Workers never
-//! wait for it.
+//! A single test is the one-workload case of a group: [`run_test`] calls [`run_group`].
+
+mod assemble;
+mod monitor;
+mod plan;
 
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Barrier, OnceLock};
 
-use iocap_model::{
-    human_bytes, CpuStats, IoFault, JobSpec, SecondSample, TargetResult, TestResult,
-};
+use iocap_model::{JobSpec, TestResult};
 use thiserror::Error;
 
 use crate::backend::psync::Psync;
 use crate::backend::uring::{self, Uring};
 use crate::buffers::SlotBuffers;
 use crate::clock::{self, now_ns};
-use crate::host;
-use crate::offsets::{OffsetGen, SeqCursor};
-use crate::stats::{LiveCounters, LiveSnapshot, WorkerStats};
+use crate::offsets::OffsetGen;
+use crate::stats::{LiveCounters, WorkerStats};
 use crate::target::PreparedTarget;
 use crate::worker::{self, Timeline, WorkerConfig};
-
-/// Upper bound on the OS threads one test may start.
-const MAX_WORKER_THREADS: usize = 4096;
+use plan::{to_ns, Context, Job};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineKind {
@@ -107,56 +104,13 @@ pub struct TestOutcome {
     pub per_target: Vec<WorkerStats>,
 }
 
-struct Context {
-    target_idx: usize,
-    stream: u64,
-    streams: u64,
-    depth: u32,
-    cursor: SeqCursor,
-    seed: u64,
-}
-
 struct WorkerReport {
+    job: usize,
     target_idx: usize,
     stats: WorkerStats,
     features: Vec<String>,
     notes: Vec<String>,
     error: Option<String>,
-}
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-fn plan(spec: &JobSpec, targets: &[PreparedTarget], engine: EngineKind) -> Vec<Context> {
-    let mut ctxs = Vec::new();
-    for (ti, t) in targets.iter().enumerate() {
-        for th in 0..t.threads {
-            let cursor = SeqCursor::default();
-            // psync has a depth of one: N outstanding I/Os need N contexts on one stream
-            let (n, depth) = match engine {
-                EngineKind::IoUring => (1, spec.qd),
-                EngineKind::Psync => (spec.qd, 1),
-            };
-            for k in 0..n {
-                ctxs.push(Context {
-                    target_idx: ti,
-                    stream: u64::from(th),
-                    streams: u64::from(t.threads),
-                    depth,
-                    cursor: cursor.clone(),
-                    seed: splitmix(
-                        spec.seed
-                            ^ splitmix((ti as u64) << 40 | u64::from(th) << 20 | u64::from(k)),
-                    ),
-                });
-            }
-        }
-    }
-    ctxs
 }
 
 fn set_affinity(mask: u64) {
@@ -173,18 +127,6 @@ fn set_affinity(mask: u64) {
     }
 }
 
-fn sample(
-    prev: &LiveSnapshot,
-    cur: &LiveSnapshot,
-    secs: f64,
-) -> (f64, f64, Option<f64>, Option<f64>) {
-    let ios = cur.ios - prev.ios;
-    let bytes = cur.bytes - prev.bytes;
-    let mean = (ios > 0).then(|| (cur.lat_sum_ns - prev.lat_sum_ns) as f64 / ios as f64 / 1e3);
-    let p99 = cur.quantile_since(prev, 0.99).map(|ns| ns / 1e3);
-    (ios as f64 / secs, bytes as f64 / secs / 1e6, mean, p99)
-}
-
 /// Runs `spec` on the prepared `targets`.
 pub fn run_test(
     spec: &JobSpec,
@@ -192,34 +134,32 @@ pub fn run_test(
     interrupt: &'static AtomicBool,
     obs: &mut dyn RunObserver,
 ) -> Result<TestOutcome, RunError> {
-    spec.validate()
-        .map_err(|e| RunError::Invalid(e.to_string()))?;
-    let (engine, engine_warning) = select_engine(spec.engine)?;
-    let ctxs = plan(spec, targets, engine);
-    if ctxs.len() > MAX_WORKER_THREADS {
-        return Err(RunError::Invalid(format!(
-            "this test needs {} worker threads (the psync engine runs one per outstanding I/O), \
-             more than the limit of {MAX_WORKER_THREADS}; lower --qd or --threads, or use io_uring",
-            ctxs.len()
-        )));
-    }
-    let buf_bytes: u64 = ctxs
-        .iter()
-        .map(|c| u64::from(c.depth) * spec.bs_bytes)
-        .sum();
-    if let Some(avail) = host::mem_available_bytes() {
-        if buf_bytes > avail / 2 {
-            return Err(RunError::Invalid(format!(
-                "the I/O buffers would take {} (queue depth x threads x block size), more than half \
-                 of the {} of memory available; lower --qd, --threads or --bs",
-                human_bytes(buf_bytes),
-                human_bytes(avail)
-            )));
-        }
-    }
-    let rate_interval_ns = spec
-        .effective_rate_iops()
-        .map(|r| ((ctxs.len() as f64) * 1e9 / r).max(1.0) as u64);
+    let mut outcomes = run_group(&[(spec, targets)], interrupt, obs)?;
+    Ok(outcomes.remove(0))
+}
+
+/// Runs several workloads at the same time, each on its own prepared targets, as one test
+/// (e.g. OLTP on the data file while the log is written), and returns one outcome per workload,
+/// in the order given.
+///
+/// - One timeline: every worker of every workload starts at the same instant, and all share
+///   one warmup, measured window and cooldown. The workloads must therefore have the same
+///   `warmup_s`, `duration_s` and `cooldown_s` (an [`RunError::Invalid`] says which differ).
+/// - Each outcome has its own figures, targets and per-second series; bursts of different
+///   workloads are all timed from the common start.
+/// - CPU figures are the whole process's over the shared window and are the same in every
+///   outcome; `cpu.us_per_io` divides them by the I/Os of the whole group.
+/// - The observer sees the sum of all workloads.
+/// - An I/O fault in any workload (or Ctrl-C) stops all of them; every outcome then carries the
+///   fault in `error`, and a warning says which workload it came from.
+/// - `role` and `group` of the results are left unset for the caller to fill in.
+pub fn run_group(
+    members: &[(&JobSpec, &[PreparedTarget])],
+    interrupt: &'static AtomicBool,
+    obs: &mut dyn RunObserver,
+) -> Result<Vec<TestOutcome>, RunError> {
+    let (jobs, ctxs) = plan::plan_group(members)?;
+    let spec = jobs[0].spec;
 
     let tl = Timeline::new(interrupt);
     let n = ctxs.len();
@@ -229,31 +169,19 @@ pub fn run_test(
     let finished = AtomicUsize::new(0);
     let live: Vec<LiveCounters> = (0..n).map(|_| LiveCounters::default()).collect();
 
-    let mut per_second = Vec::new();
-    let mut cpu = (0.0, 0.0);
     let mut reports: Vec<WorkerReport> = Vec::with_capacity(n);
+    let mut monitored = None;
 
     std::thread::scope(|scope| {
         let handles: Vec<_> = ctxs
             .iter()
             .zip(&live)
             .map(|(c, live)| {
-                let t = &targets[c.target_idx];
+                let job = &jobs[c.job];
                 let (tl, ready, go, setup_failed, finished) =
                     (&tl, &ready, &go, &setup_failed, &finished);
                 scope.spawn(move || {
-                    let rep = run_context(
-                        spec,
-                        t,
-                        c,
-                        engine,
-                        rate_interval_ns,
-                        tl,
-                        live,
-                        ready,
-                        go,
-                        setup_failed,
-                    );
+                    let rep = run_context(job, c, tl, live, ready, go, setup_failed);
                     finished.fetch_add(1, Relaxed);
                     rep
                 })
@@ -264,32 +192,30 @@ pub fn run_test(
         if setup_failed.get().is_some() {
             tl.halt.store(true, Relaxed);
         }
-        let to_ns = |s: f64| (s * 1e9) as u64;
         let t0 = now_ns() + 1_000_000;
-        let measure_start = t0 + to_ns(spec.warmup_s);
-        let measure_end = measure_start + to_ns(spec.duration_s);
-        let issue_end = measure_end + to_ns(spec.cooldown_s);
+        let measure_start = t0.saturating_add(to_ns(spec.warmup_s));
+        let measure_end = measure_start.saturating_add(to_ns(spec.duration_s));
+        let issue_end = measure_end.saturating_add(to_ns(spec.cooldown_s));
         tl.start_ns.store(t0, Relaxed);
         tl.measure_start_ns.store(measure_start, Relaxed);
         tl.window_end_ns.store(measure_end, Relaxed);
         tl.issue_end_ns.store(issue_end, Relaxed);
         go.wait();
 
-        monitor(
-            &tl,
-            &live,
-            &finished,
-            n,
+        let m = monitor::Monitor {
+            tl: &tl,
+            live: &live,
+            jobs: jobs.iter().map(|j| j.ctxs.clone()).collect(),
+            finished: &finished,
             t0,
             measure_start,
             issue_end,
-            obs,
-            &mut per_second,
-            &mut cpu,
-        );
-        for h in handles {
+        };
+        monitored = Some(m.run(obs));
+        for (h, c) in handles.into_iter().zip(&ctxs) {
             reports.push(h.join().unwrap_or_else(|_| WorkerReport {
-                target_idx: 0,
+                job: c.job,
+                target_idx: c.target_idx,
                 stats: WorkerStats::default(),
                 features: vec![],
                 notes: vec![],
@@ -304,36 +230,37 @@ pub fn run_test(
     if let Some(e) = reports.iter().find_map(|r| r.error.clone()) {
         return Err(RunError::Setup(e));
     }
-    Ok(assemble(
-        spec,
-        targets,
-        engine,
-        engine_warning,
-        &tl,
-        reports,
-        per_second,
-        cpu,
-    ))
+    let monitored = monitored.expect("the monitor ran");
+    let group_ios = reports
+        .iter()
+        .map(|r| r.stats.read.ios + r.stats.write.ios)
+        .sum();
+    Ok(monitored
+        .per_second
+        .into_iter()
+        .enumerate()
+        .map(|(ji, series)| {
+            assemble::assemble(&jobs, ji, &tl, &reports, series, monitored.cpu, group_ios)
+        })
+        .collect())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_context(
-    spec: &JobSpec,
-    t: &PreparedTarget,
+    job: &Job,
     c: &Context,
-    engine: EngineKind,
-    rate_interval_ns: Option<u64>,
     tl: &Timeline,
     live: &LiveCounters,
     ready: &Barrier,
     go: &Barrier,
     setup_failed: &OnceLock<String>,
 ) -> WorkerReport {
+    let (spec, t, engine) = (job.spec, &job.targets[c.target_idx], job.engine);
     clock::tighten_timer_slack();
     if let Some(mask) = t.cpu_mask {
         set_affinity(mask);
     }
     let mut rep = WorkerReport {
+        job: c.job,
         target_idx: c.target_idx,
         stats: WorkerStats::default(),
         features: vec![],
@@ -341,22 +268,21 @@ fn run_context(
         error: None,
     };
     let cfg = WorkerConfig {
+        job: c.job,
         target_idx: c.target_idx,
         depth: c.depth,
-        bs: spec.bs_bytes as u32,
         fsync_every: spec.fsync_every,
-        rate_interval_ns,
+        rate_interval_ns: job.rate_interval_ns,
+        burst_ns: job.burst_ns,
         write_seed: c.seed,
     };
     let mut gen = OffsetGen::new(
         spec.rw.is_random(),
         t.range_bytes,
-        spec.bs_bytes,
+        &job.sizes,
         spec.align_bytes,
         spec.write_pct,
         c.seed,
-        c.stream,
-        c.streams,
         c.cursor.clone(),
     );
     let fd = t.file.as_raw_fd();
@@ -407,247 +333,4 @@ fn run_context(
         rep.error = Some(format!("the {} engine failed: {e}", engine.name()));
     }
     rep
-}
-
-#[allow(clippy::too_many_arguments)]
-fn monitor(
-    tl: &Timeline,
-    live: &[LiveCounters],
-    finished: &AtomicUsize,
-    n: usize,
-    t0: u64,
-    measure_start: u64,
-    issue_end: u64,
-    obs: &mut dyn RunObserver,
-    per_second: &mut Vec<SecondSample>,
-    cpu: &mut (f64, f64),
-) {
-    let snap = || {
-        let mut s = LiveSnapshot::default();
-        for l in live {
-            l.accumulate(&mut s);
-        }
-        s
-    };
-    let total_s = (issue_end - t0) as f64 / 1e9;
-    let mut prev = snap();
-    let mut prev_t = t0;
-    let mut window_prev: Option<(LiveSnapshot, u64)> = None;
-    let mut cpu_start = None;
-    let mut window_closed = false;
-    let mut next_tick = t0 + 1_000_000_000;
-    while finished.load(Relaxed) < n {
-        let window_end = tl.window_end_ns.load(Relaxed);
-        let mut wake = next_tick.min(now_ns() + 100_000_000);
-        if cpu_start.is_none() {
-            wake = wake.min(measure_start);
-        }
-        if !window_closed {
-            wake = wake.min(window_end);
-        }
-        clock::sleep_until(wake);
-        let now = now_ns();
-        if tl.interrupt.load(Relaxed) {
-            tl.cut(now);
-        }
-        let window_end = tl.window_end_ns.load(Relaxed);
-        if cpu_start.is_none() && now >= measure_start && now < window_end {
-            cpu_start = Some(host::process_cpu_s());
-            window_prev = Some((snap(), measure_start));
-            next_tick = measure_start + 1_000_000_000;
-        }
-        if !window_closed && now >= window_end {
-            window_closed = true;
-            if let Some((u0, s0)) = cpu_start {
-                let (u1, s1) = host::process_cpu_s();
-                *cpu = (u1 - u0, s1 - s0);
-            }
-            if let Some((p, pt)) = window_prev.take() {
-                let end = window_end.max(pt);
-                let secs = (end - pt) as f64 / 1e9;
-                if secs >= 0.1 {
-                    let cur = snap();
-                    let (iops, mb_s, mean, p99) = sample(&p, &cur, secs);
-                    per_second.push(SecondSample {
-                        t_s: (end - measure_start) as f64 / 1e9,
-                        iops,
-                        mb_s,
-                        lat_us_mean: mean,
-                        lat_us_p99: p99,
-                    });
-                }
-            }
-        }
-        if now >= next_tick {
-            let cur = snap();
-            if let Some((p, pt)) = window_prev.as_mut() {
-                if now < window_end {
-                    let (iops, mb_s, mean, p99) = sample(p, &cur, (next_tick - *pt) as f64 / 1e9);
-                    per_second.push(SecondSample {
-                        t_s: (next_tick - measure_start) as f64 / 1e9,
-                        iops,
-                        mb_s,
-                        lat_us_mean: mean,
-                        lat_us_p99: p99,
-                    });
-                    *p = cur.clone();
-                    *pt = next_tick;
-                }
-            }
-            let (iops, mb_s, mean, p99) = sample(&prev, &cur, (now - prev_t) as f64 / 1e9);
-            let phase = if now < measure_start {
-                Phase::Warmup
-            } else if now < tl.window_end_ns.load(Relaxed) {
-                Phase::Measure
-            } else {
-                Phase::Cooldown
-            };
-            if now < issue_end {
-                obs.tick(&LiveSample {
-                    phase,
-                    elapsed_s: (now - t0) as f64 / 1e9,
-                    total_s,
-                    iops,
-                    mb_s,
-                    lat_us_mean: mean,
-                    lat_us_p99: p99,
-                });
-            }
-            prev = cur;
-            prev_t = now;
-            while next_tick <= now {
-                next_tick += 1_000_000_000;
-            }
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn assemble(
-    spec: &JobSpec,
-    targets: &[PreparedTarget],
-    engine: EngineKind,
-    engine_warning: Option<String>,
-    tl: &Timeline,
-    reports: Vec<WorkerReport>,
-    per_second: Vec<SecondSample>,
-    cpu: (f64, f64),
-) -> TestOutcome {
-    let measure_start = tl.measure_start_ns.load(Relaxed);
-    let window_end = tl.window_end_ns.load(Relaxed);
-    let duration_s = window_end.saturating_sub(measure_start) as f64 / 1e9;
-    let mut per_target: Vec<WorkerStats> = targets.iter().map(|_| WorkerStats::default()).collect();
-    let mut all = WorkerStats::default();
-    let mut features: Vec<String> = Vec::new();
-    let mut warnings: Vec<String> = targets.iter().flat_map(|t| t.warnings.clone()).collect();
-    warnings.extend(engine_warning);
-    for r in &reports {
-        per_target[r.target_idx].merge(&r.stats);
-        all.merge(&r.stats);
-        for f in &r.features {
-            if !features.contains(f) {
-                features.push(f.clone());
-            }
-        }
-        for n in &r.notes {
-            if !warnings.contains(n) {
-                warnings.push(n.clone());
-            }
-        }
-    }
-    let total = all.total();
-    let interrupted = tl.interrupt.load(Relaxed);
-    if interrupted {
-        warnings.push(format!(
-            "interrupted: the figures cover the {duration_s:.1} s measured before Ctrl-C"
-        ));
-    }
-    if duration_s <= 0.0 {
-        warnings.push("nothing was measured: the test stopped before the warmup ended".into());
-    }
-    let error = tl.fault.get().map(|f| {
-        let t = &targets[f.target_idx];
-        let message = if f.errno != 0 {
-            std::io::Error::from_raw_os_error(f.errno).to_string()
-        } else {
-            format!(
-                "short {}: {} of {} bytes",
-                f.op.name(),
-                f.transferred,
-                f.len
-            )
-        };
-        IoFault {
-            op: f.op.name().to_string(),
-            path: t.path.display().to_string(),
-            offset_bytes: f.offset,
-            len_bytes: f.len,
-            errno: f.errno,
-            message,
-        }
-    });
-    if let Some(e) = &error {
-        warnings.push(format!(
-            "stopped by an I/O error: {e}; the figures cover the {duration_s:.1} s before it"
-        ));
-    }
-    let ios = total.ios;
-    let result = TestResult {
-        name: spec.name.clone(),
-        role: None,
-        group: None,
-        spec: spec.clone(),
-        engine: engine.name().to_string(),
-        engine_features: features,
-        direct: targets.iter().all(|t| t.direct),
-        duration_s,
-        total: total.to_op_stats(duration_s),
-        read: all.read.to_op_stats(duration_s),
-        write: all.write.to_op_stats(duration_s),
-        sync: all.sync.to_op_stats(duration_s),
-        cpu: CpuStats {
-            user_s: cpu.0,
-            sys_s: cpu.1,
-            us_per_io: if ios > 0 {
-                (cpu.0 + cpu.1) * 1e6 / ios as f64
-            } else {
-                0.0
-            },
-        },
-        qd_mean: if duration_s > 0.0 {
-            all.inflight_ns as f64 / (duration_s * 1e9)
-        } else {
-            0.0
-        },
-        targets: targets
-            .iter()
-            .zip(&per_target)
-            .map(|(t, s)| {
-                let (device, fs_type) = crate::devinfo::device_and_fs(&t.file);
-                TargetResult {
-                    path: t.path.display().to_string(),
-                    size_bytes: t.range_bytes,
-                    kind: t.kind.name().to_string(),
-                    device,
-                    fs_type,
-                    direct: t.direct,
-                    logical_block_bytes: t.logical_block,
-                    created: t.created,
-                    threads: t.threads,
-                    total: s.total().to_op_stats(duration_s),
-                    read: s.read.to_op_stats(duration_s),
-                    write: s.write.to_op_stats(duration_s),
-                }
-            })
-            .collect(),
-        per_second,
-        warnings,
-        interrupted,
-        error,
-    };
-    TestOutcome {
-        result,
-        stats: all,
-        per_target,
-    }
 }

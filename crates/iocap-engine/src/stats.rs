@@ -264,6 +264,16 @@ impl Default for LiveSnapshot {
 }
 
 impl LiveSnapshot {
+    /// Adds another snapshot's counters (of other workers at the same instant).
+    pub fn add(&mut self, o: &LiveSnapshot) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+        self.lat_sum_ns += o.lat_sum_ns;
+        for (d, s) in self.buckets.iter_mut().zip(&o.buckets) {
+            *d += s;
+        }
+    }
+
     /// Quantile `q` of the latencies recorded between `prev` and `self`, in nanoseconds.
     pub fn quantile_since(&self, prev: &LiveSnapshot, q: f64) -> Option<f64> {
         let n = self.ios - prev.ios;

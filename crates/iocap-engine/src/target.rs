@@ -250,16 +250,8 @@ fn prepare_one(
         TargetKind::File => devinfo::file_dio_alignment(&file),
     };
     if direct {
-        for (what, v) in [
-            ("block size", spec.bs_bytes),
-            ("alignment", spec.align_bytes),
-        ] {
-            if v % logical_block != 0 {
-                return Err(TargetError::Invalid(format!(
-                    "{what} {v} B is not a multiple of {logical_block} B, the O_DIRECT alignment \
-                     of {shown}; use a multiple of {logical_block} B or --buffered"
-                )));
-            }
+        if let Some(why) = direct_alignment_problem(spec, logical_block, &shown) {
+            return Err(TargetError::Invalid(why));
         }
     }
     if range < spec.bs_bytes {
@@ -279,6 +271,33 @@ fn prepare_one(
         threads: spec.threads,
         cpu_mask: None,
         warnings,
+    })
+}
+
+/// Why `spec` cannot run with O_DIRECT on target `shown`, whose alignment is `logical_block`:
+/// the block size, the alignment and every size of a block-size mix must be multiples of it.
+pub(crate) fn direct_alignment_problem(
+    spec: &JobSpec,
+    logical_block: u64,
+    shown: &str,
+) -> Option<String> {
+    let lb = logical_block.max(1);
+    let sizes = spec
+        .bs_split
+        .iter()
+        .map(|b| ("block size of the mix", b.bs_bytes));
+    [
+        ("block size", spec.bs_bytes),
+        ("alignment", spec.align_bytes),
+    ]
+    .into_iter()
+    .chain(sizes)
+    .find(|(_, v)| v % lb != 0)
+    .map(|(what, v)| {
+        format!(
+            "{what} {v} B is not a multiple of {lb} B, the O_DIRECT alignment of {shown}; \
+                 use a multiple of {lb} B or --buffered"
+        )
     })
 }
 
@@ -486,4 +505,35 @@ fn fill(
         },
     )
     .map_err(io_err(format!("cannot mark {shown} as an iocap test file")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iocap_model::BsWeight;
+
+    #[test]
+    fn every_size_of_a_mix_must_suit_o_direct() {
+        let mut spec = JobSpec {
+            bs_bytes: 61440,
+            align_bytes: 4096,
+            bs_split: vec![
+                BsWeight {
+                    bs_bytes: 512,
+                    weight: 10,
+                },
+                BsWeight {
+                    bs_bytes: 61440,
+                    weight: 90,
+                },
+            ],
+            ..JobSpec::default()
+        };
+        assert_eq!(direct_alignment_problem(&spec, 512, "f"), None);
+        let why = direct_alignment_problem(&spec, 4096, "f").unwrap();
+        assert!(why.contains("block size of the mix 512 B"), "{why}");
+        assert!(why.contains("4096 B, the O_DIRECT alignment of f"), "{why}");
+        spec.bs_split[0].bs_bytes = 8192;
+        assert_eq!(direct_alignment_problem(&spec, 4096, "f"), None);
+    }
 }

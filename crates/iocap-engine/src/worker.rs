@@ -1,19 +1,28 @@
 //! The I/O loop of one worker thread, generic over the backend.
 //!
-//! Per iteration: queue as many new I/Os as there are free slots (and as the throttle allows),
-//! stamp them all with one submission time, submit and wait for at least one completion in a
+//! Per iteration: queue as many new I/Os as there are free slots (and as the throttle and the
+//! burst pattern allow), stamp them all with one submission time, submit and wait for at least one completion in a
 //! single kernel call, take one completion time for the reaped batch (the moment this thread
 //! learned of those completions; fio does the same), record each latency and free the slots.
 //!
 //! Nothing in the loop allocates, locks or makes a system call other than the backend's own:
 //! slot state lives in arrays sized at start, statistics in preallocated histograms, the clock is
 //! the vDSO. The only exception is the error path, which records the first fault once.
+//!
+//! Each slot remembers its own operation, offset and length, so with a block-size mix every
+//! completion is checked against the length it was issued with and counted with its own bytes.
+//!
+//! Bursts: the period `on + off` is measured from the common start instant, so all workers of a
+//! test (and of a group of tests) are on and off together. In the off part nothing new is issued;
+//! what is in flight is still reaped, then the worker sleeps, like the throttle's idle path, until
+//! the next on part (the state is recomputed only when an edge passes, from the clock reads the
+//! loop already makes).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use crate::backend::{Backend, Io, Op};
-use crate::buffers::{stamp_write, SlotBuffers};
+use crate::buffers::SlotBuffers;
 use crate::clock;
 use crate::offsets::OffsetGen;
 use crate::stats::{LiveCounters, WorkerStats};
@@ -61,6 +70,8 @@ impl Timeline {
 
 #[derive(Debug, Clone)]
 pub struct FaultRecord {
+    /// Index of the workload in its group (0 for a single test).
+    pub job: usize,
     pub target_idx: usize,
     pub op: Op,
     pub offset: u64,
@@ -71,13 +82,29 @@ pub struct FaultRecord {
 }
 
 pub struct WorkerConfig {
+    /// Index of the workload in its group (0 for a single test).
+    pub job: usize,
     pub target_idx: usize,
     pub depth: u32,
-    pub bs: u32,
     pub fsync_every: u32,
     /// Interval between I/O starts when throttled.
     pub rate_interval_ns: Option<u64>,
+    /// Issue only in bursts: (on, off) in nanoseconds, off above zero.
+    pub burst_ns: Option<(u64, u64)>,
     pub write_seed: u64,
+}
+
+/// Where a burst pattern stands at `now`: whether it is on, and when that changes.
+#[inline]
+fn burst_state(start: u64, on: u64, off: u64, now: u64) -> (bool, u64) {
+    let period = on + off;
+    let since = now.saturating_sub(start);
+    let period_start = now - since % period;
+    if since % period < on {
+        (true, period_start + on)
+    } else {
+        (false, period_start + period)
+    }
 }
 
 /// Runs the loop until the end of the timeline or a stop; returns after draining every I/O.
@@ -93,15 +120,16 @@ pub fn run<B: Backend>(
     stats: &mut WorkerStats,
 ) -> std::io::Result<()> {
     let depth = cfg.depth as usize;
-    let bs = cfg.bs;
     let mut submit_ns = vec![0u64; depth];
     let mut slot_op = vec![Op::Read; depth];
     let mut slot_off = vec![0u64; depth];
+    let mut slot_len = vec![0u32; depth];
     let mut free: Vec<u32> = (0..cfg.depth).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
 
     // every worker starts at the same instant, never before the timeline does
-    clock::sleep_until(tl.start_ns.load(Relaxed));
+    let start = tl.start_ns.load(Relaxed);
+    clock::sleep_until(start);
     let measure_start = tl.measure_start_ns.load(Relaxed);
     let issue_end = tl.issue_end_ns.load(Relaxed);
     let mut now = clock::now_ns();
@@ -111,6 +139,13 @@ pub fn run<B: Backend>(
     let mut sync_pending = false;
     let mut seq = cfg.write_seed;
     let mut stopping = false;
+    // bursts: whether new I/O may start now, and when that changes
+    let mut burst_on = true;
+    let mut burst_edge = if cfg.burst_ns.is_some() {
+        now
+    } else {
+        u64::MAX
+    };
 
     loop {
         if !stopping && (now >= issue_end || tl.should_stop()) {
@@ -119,7 +154,16 @@ pub fn run<B: Backend>(
                 tl.cut(now);
             }
         }
-        if !stopping {
+        if now >= burst_edge {
+            if let Some((on, off)) = cfg.burst_ns {
+                (burst_on, burst_edge) = burst_state(start, on, off, now);
+                if !burst_on {
+                    // the throttle starts afresh with the next burst instead of catching up
+                    next_due = next_due.max(burst_edge);
+                }
+            }
+        }
+        if !stopping && burst_on {
             while let Some(&slot) = free.last() {
                 if let Some(iv) = cfg.rate_interval_ns {
                     if next_due > now {
@@ -134,8 +178,8 @@ pub fn run<B: Backend>(
                     sync_pending = false;
                     (Op::Fsync, 0, 0)
                 } else if gen.next_is_write() {
-                    let off = gen.next_offset();
-                    stamp_write(&mut bufs.slot_mut(s)[..bs as usize], off, seq);
+                    let (off, len) = gen.next_io();
+                    bufs.stamp(s, len as usize, off, seq);
                     seq = seq.wrapping_add(1);
                     if cfg.fsync_every > 0 {
                         writes_since_sync += 1;
@@ -144,12 +188,14 @@ pub fn run<B: Backend>(
                             sync_pending = true;
                         }
                     }
-                    (Op::Write, off, bs)
+                    (Op::Write, off, len)
                 } else {
-                    (Op::Read, gen.next_offset(), bs)
+                    let (off, len) = gen.next_io();
+                    (Op::Read, off, len)
                 };
                 slot_op[s] = op;
                 slot_off[s] = offset;
+                slot_len[s] = len;
                 backend.queue(Io {
                     slot,
                     op,
@@ -164,12 +210,23 @@ pub fn run<B: Backend>(
                 batch.push(slot);
             }
         }
+        // when new I/O may next start, if something other than a free slot holds it back
+        let held_until = match (cfg.rate_interval_ns, burst_on) {
+            (_, false) => Some(burst_edge.max(next_due)),
+            (Some(_), true) => Some(next_due),
+            (None, true) => None,
+        };
         if inflight == 0 && batch.is_empty() {
             if stopping {
                 return Ok(());
             }
-            // throttled and idle: sleep until the next I/O is due
-            clock::sleep_until(next_due.min(issue_end));
+            // throttled or between bursts, and idle: sleep until the next I/O may start, waking
+            // at least every 100 ms to notice Ctrl-C or a fault elsewhere
+            let wake = held_until
+                .unwrap_or(now)
+                .min(issue_end)
+                .min(now + 100_000_000);
+            clock::sleep_until(wake);
             now = clock::now_ns();
             continue;
         }
@@ -179,8 +236,8 @@ pub fn run<B: Backend>(
         }
         inflight += batch.len();
         batch.clear();
-        let deadline = match cfg.rate_interval_ns {
-            Some(_) if !stopping && !free.is_empty() => Some(next_due.min(issue_end)),
+        let deadline = match held_until {
+            Some(t) if !stopping && !free.is_empty() => Some(t.min(issue_end)),
             _ => None,
         };
         backend.submit_and_wait(1, deadline)?;
@@ -191,7 +248,11 @@ pub fn run<B: Backend>(
             inflight -= 1;
             let s = c.slot as usize;
             let op = slot_op[s];
-            let want = if op == Op::Fsync { 0 } else { i64::from(bs) };
+            let want = if op == Op::Fsync {
+                0
+            } else {
+                i64::from(slot_len[s])
+            };
             let submitted = submit_ns[s];
             let lat = now.saturating_sub(submitted);
             // the part of this I/O's flight inside the window, for the achieved queue depth
@@ -202,6 +263,7 @@ pub fn run<B: Backend>(
             }
             if c.result < 0 || i64::from(c.result) != want {
                 let _ = tl.fault.set(FaultRecord {
+                    job: cfg.job,
                     target_idx: cfg.target_idx,
                     op,
                     offset: slot_off[s],
@@ -226,5 +288,21 @@ pub fn run<B: Backend>(
             }
             free.push(c.slot);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::burst_state;
+
+    #[test]
+    fn burst_phases_follow_the_start_instant() {
+        let (start, on, off) = (1_000, 200, 300);
+        assert_eq!(burst_state(start, on, off, 1_000), (true, 1_200));
+        assert_eq!(burst_state(start, on, off, 1_199), (true, 1_200));
+        assert_eq!(burst_state(start, on, off, 1_200), (false, 1_500));
+        assert_eq!(burst_state(start, on, off, 1_499), (false, 1_500));
+        assert_eq!(burst_state(start, on, off, 2_600), (true, 2_700));
+        assert_eq!(burst_state(start, on, off, 2_750), (false, 3_000));
     }
 }

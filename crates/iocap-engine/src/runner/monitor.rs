@@ -1,0 +1,180 @@
+//! The monitor: the calling thread sleeps on absolute deadlines (the start and end of the
+//! measured window and every second in between), reads the workers' live counters, takes the
+//! process CPU time at the window's edges and reports progress to an observer. Workers never
+//! wait for it. With several workloads it keeps one per-second series per workload and shows
+//! their sum as progress.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use iocap_model::SecondSample;
+
+use super::{LiveSample, Phase, RunObserver};
+use crate::clock::{self, now_ns};
+use crate::host;
+use crate::stats::{LiveCounters, LiveSnapshot};
+use crate::worker::Timeline;
+
+const SECOND: u64 = 1_000_000_000;
+
+fn sample(
+    prev: &LiveSnapshot,
+    cur: &LiveSnapshot,
+    secs: f64,
+) -> (f64, f64, Option<f64>, Option<f64>) {
+    let ios = cur.ios - prev.ios;
+    let bytes = cur.bytes - prev.bytes;
+    let mean = (ios > 0).then(|| (cur.lat_sum_ns - prev.lat_sum_ns) as f64 / ios as f64 / 1e3);
+    let p99 = cur.quantile_since(prev, 0.99).map(|ns| ns / 1e3);
+    (ios as f64 / secs, bytes as f64 / secs / 1e6, mean, p99)
+}
+
+fn second(prev: &LiveSnapshot, cur: &LiveSnapshot, secs: f64, t_s: f64) -> SecondSample {
+    let (iops, mb_s, lat_us_mean, lat_us_p99) = sample(prev, cur, secs);
+    SecondSample {
+        t_s,
+        iops,
+        mb_s,
+        lat_us_mean,
+        lat_us_p99,
+    }
+}
+
+/// What the monitor measured: one per-second series per workload, and the process CPU
+/// (user, sys) seconds over the window.
+pub(super) struct Monitored {
+    pub per_second: Vec<Vec<SecondSample>>,
+    pub cpu: (f64, f64),
+}
+
+pub(super) struct Monitor<'a> {
+    pub tl: &'a Timeline,
+    pub live: &'a [LiveCounters],
+    /// Each workload's workers in `live`.
+    pub jobs: Vec<Range<usize>>,
+    pub finished: &'a AtomicUsize,
+    pub t0: u64,
+    pub measure_start: u64,
+    pub issue_end: u64,
+}
+
+impl Monitor<'_> {
+    fn snaps(&self) -> Vec<LiveSnapshot> {
+        self.jobs
+            .iter()
+            .map(|r| {
+                let mut s = LiveSnapshot::default();
+                for l in &self.live[r.clone()] {
+                    l.accumulate(&mut s);
+                }
+                s
+            })
+            .collect()
+    }
+
+    fn total(snaps: &[LiveSnapshot]) -> LiveSnapshot {
+        let mut t = LiveSnapshot::default();
+        for s in snaps {
+            t.add(s);
+        }
+        t
+    }
+
+    /// Runs until every worker has finished.
+    pub fn run(&self, obs: &mut dyn RunObserver) -> Monitored {
+        let (tl, t0, measure_start, issue_end) =
+            (self.tl, self.t0, self.measure_start, self.issue_end);
+        let n = self.live.len();
+        let mut out = Monitored {
+            per_second: vec![Vec::new(); self.jobs.len()],
+            cpu: (0.0, 0.0),
+        };
+        let total_s = (issue_end - t0) as f64 / 1e9;
+        let mut prev = Self::total(&self.snaps());
+        let mut prev_t = t0;
+        let mut window_prev: Option<(Vec<LiveSnapshot>, u64)> = None;
+        let mut cpu_start = None;
+        let mut window_closed = false;
+        let mut next_tick = t0 + SECOND;
+        while self.finished.load(Relaxed) < n {
+            let window_end = tl.window_end_ns.load(Relaxed);
+            let mut wake = next_tick.min(now_ns() + 100_000_000);
+            if cpu_start.is_none() {
+                wake = wake.min(measure_start);
+            }
+            if !window_closed {
+                wake = wake.min(window_end);
+            }
+            clock::sleep_until(wake);
+            let now = now_ns();
+            if tl.interrupt.load(Relaxed) {
+                tl.cut(now);
+            }
+            let window_end = tl.window_end_ns.load(Relaxed);
+            if cpu_start.is_none() && now >= measure_start && now < window_end {
+                cpu_start = Some(host::process_cpu_s());
+                window_prev = Some((self.snaps(), measure_start));
+                next_tick = measure_start + SECOND;
+            }
+            if !window_closed && now >= window_end {
+                window_closed = true;
+                if let Some((u0, s0)) = cpu_start {
+                    let (u1, s1) = host::process_cpu_s();
+                    out.cpu = (u1 - u0, s1 - s0);
+                }
+                if let Some((p, pt)) = window_prev.take() {
+                    let end = window_end.max(pt);
+                    let secs = (end - pt) as f64 / 1e9;
+                    if secs >= 0.1 {
+                        let t_s = (end - measure_start) as f64 / 1e9;
+                        for ((series, p), cur) in
+                            out.per_second.iter_mut().zip(&p).zip(self.snaps())
+                        {
+                            series.push(second(p, &cur, secs, t_s));
+                        }
+                    }
+                }
+            }
+            if now >= next_tick {
+                let cur = self.snaps();
+                if let Some((p, pt)) = window_prev.as_mut() {
+                    if now < window_end {
+                        let secs = (next_tick - *pt) as f64 / 1e9;
+                        let t_s = (next_tick - measure_start) as f64 / 1e9;
+                        for ((series, p), c) in out.per_second.iter_mut().zip(p.iter()).zip(&cur) {
+                            series.push(second(p, c, secs, t_s));
+                        }
+                        p.clone_from(&cur);
+                        *pt = next_tick;
+                    }
+                }
+                let cur = Self::total(&cur);
+                let (iops, mb_s, mean, p99) = sample(&prev, &cur, (now - prev_t) as f64 / 1e9);
+                let phase = if now < measure_start {
+                    Phase::Warmup
+                } else if now < tl.window_end_ns.load(Relaxed) {
+                    Phase::Measure
+                } else {
+                    Phase::Cooldown
+                };
+                if now < issue_end {
+                    obs.tick(&LiveSample {
+                        phase,
+                        elapsed_s: (now - t0) as f64 / 1e9,
+                        total_s,
+                        iops,
+                        mb_s,
+                        lat_us_mean: mean,
+                        lat_us_p99: p99,
+                    });
+                }
+                prev = cur;
+                prev_t = now;
+                while next_tick <= now {
+                    next_tick += SECOND;
+                }
+            }
+        }
+        out
+    }
+}

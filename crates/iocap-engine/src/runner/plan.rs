@@ -1,0 +1,217 @@
+//! Planning a test or a group of concurrent tests: every rule that needs the prepared targets
+//! (engine, ranges, O_DIRECT alignment of every size, thread and memory limits, equal windows),
+//! then one worker context per thread (per outstanding I/O for psync), each with its own seed and
+//! sequential cursor.
+
+use iocap_model::{human_bytes, BsWeight, JobSpec};
+
+use super::{select_engine, EngineKind, RunError};
+use crate::host;
+use crate::offsets::{self, SeqCursor};
+use crate::target::{direct_alignment_problem, PreparedTarget};
+
+/// Upper bound on the OS threads one test (or group) may start.
+const MAX_WORKER_THREADS: usize = 4096;
+
+/// Durations longer than this (about 31 years) are clamped, so instants never overflow.
+const MAX_SPAN_NS: u64 = 1 << 60;
+
+/// Seconds to nanoseconds, clamped to `[0, MAX_SPAN_NS]` (NaN becomes 0).
+pub(super) fn to_ns(s: f64) -> u64 {
+    (s * 1e9).clamp(0.0, MAX_SPAN_NS as f64) as u64
+}
+
+/// One workload of a test, resolved against its targets.
+pub(super) struct Job<'a> {
+    pub spec: &'a JobSpec,
+    pub targets: &'a [PreparedTarget],
+    pub engine: EngineKind,
+    pub engine_warning: Option<String>,
+    /// The sizes its I/Os draw from (the mix, or the one block size).
+    pub sizes: Vec<BsWeight>,
+    pub rate_interval_ns: Option<u64>,
+    pub burst_ns: Option<(u64, u64)>,
+    /// Its contexts in the group's list.
+    pub ctxs: std::ops::Range<usize>,
+}
+
+pub(super) struct Context {
+    pub job: usize,
+    pub target_idx: usize,
+    pub depth: u32,
+    pub cursor: SeqCursor,
+    pub seed: u64,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The I/O rate limit of `spec`; MB/s is turned into I/Os with the mean size of its mix.
+fn rate_iops(spec: &JobSpec) -> Option<f64> {
+    let from_mb = spec.rate_mb_s.map(|mb| mb * 1e6 / spec.mean_bs_bytes());
+    match (spec.rate_iops, from_mb) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn check_targets(spec: &JobSpec, targets: &[PreparedTarget]) -> Result<(), RunError> {
+    if targets.is_empty() {
+        return Err(RunError::Invalid(format!(
+            "test {}: no prepared target to run on",
+            spec.name
+        )));
+    }
+    for t in targets {
+        let shown = t.path.display().to_string();
+        if t.range_bytes < spec.bs_bytes {
+            return Err(RunError::Invalid(format!(
+                "{shown} holds {} B, less than one block of {} B",
+                t.range_bytes, spec.bs_bytes
+            )));
+        }
+        if t.direct {
+            if let Some(why) = direct_alignment_problem(spec, t.logical_block, &shown) {
+                return Err(RunError::Invalid(why));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks every workload and plans the contexts of all of them.
+pub(super) fn plan_group<'a>(
+    members: &[(&'a JobSpec, &'a [PreparedTarget])],
+) -> Result<(Vec<Job<'a>>, Vec<Context>), RunError> {
+    let Some(&(first, _)) = members.first() else {
+        return Err(RunError::Invalid("no workload to run".into()));
+    };
+    let mut jobs = Vec::with_capacity(members.len());
+    let mut ctxs = Vec::new();
+    for (ji, &(spec, targets)) in members.iter().enumerate() {
+        spec.validate()
+            .map_err(|e| RunError::Invalid(e.to_string()))?;
+        for (what, a, b) in [
+            ("warmup", first.warmup_s, spec.warmup_s),
+            ("duration", first.duration_s, spec.duration_s),
+            ("cooldown", first.cooldown_s, spec.cooldown_s),
+        ] {
+            if to_ns(a) != to_ns(b) {
+                return Err(RunError::Invalid(format!(
+                    "workloads that run together share one timeline: {} has a {what} of {a} s \
+                     and {} of {b} s; give them the same warmup, duration and cooldown",
+                    first.name, spec.name
+                )));
+            }
+        }
+        check_targets(spec, targets)?;
+        let (engine, engine_warning) = select_engine(spec.engine)?;
+        let sizes = offsets::spec_sizes(spec);
+        let granule = offsets::granule(&sizes);
+        let from = ctxs.len();
+        for (ti, t) in targets.iter().enumerate() {
+            for th in 0..t.threads {
+                let cursor = offsets::seq_cursor(
+                    t.range_bytes,
+                    granule,
+                    u64::from(th),
+                    u64::from(t.threads),
+                );
+                // psync has a depth of one: N outstanding I/Os need N contexts on one stream
+                let (n, depth) = match engine {
+                    EngineKind::IoUring => (1, spec.qd),
+                    EngineKind::Psync => (spec.qd, 1),
+                };
+                for k in 0..n {
+                    let id = (ji as u64) << 52 | (ti as u64) << 40 | u64::from(th) << 20;
+                    ctxs.push(Context {
+                        job: ji,
+                        target_idx: ti,
+                        depth,
+                        cursor: cursor.clone(),
+                        seed: splitmix(spec.seed ^ splitmix(id | u64::from(k))),
+                    });
+                }
+            }
+            if ctxs.len() > MAX_WORKER_THREADS {
+                break;
+            }
+        }
+        let n = ctxs.len() - from;
+        let rate_interval_ns = rate_iops(spec).map(|r| ((n as f64) * 1e9 / r).max(1.0) as u64);
+        let burst_ns = spec.burst.and_then(|b| {
+            let (on, off) = (to_ns(b.on_s).max(1), to_ns(b.off_s));
+            (off > 0).then_some((on, off))
+        });
+        jobs.push(Job {
+            spec,
+            targets,
+            engine,
+            engine_warning,
+            sizes,
+            rate_interval_ns,
+            burst_ns,
+            ctxs: from..ctxs.len(),
+        });
+        if ctxs.len() > MAX_WORKER_THREADS {
+            return Err(RunError::Invalid(format!(
+                "this test needs more than {MAX_WORKER_THREADS} worker threads (the psync engine \
+                 runs one per outstanding I/O), the limit; lower --qd or --threads, or use \
+                 io_uring"
+            )));
+        }
+    }
+    let buf_bytes: u64 = ctxs
+        .iter()
+        .map(|c| u64::from(c.depth) * jobs[c.job].spec.bs_bytes)
+        .sum();
+    if let Some(avail) = host::mem_available_bytes() {
+        if buf_bytes > avail / 2 {
+            return Err(RunError::Invalid(format!(
+                "the I/O buffers would take {} (queue depth x threads x block size), more than half \
+                 of the {} of memory available; lower --qd, --threads or --bs",
+                human_bytes(buf_bytes),
+                human_bytes(avail)
+            )));
+        }
+    }
+    Ok((jobs, ctxs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mb_s_limits_use_the_mean_size_of_a_mix() {
+        let spec = JobSpec {
+            bs_bytes: 65536,
+            bs_split: vec![
+                BsWeight {
+                    bs_bytes: 8192,
+                    weight: 1,
+                },
+                BsWeight {
+                    bs_bytes: 65536,
+                    weight: 1,
+                },
+            ],
+            rate_mb_s: Some(36.864),
+            ..JobSpec::default()
+        };
+        // mean 36 KiB: 36.864 MB/s is 1000 I/Os a second
+        assert!((rate_iops(&spec).unwrap() - 1000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn spans_never_overflow() {
+        assert_eq!(to_ns(f64::INFINITY), MAX_SPAN_NS);
+        assert_eq!(to_ns(f64::NAN), 0);
+        assert_eq!(to_ns(-1.0), 0);
+        assert_eq!(to_ns(0.5), 500_000_000);
+    }
+}
