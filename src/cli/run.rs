@@ -3,8 +3,8 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use iocap_model::{
-    parse_duration, parse_rate, parse_size, EngineChoice, JobSpec, RwMode, TargetSpec,
-    DEFAULT_TARGET,
+    parse_bs_split, parse_duration, parse_rate, parse_size, BsWeight, Burst, EngineChoice, JobSpec,
+    RwMode, TargetSpec, DEFAULT_TARGET,
 };
 
 use super::execute::{execute, finish};
@@ -23,6 +23,22 @@ fn rate_arg(s: &str) -> Result<f64, String> {
 fn rw_arg(s: &str) -> Result<RwMode, String> {
     RwMode::parse(s).ok_or_else(|| {
         format!("unknown workload '{s}': use read, write, randread, randwrite, rw or randrw")
+    })
+}
+/// A parsed `--bs-split` (a newtype: clap would take a bare Vec for a repeated flag).
+#[derive(Debug, Clone)]
+pub struct Mix(pub Vec<BsWeight>);
+
+fn bs_split_arg(s: &str) -> Result<Mix, String> {
+    parse_bs_split(s).map(Mix).map_err(|e| e.to_string())
+}
+fn burst_arg(s: &str) -> Result<Burst, String> {
+    let (on, off) = s
+        .split_once(':')
+        .ok_or_else(|| format!("burst '{s}' is ON:OFF, e.g. 2s:8s"))?;
+    Ok(Burst {
+        on_s: parse_duration(on).map_err(|e| e.to_string())?,
+        off_s: parse_duration(off).map_err(|e| e.to_string())?,
     })
 }
 fn engine_arg(s: &str) -> Result<EngineChoice, String> {
@@ -48,6 +64,14 @@ pub struct RunArgs {
     /// Block size, 512 B to 64 MiB (K, M suffixes are powers of 1024)
     #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub bs: u64,
+
+    /// A block-size mix instead of one size, e.g. 8K:70,64K:30 (shares of the I/Os)
+    #[arg(long, value_name = "MIX", value_parser = bs_split_arg, conflicts_with = "bs")]
+    pub bs_split: Option<Mix>,
+
+    /// Issue in bursts, like a checkpoint: ON:OFF seconds at full speed then idle (e.g. 2s:8s)
+    #[arg(long, value_name = "ON:OFF", value_parser = burst_arg)]
+    pub burst: Option<Burst>,
 
     /// Outstanding I/Os per thread per target
     #[arg(long, default_value_t = 16)]
@@ -135,8 +159,21 @@ impl RunArgs {
         } else {
             self.targets.clone()
         };
+        // a mix: buffers hold the largest size, random offsets align to the smallest
+        let split = self.bs_split.clone().map(|m| m.0).unwrap_or_default();
+        let bs = split.iter().map(|b| b.bs_bytes).max().unwrap_or(self.bs);
+        let min_bs = split.iter().map(|b| b.bs_bytes).min().unwrap_or(self.bs);
+        let size_name = if split.is_empty() {
+            iocap_model::format_bytes(self.bs)
+        } else {
+            split
+                .iter()
+                .map(|b| format!("{}:{}", iocap_model::format_bytes(b.bs_bytes), b.weight))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         let spec = JobSpec {
-            name: format!("{} {}", self.rw.name(), iocap_model::format_bytes(self.bs)),
+            name: format!("{} {size_name}", self.rw.name()),
             targets: paths
                 .into_iter()
                 .map(|p| TargetSpec {
@@ -146,7 +183,7 @@ impl RunArgs {
                 .collect(),
             rw: self.rw,
             write_pct,
-            bs_bytes: self.bs,
+            bs_bytes: bs,
             qd: self.qd,
             threads: self.threads,
             size_bytes: self.size.unwrap_or(1 << 30),
@@ -154,7 +191,7 @@ impl RunArgs {
             warmup_s: self.warmup,
             cooldown_s: self.cooldown,
             seed: self.seed,
-            align_bytes: self.align.unwrap_or(self.bs),
+            align_bytes: self.align.unwrap_or(min_bs),
             rate_iops: self.rate_iops,
             rate_mb_s: self.rate_mbps,
             direct: !self.buffered,
@@ -162,8 +199,8 @@ impl RunArgs {
             fsync_every: self.fsync_every,
             engine: self.engine,
             allow_overwrite: self.allow_overwrite,
-            bs_split: Vec::new(),
-            burst: None,
+            bs_split: split,
+            burst: self.burst,
         };
         spec.validate()?;
         Ok(spec)

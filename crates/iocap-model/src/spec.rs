@@ -208,7 +208,7 @@ impl JobSpec {
 
     /// Total I/O rate limit after turning MB/s into I/Os, if any.
     pub fn effective_rate_iops(&self) -> Option<f64> {
-        let from_mb = self.rate_mb_s.map(|mb| mb * 1e6 / self.bs_bytes as f64);
+        let from_mb = self.rate_mb_s.map(|mb| mb * 1e6 / self.mean_bs_bytes());
         match (self.rate_iops, from_mb) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
