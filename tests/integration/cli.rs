@@ -320,3 +320,34 @@ fn live_progress_only_on_a_terminal() {
         "live line off a terminal:\n{all}"
     );
 }
+
+#[test]
+fn a_block_size_mix_and_bursts_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = crate::run_json(dir.path(), &["--bs-split", "8K:70,64K:30", "--no-save"]);
+    let t = &j["tests"][0];
+    assert_eq!(t["spec"]["bs_split"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        t["spec"]["bs_bytes"], 65536,
+        "buffers hold the largest size"
+    );
+    assert_eq!(
+        t["spec"]["align_bytes"], 8192,
+        "offsets align to the smallest"
+    );
+    let mean = t["total"]["bytes"].as_f64().unwrap() / t["total"]["ios"].as_f64().unwrap();
+    let want = 0.7 * 8192.0 + 0.3 * 65536.0;
+    assert!(
+        (mean - want).abs() / want < 0.1,
+        "mean I/O {mean} B, want {want}"
+    );
+    let j = crate::run_json(dir.path(), &["--burst", "0.1s:0.1s", "--no-save"]);
+    assert_eq!(j["tests"][0]["spec"]["burst"]["on_s"], 0.1);
+    for bad in [
+        ["--bs-split", "8K:0"],
+        ["--burst", "1s"],
+        ["--bs-split", "8K"],
+    ] {
+        iocap(dir.path()).arg("run").args(bad).assert().code(2);
+    }
+}
