@@ -1,1 +1,47 @@
-//! (in progress)
+//! iocap's judgements: what the measured tests mean. The engine measures and the reports show;
+//! this crate decides. Where the saturation knee is and when to stop raising the queue depth
+//! ([`saturate`]), how well volumes scale together ([`mod@scaleup`]), and the preflight capacity
+//! table with its PASS/WARN/FAIL verdicts, likely causes and warnings ([`verdict`]), held
+//! against latency guidelines per device class ([`guidelines`]) and the user's expectations
+//! ([`expect`]).
+//!
+//! Everything here is a pure function of results already measured (plus TOML text handed in as
+//! a string), so every rule is unit-tested on constructed curves and a later iocap can recompute
+//! a verdict from a stored run. Odd input (no I/O, no latency, NaN, empty curves) gives an
+//! answer that says so, never a panic.
+
+mod causes;
+pub mod expect;
+mod fmt;
+pub mod guidelines;
+mod rows;
+pub mod saturate;
+pub mod scaleup;
+pub mod verdict;
+mod warnings;
+
+pub use causes::{likely_causes, CPU_BOUND_SHARE};
+pub use expect::{parse_links, Expectations};
+pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};
+pub use saturate::{
+    next_step, summarize, throttle_points, SaturateConfig, StepDecision, StopReason,
+};
+pub use scaleup::{group_sizes, scaleup, SLOW_BELOW_MEDIAN_PCT};
+pub use verdict::{capacity_table, Measured, PreflightInput, RowKind, EXPECTATION_SHARE};
+pub use warnings::warnings;
+
+use thiserror::Error;
+
+/// What can be wrong with the TOML or text handed to this crate.
+#[derive(Debug, Error, PartialEq)]
+pub enum AssessError {
+    #[error("guidelines: {0}")]
+    Guidelines(String),
+    #[error("expectations: {0}")]
+    Expectations(String),
+    #[error("links {input:?}: {why}")]
+    Links { input: String, why: String },
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,292 @@
+//! The preflight capacity table: a handful of rows a DBA can read before go-live, each with a
+//! verdict and one sentence on what it means and what to look at. The numbers alone are what
+//! every other tool prints; the sentence is what iocap adds.
+//!
+//! Verdicts, per row kind (first rule that applies wins):
+//! - **Latency-bounded IOPS** (random read at the latency target, random write, temp): FAIL if
+//!   the test stopped on an error or did no I/O, or p99 is above the guideline's `warn`;
+//!   WARN if a cache likely answered, p99 is above `pass`, or IOPS are below 80 % of the
+//!   expectation; INFO if the test ran buffered (through the page cache the latency is not the
+//!   device's); else PASS. For random reads the figure is the most IOPS of any measured point
+//!   (a saturation curve's steps and throttled points, or the single test) with p99 at or under
+//!   the data-read `pass` limit.
+//! - **Log write latency at qd 1** (p50 and p99): FAIL on error or above `warn`; INFO if the
+//!   writes were not made durable (no O_DSYNC, no fsync), since a commit waits for more;
+//!   WARN above `pass`; else PASS.
+//! - **Bandwidth** (log MB/s, scan, backup): FAIL on error or no I/O; WARN if a cache likely
+//!   answered or below 80 % of the expectation (scan and backup: the lower of
+//!   `sequential_mb_s` and the links); PASS at or above; INFO with nothing to hold against.
+//!
+//! A WARN for a shortfall comes with likely causes read from evidence in the results (see
+//! [`crate::likely_causes`]); they go to the warnings as `metric: sentence`, because the
+//! capacity row holds one sentence.
+
+use iocap_model::{human_bytes, CapacityRow, Preflight, Saturation, ScaleUp, TestResult};
+
+use crate::expect::Expectations;
+use crate::guidelines::{DeviceClass, Guidelines, Limit, RoleClasses};
+use crate::rows::judge;
+use crate::{fmt, warnings};
+
+/// A measured value below this share of the expectation is flagged.
+pub const EXPECTATION_SHARE: f64 = 0.8;
+
+/// One test of the run and its index in `RunResult.tests`.
+#[derive(Debug, Clone, Copy)]
+pub struct Measured<'a> {
+    pub test: &'a TestResult,
+    pub test_idx: u32,
+}
+
+/// Everything the capacity table is judged from. Test-file sizes and durations are read from
+/// the tests themselves (`TargetResult.size_bytes`, `TestResult.duration_s`).
+#[derive(Debug, Clone)]
+pub struct PreflightInput<'a> {
+    /// `sqlserver`, `postgres`, `mysql` or `oracle`.
+    pub profile: String,
+    pub quick: bool,
+    pub classes: RoleClasses,
+    /// The database page: 8 KiB, 16 KiB for InnoDB.
+    pub page_bytes: u64,
+    /// Page-sized random reads on the data file; with a curve, the test at its maximum (the
+    /// evidence for the likely causes).
+    pub data_read: Option<Measured<'a>>,
+    /// A saturation curve of the same workload; when given, the read capacity is read from it.
+    pub data_read_curve: Option<&'a Saturation>,
+    pub data_write: Option<Measured<'a>>,
+    pub temp: Option<Measured<'a>>,
+    /// Log writes at queue depth 1.
+    pub log_write_qd1: Option<Measured<'a>>,
+    /// Log writes at their throughput (larger blocks or more outstanding); the qd-1 test is
+    /// used when absent.
+    pub log_throughput: Option<Measured<'a>>,
+    pub scan: Option<Measured<'a>>,
+    pub backup: Option<Measured<'a>>,
+    pub guidelines: &'a Guidelines,
+    pub expectations: Option<&'a Expectations>,
+    /// From `iocap scaleup`, for the slow-volume cause.
+    pub scaleup: Option<&'a ScaleUp>,
+    /// 0: unknown.
+    pub ram_bytes: u64,
+    /// Online CPUs; 0: unknown.
+    pub cpus: u32,
+    /// The largest cache in the path (`--cache-size`).
+    pub cache_size_bytes: Option<u64>,
+    /// The tests ran through the page cache.
+    pub buffered: bool,
+    /// A test shorter than this is too short for a steady state (outside quick mode).
+    pub min_duration_s: f64,
+}
+
+impl<'a> PreflightInput<'a> {
+    /// No tests, flash everywhere, 8 KiB pages, 30 s minimum duration.
+    pub fn new(profile: &str, guidelines: &'a Guidelines) -> Self {
+        Self {
+            profile: profile.to_string(),
+            quick: false,
+            classes: RoleClasses::all(DeviceClass::Flash),
+            page_bytes: 8 << 10,
+            data_read: None,
+            data_read_curve: None,
+            data_write: None,
+            temp: None,
+            log_write_qd1: None,
+            log_throughput: None,
+            scan: None,
+            backup: None,
+            guidelines,
+            expectations: None,
+            scaleup: None,
+            ram_bytes: 0,
+            cpus: 0,
+            cache_size_bytes: None,
+            buffered: false,
+            min_duration_s: 30.0,
+        }
+    }
+
+    /// The tests given, with a name for each, without repeats.
+    pub(crate) fn named_tests(&self) -> Vec<(&'static str, Measured<'a>)> {
+        let mut out: Vec<(&'static str, Measured<'a>)> = Vec::new();
+        for (name, m) in [
+            ("random read", self.data_read),
+            ("random write", self.data_write),
+            ("temp", self.temp),
+            ("log write", self.log_write_qd1),
+            ("log throughput", self.log_throughput),
+            ("scan", self.scan),
+            ("backup", self.backup),
+        ] {
+            if let Some(m) = m {
+                if !out.iter().any(|(_, o)| o.test_idx == m.test_idx) {
+                    out.push((name, m));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The rows of the capacity table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKind {
+    RandomRead,
+    RandomWrite,
+    Temp,
+    LogP50,
+    LogP99,
+    LogMbS,
+    Scan,
+    Backup,
+}
+
+impl RowKind {
+    pub const ALL: [RowKind; 8] = [
+        RowKind::RandomRead,
+        RowKind::RandomWrite,
+        RowKind::Temp,
+        RowKind::LogP50,
+        RowKind::LogP99,
+        RowKind::LogMbS,
+        RowKind::Scan,
+        RowKind::Backup,
+    ];
+
+    pub(crate) fn role(self) -> &'static str {
+        match self {
+            RowKind::RandomRead | RowKind::RandomWrite | RowKind::Scan => "data",
+            RowKind::Temp => "temp",
+            RowKind::LogP50 | RowKind::LogP99 | RowKind::LogMbS => "log",
+            RowKind::Backup => "backup",
+        }
+    }
+
+    pub(crate) fn class(self, c: &RoleClasses) -> DeviceClass {
+        match self.role() {
+            "log" => c.log,
+            "temp" => c.temp,
+            "backup" => c.backup,
+            _ => c.data,
+        }
+    }
+
+    pub(crate) fn is_random(self) -> bool {
+        matches!(
+            self,
+            RowKind::RandomRead | RowKind::RandomWrite | RowKind::Temp
+        )
+    }
+
+    pub(crate) fn test<'a>(self, i: &PreflightInput<'a>) -> Option<Measured<'a>> {
+        match self {
+            RowKind::RandomRead => i.data_read,
+            RowKind::RandomWrite => i.data_write,
+            RowKind::Temp => i.temp,
+            RowKind::LogP50 | RowKind::LogP99 => i.log_write_qd1,
+            RowKind::LogMbS => i.log_throughput.or(i.log_write_qd1),
+            RowKind::Scan => i.scan,
+            RowKind::Backup => i.backup,
+        }
+    }
+
+    pub(crate) fn limit(self, i: &PreflightInput) -> Option<Limit> {
+        let g = i.guidelines.for_class(self.class(&i.classes));
+        match self {
+            RowKind::RandomRead => Some(g.data_read_p99),
+            RowKind::RandomWrite => Some(g.data_write_p99),
+            RowKind::Temp => Some(g.temp_p99),
+            RowKind::LogP50 => Some(g.log_write_p50),
+            RowKind::LogP99 => Some(g.log_write_p99),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn metric(self, i: &PreflightInput) -> String {
+        let page = human_bytes(i.page_bytes);
+        match self {
+            RowKind::RandomRead => format!(
+                "{page} random read IOPS at p99 <= {}",
+                fmt::limit_ms(self.limit(i).map_or(f64::NAN, |l| l.pass))
+            ),
+            RowKind::RandomWrite => format!("{page} random write IOPS"),
+            RowKind::Temp => "temp random I/O IOPS".into(),
+            RowKind::LogP50 => "log write p50 latency at qd 1".into(),
+            RowKind::LogP99 => "log write p99 latency at qd 1".into(),
+            RowKind::LogMbS => "log write MB/s".into(),
+            RowKind::Scan => "scan read MB/s".into(),
+            RowKind::Backup => "backup MB/s".into(),
+        }
+    }
+
+    /// What the expectation file says this figure should reach, and in words.
+    pub(crate) fn expectation(self, e: Option<&Expectations>) -> Option<(f64, String)> {
+        let e = e?;
+        let iops = |v: Option<f64>| v.map(|v| (v, format!("{} IOPS expected", fmt::count(v))));
+        match self {
+            RowKind::RandomRead => iops(e.random_read_8k_iops),
+            RowKind::RandomWrite => iops(e.random_write_8k_iops),
+            RowKind::LogMbS => e
+                .log_mb_s
+                .map(|v| (v, format!("{} MB/s expected", fmt::count(v)))),
+            RowKind::Scan | RowKind::Backup => e
+                .sequential()
+                .map(|(v, from)| (v, format!("{} MB/s from {from}", fmt::count(v)))),
+            _ => None,
+        }
+    }
+
+    /// The plain name of what the row measures, to start a sentence with.
+    pub(crate) fn subject(self) -> &'static str {
+        match self {
+            RowKind::RandomRead => "Random page reads",
+            RowKind::RandomWrite => "Random page writes",
+            RowKind::Temp => "Temp-file reads and writes",
+            RowKind::LogP50 | RowKind::LogP99 | RowKind::LogMbS => "Log writes",
+            RowKind::Scan => "Scans",
+            RowKind::Backup => "Backups",
+        }
+    }
+}
+
+/// The preflight result: one row per figure measured (rows whose test is missing are left
+/// out), then the warnings: those about the run itself, then each row's likely causes as
+/// `metric: sentence`.
+pub fn capacity_table(input: &PreflightInput) -> Preflight {
+    let mut rows = Vec::new();
+    let mut causes = Vec::new();
+    for kind in RowKind::ALL {
+        let Some(j) = judge(input, kind) else {
+            continue;
+        };
+        let metric = kind.metric(input);
+        causes.extend(j.causes.iter().map(|c| format!("{metric}: {c}")));
+        rows.push(CapacityRow {
+            role: kind.role().into(),
+            metric,
+            value: j.value,
+            unit: match kind {
+                RowKind::RandomRead | RowKind::RandomWrite | RowKind::Temp => "IOPS",
+                RowKind::LogP50 | RowKind::LogP99 => "us",
+                _ => "MB/s",
+            }
+            .into(),
+            verdict: j.verdict,
+            against: j.against,
+            sentence: j.sentence,
+            test_idx: j.test_idx,
+        });
+    }
+    let mut all = warnings::warnings(input);
+    for c in causes {
+        if !all.contains(&c) {
+            all.push(c);
+        }
+    }
+    Preflight {
+        profile: input.profile.clone(),
+        quick: input.quick,
+        device_class: input.classes.describe(),
+        rows,
+        warnings: all,
+    }
+}
