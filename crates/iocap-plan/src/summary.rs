@@ -1,0 +1,205 @@
+//! What `iocap suite list` and `iocap suite show` print: one row per suite or profile with its
+//! size and how long it takes, and one line per test in words a DBA reads at a glance. Kept here
+//! rather than in the CLI so that the estimate (tests plus pauses) is computed in one place.
+
+use crate::{builtin_profiles, builtin_suites, Profile, Suite};
+use iocap_model::{format_bytes, JobSpec};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One row of `iocap suite list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteSummary {
+    pub name: String,
+    pub description: String,
+    pub tests: usize,
+    /// Tests plus the pauses between them, in seconds.
+    pub estimated_s: f64,
+}
+
+/// One row of the profile list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileSummary {
+    pub name: String,
+    pub family: String,
+    pub description: String,
+    pub page_bytes: u64,
+    pub workloads: usize,
+    /// Every workload group run one after another with pauses, in seconds.
+    pub estimated_s: f64,
+}
+
+/// The built-in suites, in the order `iocap suite list` shows them.
+pub fn list_suites() -> Vec<SuiteSummary> {
+    builtin_suites().iter().map(Suite::summary).collect()
+}
+
+/// The built-in profiles.
+pub fn list_profiles() -> Vec<ProfileSummary> {
+    builtin_profiles().iter().map(Profile::summary).collect()
+}
+
+impl Suite {
+    pub fn summary(&self) -> SuiteSummary {
+        SuiteSummary {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            tests: self.tests.len(),
+            estimated_s: self.estimated_s(),
+        }
+    }
+
+    /// `iocap suite show`: a header, then one line per test with its number, name, wall time and
+    /// workloads.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{}: {}", self.name, self.description);
+        let _ = writeln!(
+            out,
+            "{} tests, about {} with {} pauses between tests",
+            self.tests.len(),
+            format_secs(self.estimated_s()),
+            format_secs(self.pause_s)
+        );
+        let width = self.tests.iter().map(|t| t.name.len()).max().unwrap_or(0);
+        let digits = self.tests.len().to_string().len();
+        for (i, t) in self.tests.iter().enumerate() {
+            let workloads = t
+                .workloads
+                .iter()
+                .map(|w| format!("{}: {}", w.role, describe_workload(&w.spec)))
+                .collect::<Vec<_>>()
+                .join(" | ");
+            let _ = writeln!(
+                out,
+                "{:>digits$}  {:<width$}  {:>8}  {}",
+                i + 1,
+                t.name,
+                format_secs(t.duration_s()),
+                workloads
+            );
+        }
+        out
+    }
+}
+
+impl Profile {
+    pub fn summary(&self) -> ProfileSummary {
+        ProfileSummary {
+            name: self.name.clone(),
+            family: self.family.clone(),
+            description: self.description.clone(),
+            page_bytes: self.page_bytes,
+            workloads: self.workloads.len(),
+            estimated_s: self.suite().estimated_s(),
+        }
+    }
+}
+
+/// A workload in a few words: `randrw 30% writes 8K qd16`, `write 512-60K mix qd1 O_DSYNC`,
+/// `randwrite 8K qd32 bursts 10s/20s`.
+pub fn describe_workload(s: &JobSpec) -> String {
+    let mut words = vec![s.rw.name().to_string()];
+    if s.rw.is_mixed() {
+        words.push(format!("{}% writes", s.write_pct));
+    }
+    match (
+        s.bs_split.iter().map(|b| b.bs_bytes).min(),
+        s.bs_split.len(),
+    ) {
+        (Some(min), 2..) => words.push(format!(
+            "{}-{} mix",
+            format_bytes(min),
+            format_bytes(s.bs_bytes)
+        )),
+        _ => words.push(format_bytes(s.bs_bytes)),
+    }
+    words.push(format!("qd{}", s.qd));
+    if s.threads > 1 {
+        words.push(format!("x{} threads", s.threads));
+    }
+    if s.writes() && s.write_through {
+        words.push("O_DSYNC".into());
+    }
+    if s.fsync_every > 0 {
+        words.push(format!("fsync/{}", s.fsync_every));
+    }
+    if !s.direct {
+        words.push("buffered".into());
+    }
+    if let Some(b) = s.burst {
+        words.push(format!(
+            "bursts {}/{}",
+            format_secs(b.on_s),
+            format_secs(b.off_s)
+        ));
+    }
+    if let Some(r) = s.rate_iops {
+        words.push(format!("<= {r} IOPS"));
+    }
+    if let Some(r) = s.rate_mb_s {
+        words.push(format!("<= {r} MB/s"));
+    }
+    words.join(" ")
+}
+
+/// `0.5s`, `45s`, `3m20s`, `1h05m`: tenths below ten seconds, whole seconds above, as a
+/// schedule needs no more.
+pub fn format_secs(secs: f64) -> String {
+    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
+    if secs < 10.0 && secs.fract() != 0.0 {
+        return format!("{:.1}s", secs);
+    }
+    let s = secs.round() as u64;
+    match s {
+        0..120 => format!("{s}s"),
+        120..7200 if s % 60 == 0 => format!("{}m", s / 60),
+        120..7200 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iocap_model::{Burst, RwMode};
+
+    #[test]
+    fn seconds_for_a_schedule() {
+        let cases = [
+            (0.0, "0s"),
+            (0.5, "0.5s"),
+            (35.0, "35s"),
+            (119.4, "119s"),
+            (120.0, "2m"),
+            (170.0, "2m50s"),
+            (4310.0, "71m50s"),
+            (7200.0, "2h00m"),
+            (f64::NAN, "0s"),
+        ];
+        for (secs, text) in cases {
+            assert_eq!(format_secs(secs), text, "{secs}");
+        }
+    }
+
+    #[test]
+    fn workloads_in_a_few_words() {
+        let s = JobSpec {
+            rw: RwMode::RandWrite,
+            write_pct: 100,
+            qd: 32,
+            threads: 2,
+            direct: false,
+            burst: Some(Burst {
+                on_s: 10.0,
+                off_s: 20.0,
+            }),
+            rate_iops: Some(500.0),
+            ..JobSpec::default()
+        };
+        assert_eq!(
+            describe_workload(&s),
+            "randwrite 8K qd32 x2 threads buffered bursts 10s/20s <= 500 IOPS"
+        );
+    }
+}
