@@ -4,7 +4,7 @@
 //! Why data and not code: a DBA should be able to read what "the SQL Server profile" or "the
 //! OLTP suite" actually issues, copy it, and change a queue depth without rebuilding iocap. The
 //! built-in profiles (`profiles/*.toml`) and suites (`suites/*.toml`) are written in the very
-//! format users write theirs in (see `FORMAT.md`), and go through the same parser, so every rule
+//! format users write theirs in (see docs/profiles-and-suites.md), and go through the same parser, so every rule
 //! the parser enforces also holds for what ships. The one exception is `sqlio-classic`, which is
 //! built from a SQLIO batch file through `iocap-sqlio`, so that it stays exactly what that
 //! batch file runs.

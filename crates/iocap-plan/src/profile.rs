@@ -107,7 +107,7 @@ pub fn profile(name: &str) -> Result<Profile, PlanError> {
         })
 }
 
-/// Parses a profile file's text. `FORMAT.md` describes every key; in short:
+/// Parses a profile file's text. docs/profiles-and-suites.md describes every key; in short:
 ///
 /// ```toml
 /// name = "mine"

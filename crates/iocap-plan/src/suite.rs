@@ -151,7 +151,7 @@ pub fn suite(name: &str) -> Result<Suite, PlanError> {
         })
 }
 
-/// Parses a suite file's text and expands its matrices. `FORMAT.md` describes every key; in
+/// Parses a suite file's text and expands its matrices. docs/profiles-and-suites.md describes every key; in
 /// short:
 ///
 /// ```toml
