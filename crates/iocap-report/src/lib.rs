@@ -1,6 +1,7 @@
 //! Views of a result. Every view reads the same [`iocap_model::RunResult`], so the terminal
 //! table, the CSV and the JSON cannot disagree about a figure.
 
+pub mod assess;
 pub mod compare;
 pub mod csv;
 pub mod html;

@@ -1,8 +1,11 @@
 //! The HTML report in a real browser: headless Chromium loads a report of three runs on two
 //! targets and a check script (added here, never part of the product) verifies that every chart
 //! draws as many marks as it claims, each with a real size inside its chart, and that no text
-//! sticks out of its chart or overlaps another. Then a screenshot and a PDF (print media) are
-//! written to `target/test-artifacts/` for a human to look at.
+//! sticks out of its chart or overlaps another. A second report, of a preflight run with
+//! saturation, scale-up and a concurrent group beside a second saturation run, gets the same
+//! checks (knee labels, target lines and slow bars included). Then a screenshot and a PDF
+//! (print media) of each are written to `target/test-artifacts/` (`report`, `report-assess`)
+//! for a human to look at.
 //!
 //! Without Chromium the test is skipped, except under CI, where it fails.
 
@@ -12,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::RwMode;
+
+mod common;
 
 const CHECK: &str = r##"<script>
 (function () {
@@ -194,6 +199,81 @@ fn unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
+/// Loads `html` with the check script in Chromium; returns the script's verdict, which must
+/// be `ok`.
+fn check(bin: &Path, dir: &Path, name: &str, html: &str) -> serde_json::Value {
+    assert!(html.contains("</body>"));
+    let checked = html.replacen("</body>", &format!("{CHECK}</body>"), 1);
+    let checked_path = dir.join(format!("{name}.html"));
+    std::fs::write(&checked_path, &checked).unwrap();
+    let url = format!("file://{}", checked_path.display());
+    let (dom, stderr) = run_chromium(bin, dir, name, &["--dump-dom".into()], &url);
+    let errors = console_errors(&stderr);
+    assert!(errors.is_empty(), "console errors:\n{}", errors.join("\n"));
+    let start = dom
+        .find(r#"<pre id="check">"#)
+        .unwrap_or_else(|| panic!("no verdict in the DOM; stderr:\n{stderr}"));
+    let body = &dom[start + r#"<pre id="check">"#.len()..];
+    let json = unescape(&body[..body.find("</pre>").expect("verdict closes")]);
+    let verdict: serde_json::Value = serde_json::from_str(&json).expect("verdict is JSON");
+    assert_eq!(
+        verdict["ok"], true,
+        "browser check of {name} failed: {verdict:#}"
+    );
+    verdict
+}
+
+/// Writes `target/test-artifacts/{name}.png` (the top `height` pixels of the page) and
+/// `{name}.pdf` (print media), for people to look at.
+fn print(bin: &Path, dir: &Path, name: &str, html: &str, height: u32) {
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let plain_path = dir.join(format!("{name}.html"));
+    std::fs::write(&plain_path, html).unwrap();
+    let url = format!("file://{}", plain_path.display());
+    let png = artifacts.join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&png);
+    let (_, stderr) = run_chromium(
+        bin,
+        dir,
+        &format!("{name}-screenshot"),
+        &[
+            format!("--screenshot={}", png.display()),
+            format!("--window-size=1280,{height}"),
+            "--hide-scrollbars".into(),
+        ],
+        &url,
+    );
+    let errors = console_errors(&stderr);
+    assert!(errors.is_empty(), "console errors:\n{}", errors.join("\n"));
+    let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        size > 20_000,
+        "screenshot {} is {size} bytes; stderr:\n{stderr}",
+        png.display()
+    );
+
+    let pdf = artifacts.join(format!("{name}.pdf"));
+    let _ = std::fs::remove_file(&pdf);
+    let (_, stderr) = run_chromium(
+        bin,
+        dir,
+        &format!("{name}-pdf"),
+        &[
+            format!("--print-to-pdf={}", pdf.display()),
+            "--no-pdf-header-footer".into(),
+            "--run-all-compositor-stages-before-draw".into(),
+        ],
+        &url,
+    );
+    let size = std::fs::metadata(&pdf).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        size > 20_000,
+        "PDF {} is {size} bytes; stderr:\n{stderr}",
+        pdf.display()
+    );
+}
+
 #[test]
 fn charts_render_in_a_real_browser() {
     let Some(bin) = chromium() else {
@@ -213,76 +293,25 @@ fn charts_render_in_a_real_browser() {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let html = iocap_report::html::render(&runs());
-    assert!(html.contains("</body>"));
-
-    // 1. the check script, in the page
-    let checked = html.replacen("</body>", &format!("{CHECK}</body>"), 1);
-    let checked_path = dir.join("checked.html");
-    std::fs::write(&checked_path, &checked).unwrap();
-    let url = format!("file://{}", checked_path.display());
-    let (dom, stderr) = run_chromium(&bin, &dir, "check", &["--dump-dom".into()], &url);
-    let errors = console_errors(&stderr);
-    assert!(errors.is_empty(), "console errors:\n{}", errors.join("\n"));
-    let start = dom
-        .find(r#"<pre id="check">"#)
-        .unwrap_or_else(|| panic!("no verdict in the DOM; stderr:\n{stderr}"));
-    let body = &dom[start + r#"<pre id="check">"#.len()..];
-    let json = unescape(&body[..body.find("</pre>").expect("verdict closes")]);
-    let verdict: serde_json::Value = serde_json::from_str(&json).expect("verdict is JSON");
-    assert_eq!(verdict["ok"], true, "browser check failed: {verdict:#}");
+    let verdict = check(&bin, &dir, "check", &html);
     assert_eq!(verdict["charts"], 6, "{verdict}");
     // 3 runs x (30 s x (IOPS + MB/s + p99 + mean) + 2 targets x 2 bar charts) + curves
     assert!(
         verdict["marks"].as_u64().unwrap() > 3 * (30 * 4 + 4),
         "{verdict}"
     );
+    print(&bin, &dir, "report", &html, 2400);
 
-    // 2. a screenshot and a PDF of the plain report, for people
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-artifacts");
-    std::fs::create_dir_all(&artifacts).unwrap();
-    let plain_path = dir.join("report.html");
-    std::fs::write(&plain_path, &html).unwrap();
-    let url = format!("file://{}", plain_path.display());
-    let png = artifacts.join("report.png");
-    let _ = std::fs::remove_file(&png);
-    let (_, stderr) = run_chromium(
-        &bin,
-        &dir,
-        "screenshot",
-        &[
-            format!("--screenshot={}", png.display()),
-            "--window-size=1280,2400".into(),
-            "--hide-scrollbars".into(),
-        ],
-        &url,
-    );
-    let errors = console_errors(&stderr);
-    assert!(errors.is_empty(), "console errors:\n{}", errors.join("\n"));
-    let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
-    assert!(
-        size > 20_000,
-        "screenshot {} is {size} bytes; stderr:\n{stderr}",
-        png.display()
-    );
-
-    let pdf = artifacts.join("report.pdf");
-    let _ = std::fs::remove_file(&pdf);
-    let (_, stderr) = run_chromium(
-        &bin,
-        &dir,
-        "pdf",
-        &[
-            format!("--print-to-pdf={}", pdf.display()),
-            "--no-pdf-header-footer".into(),
-            "--run-all-compositor-stages-before-draw".into(),
-        ],
-        &url,
-    );
-    let size = std::fs::metadata(&pdf).map(|m| m.len()).unwrap_or(0);
-    assert!(
-        size > 20_000,
-        "PDF {} is {size} bytes; stderr:\n{stderr}",
-        pdf.display()
-    );
+    // a preflight run with saturation, scale-up and a concurrent group, and a second
+    // saturation run overlaid on its curves
+    let runs = [
+        common::assessed_run(),
+        common::saturation_run("san-a after firmware", 2, 1.6, 0.7),
+    ];
+    let html = iocap_report::html::render(&runs);
+    let verdict = check(&bin, &dir, "check-assess", &html);
+    let tests: usize = runs.iter().map(|r| r.tests.len()).max().unwrap();
+    assert_eq!(verdict["charts"], tests * 6 + 4, "{verdict}");
+    print(&bin, &dir, "report-assess", &html, 5200);
     let _ = std::fs::remove_dir_all(&dir);
 }

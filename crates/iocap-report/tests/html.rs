@@ -355,3 +355,275 @@ fn several_tests_get_one_chart_set_each() {
     assert!(html.contains(r#"data-test="1""#));
     assert!(html.contains("second test: 8K random reads"));
 }
+
+mod common;
+
+const ASSESS_KINDS: [&str; 4] = [
+    "load-latency",
+    "qd-iops",
+    "scaleup-alone",
+    "scaleup-together",
+];
+
+#[test]
+fn assessment_sections_and_charts() {
+    let r = common::assessed_run();
+    let html = render(std::slice::from_ref(&r));
+    let cs = charts(&html);
+    // one chart set per test, plus the four assessment charts
+    assert_eq!(cs.len(), r.tests.len() * KINDS.len() + ASSESS_KINDS.len());
+    for c in &cs {
+        assert_eq!(
+            c.claimed,
+            c.pts + c.bars,
+            "{}: data-points matches marks",
+            c.kind
+        );
+        assert!(
+            !c.svg.contains("NaN") && !c.svg.contains("inf\""),
+            "{}",
+            c.kind
+        );
+    }
+    let s = r.saturation.as_ref().unwrap();
+    let ll = chart(&cs, "load-latency");
+    assert_eq!(ll.pts, s.steps.len() + s.throttled.len());
+    assert_eq!(ll.svg.matches(r#"<polyline class="line""#).count(), 2);
+    assert!(ll
+        .svg
+        .contains("<title>qd 16: 39,500 IOPS, p99 3.10 ms</title>"));
+    assert!(ll
+        .svg
+        .contains("<title>70 % load: 29,820 IOPS, p99 2.07 ms</title>"));
+    assert_eq!(
+        ll.svg.matches(r#"<circle class="highlight""#).count(),
+        1,
+        "the knee"
+    );
+    assert!(ll.svg.contains(">knee: qd 16</text>"));
+    assert_eq!(
+        ll.svg.matches(r#"<line class="ref""#).count(),
+        1,
+        "the target"
+    );
+    assert!(ll.svg.contains(">p99 target 10 ms</text>"));
+    assert!(ll.svg.contains("p99 latency (ms)") && ll.svg.contains("IOPS (I/Os per second)"));
+    let qd = chart(&cs, "qd-iops");
+    assert_eq!(qd.pts, s.steps.len());
+    for tick in [">1</text>", ">2</text>", ">16</text>", ">64</text>"] {
+        assert!(qd.svg.contains(tick), "qd axis tick {tick}");
+    }
+    assert!(qd
+        .svg
+        .contains("<title>qd 32: 42,000 IOPS (+6.3 %)</title>"));
+    assert_eq!(qd.svg.matches(r#"<circle class="highlight""#).count(), 1);
+    let alone = chart(&cs, "scaleup-alone");
+    assert_eq!(alone.bars, 4);
+    assert_eq!(
+        alone.svg.matches(r##"fill="#b91c1c"><title>"##).count(),
+        1,
+        "one slow bar"
+    );
+    assert!(
+        alone.svg.contains(">41,200 slow</text>"),
+        "slow said, not only coloured"
+    );
+    let together = chart(&cs, "scaleup-together");
+    assert_eq!(
+        together.pts,
+        2 * 3,
+        "measured and linear at 1, 2, 4 volumes"
+    );
+    assert!(together
+        .svg
+        .contains("4 volumes: 196,400 IOPS, 88.5 % of linear"));
+
+    // sections, in order: preflight first, then the summary
+    let at = |id: &str| {
+        html.find(&format!(r#"<section id="{id}">"#))
+            .unwrap_or_else(|| panic!("no section {id}"))
+    };
+    assert!(at("preflight") < at("summary"));
+    assert!(at("summary") < at("setup") && at("setup") < at("saturation"));
+    assert!(at("saturation") < at("scaleup") && at("scaleup") < at("charts"));
+    // the capacity table: a badge with the word on every row, its sentence under it
+    assert_eq!(
+        html.matches(r#"<span class="badge pass">PASS</span></td>"#)
+            .count(),
+        3
+    );
+    assert_eq!(
+        html.matches(r#"<span class="badge fail">FAIL</span></td>"#)
+            .count(),
+        1
+    );
+    assert_eq!(
+        html.matches(r#"<span class="badge warn">WARN</span></td>"#)
+            .count(),
+        1
+    );
+    assert_eq!(
+        html.matches(r#"<span class="badge info">INFO</span></td>"#)
+            .count(),
+        1
+    );
+    assert_eq!(html.matches(r#"<tr class="sentence">"#).count(), 6);
+    assert!(
+        html.contains("2,210.0 MB/s") && html.contains("2.45 ms") && html.contains("42,000 IOPS")
+    );
+    assert!(html.contains("commits will wait on the log"));
+    assert!(html.contains("the log test ran on the same device as the data file"));
+    // the summary says what was concluded
+    for s in [
+        "Preflight (sqlserver profile, device class flash): 1 FAIL, 1 WARN, 3 PASS, 1 INFO",
+        "Saturation: at most 42,600 IOPS; the knee is at queue depth 16; capacity 42,000 IOPS with p99 &lt;= 10 ms, at qd 32.",
+        "Scale-up: 4 volumes together: 196,400 IOPS, 88.5 % of linear; 1 volume slow (/mnt/vol3/t).",
+        "Together (data and log at the same time): 33,400 IOPS (411 MB/s); the slowest p99 of them 3.84 ms.",
+    ] {
+        assert!(html.contains(s), "summary lacks {s}");
+    }
+    // the group in the full figures, with its together line
+    assert!(html.contains("group 1: 2 workloads at the same time</h3>"));
+    assert!(html
+        .contains(r#"<td>together</td><td class="word">sum of 2 workloads</td><td>33,400</td>"#));
+    assert!(html.contains("3.84 ms (max)"));
+    // the saturation and scale-up tables
+    assert!(html.contains(r#"<td class="word">◀ knee</td>"#));
+    assert!(html.contains(r#"<td class="word">◀ slow</td>"#));
+    assert!(html.contains("Capacity: 42,000 IOPS with p99 &lt;= 10 ms, at qd 32."));
+}
+
+#[test]
+fn assessment_sections_are_absent_without_results() {
+    let html = render(&[run("plain", 1, &["/a"])]);
+    for absent in [
+        r#"id="preflight""#,
+        r#"id="saturation""#,
+        r#"id="scaleup""#,
+        "Preflight (",
+        "Saturation:",
+        "Scale-up:",
+        "Together (",
+        "at the same time",
+        "class=\"badge",
+        "class=\"highlight\"",
+        "class=\"ref\"",
+    ] {
+        assert!(!html.contains(absent), "{absent} without an assessment");
+    }
+    // a run with groups of one is not a group
+    let mut r = run("alone", 1, &["/a"]);
+    r.tests[0].group = Some(4);
+    assert!(!render(&[r]).contains("Together ("));
+}
+
+#[test]
+fn several_saturation_runs_overlay() {
+    let runs = [
+        common::saturation_run("before", 1, 1.0, 1.0),
+        common::saturation_run("after", 2, 1.6, 0.7),
+    ];
+    let html = render(&runs);
+    let cs = charts(&html);
+    let ll = chart(&cs, "load-latency");
+    assert_eq!(ll.pts, 2 * (7 + 4));
+    assert_eq!(ll.claimed, ll.pts);
+    for name in [
+        ">before steps<",
+        ">before throttled<",
+        ">after steps<",
+        ">after throttled<",
+    ] {
+        assert!(ll.svg.contains(name), "legend {name}");
+    }
+    assert!(ll.svg.contains("#0b62a4") && ll.svg.contains("#d55e00"));
+    assert_eq!(ll.svg.matches(r#"<circle class="highlight""#).count(), 2);
+    assert_eq!(
+        ll.svg.matches(r#"<line class="ref""#).count(),
+        1,
+        "one shared target"
+    );
+    assert!(ll.svg.contains("<title>after: qd 16: "));
+    let qd = chart(&cs, "qd-iops");
+    assert_eq!(qd.pts, 14);
+    assert!(!html.contains(r#"id="scaleup""#) && !html.contains(r#"id="preflight""#));
+}
+
+#[test]
+fn saturation_without_latencies_or_steps_does_not_panic() {
+    let mut r = common::saturation_run("odd", 1, 1.0, 1.0);
+    let s = r.saturation.as_mut().unwrap();
+    s.steps[0].lat_us_p99 = None;
+    s.steps[1].lat_us_p99 = Some(f64::NAN);
+    s.steps[2].iops = f64::INFINITY;
+    s.throttled.clear();
+    s.knee_qd = Some(999);
+    s.latency_target_us = Some(f64::NAN);
+    let cs = charts(&render(std::slice::from_ref(&r)));
+    let ll = chart(&cs, "load-latency");
+    assert_eq!(ll.claimed, 4, "steps with no p99 or no IOPS are left out");
+    assert_eq!(ll.claimed, ll.pts);
+    assert!(!ll.svg.contains("NaN") && !ll.svg.contains("class=\"ref\""));
+    let s = r.saturation.as_mut().unwrap();
+    s.steps.clear();
+    let mut sc = common::scaleup();
+    sc.together.clear();
+    sc.alone[0].iops = f64::NAN;
+    r.scaleup = Some(sc);
+    let html = render(&[r]);
+    let cs = charts(&html);
+    assert_eq!(chart(&cs, "load-latency").claimed, 0);
+    assert_eq!(chart(&cs, "qd-iops").claimed, 0);
+    assert_eq!(chart(&cs, "scaleup-alone").bars, 3);
+    assert_eq!(chart(&cs, "scaleup-together").claimed, 0);
+    assert!(html.contains("no steps") && html.contains("no volumes measured together"));
+}
+
+#[test]
+fn assessment_strings_are_escaped() {
+    let evil = "<script>alert(1)</script>";
+    let quotes = r#"x" onmouseover="alert('&')"#;
+    let mut r = common::assessed_run();
+    let p = r.preflight.as_mut().unwrap();
+    p.profile = format!("profile {evil}");
+    p.device_class = quotes.into();
+    p.warnings.push(format!("pwarn {evil} {quotes}"));
+    for row in &mut p.rows {
+        row.metric = format!("metric {evil} {quotes}");
+        row.sentence = format!("sentence {evil} {quotes}");
+        row.role = format!("role {evil}");
+        row.against = Some(format!("against {evil}"));
+        row.unit = format!("unit{evil}");
+    }
+    let s = r.saturation.as_mut().unwrap();
+    s.stop_reason = format!("stop {evil} {quotes}");
+    let sc = r.scaleup.as_mut().unwrap();
+    sc.alone[0].path = format!("/vol/{evil}{quotes}");
+    sc.together[0].paths[0] = format!("/vol/{evil}{quotes}");
+    for t in &mut r.tests {
+        t.role = Some(format!("role {evil}"));
+    }
+    let html = render(&[r]);
+    assert!(!html.contains("<script"), "unescaped script tag");
+    assert!(!html.contains(r#"x" onmouseover"#), "unescaped quote");
+    assert!(!html.contains("'&'"), "unescaped apostrophe or ampersand");
+    for place in [
+        "profile ",
+        "pwarn ",
+        "metric ",
+        "sentence ",
+        "role ",
+        "against ",
+        "stop ",
+        "/vol/",
+        "unit",
+    ] {
+        assert!(
+            html.contains(&format!("{place}&lt;script&gt;")),
+            "{place} not shown escaped"
+        );
+    }
+    for c in charts(&html) {
+        assert_eq!(c.claimed, c.pts + c.bars, "{}", c.kind);
+    }
+}

@@ -2,6 +2,11 @@
 //! shows up as a reviewed diff.
 
 use iocap_model::*;
+use iocap_report::assess::{
+    concurrent_groups, render_group, render_preflight, render_saturation, render_scaleup,
+};
+
+mod common;
 
 fn op(ios: u64, bs: u64, secs: f64, p50: f64) -> OpStats {
     OpStats {
@@ -103,4 +108,119 @@ fn text_summary() {
 #[test]
 fn csv_export() {
     insta::assert_snapshot!(iocap_report::csv::render(&result()));
+}
+
+#[test]
+fn saturation_view() {
+    let r = common::saturation_run("san-a", 1, 1.0, 1.0);
+    insta::assert_snapshot!(render_saturation(&r, r.saturation.as_ref().unwrap()));
+}
+
+#[test]
+fn saturation_without_knee_or_target() {
+    let r = common::saturation_run("san-a", 1, 1.0, 1.0);
+    let mut s = r.saturation.clone().unwrap();
+    s.knee_qd = None;
+    s.latency_target_us = None;
+    s.capacity_iops_at_target = None;
+    s.capacity_qd_at_target = None;
+    s.lat_ceiling_us = None;
+    s.throttled.clear();
+    s.stop_reason = "reached qd 64, the largest asked for".into();
+    let text = render_saturation(&r, &s);
+    assert!(
+        text.contains("knee:     none (throughput never flattened"),
+        "{text}"
+    );
+    assert!(
+        text.contains("capacity: no latency target was set"),
+        "{text}"
+    );
+    assert!(text.contains("stopped:  reached qd 64"), "{text}");
+    assert!(!text.contains("throttled") && !text.contains("◀"), "{text}");
+    // a target no step met
+    s.latency_target_us = Some(500.0);
+    let text = render_saturation(&r, &s);
+    assert!(
+        text.contains("capacity: no step kept p99 <= 500 µs"),
+        "{text}"
+    );
+    // nothing measured at all
+    let empty = Saturation {
+        steps: vec![],
+        throttled: vec![],
+        max_iops: 0.0,
+        max_mb_s: 0.0,
+        ..s
+    };
+    let text = render_saturation(&r, &empty);
+    assert!(text.contains("no steps measured"), "{text}");
+}
+
+#[test]
+fn scaleup_view() {
+    insta::assert_snapshot!(render_scaleup(&common::scaleup()));
+}
+
+#[test]
+fn preflight_view() {
+    let r = common::assessed_run();
+    insta::assert_snapshot!(render_preflight(&r, r.preflight.as_ref().unwrap()));
+}
+
+#[test]
+fn preflight_values_and_missing_figures() {
+    let r = common::assessed_run();
+    let mut p = r.preflight.clone().unwrap();
+    for row in &mut p.rows {
+        row.against = None;
+    }
+    p.rows[0].value = None;
+    p.rows[1].value = Some(f64::NAN);
+    p.warnings.clear();
+    let text = render_preflight(&r, &p);
+    assert!(
+        !text.contains("against") && !text.contains("warning"),
+        "{text}"
+    );
+    assert!(!text.contains("NaN"), "{text}");
+    assert!(text.contains("2,450") || text.contains("2.45 ms"), "{text}");
+    p.rows.clear();
+    let text = render_preflight(&r, &p);
+    assert!(text.contains("verdicts: no verdicts") && text.contains("no capacity rows"));
+}
+
+#[test]
+fn group_view() {
+    let tests = common::group_tests();
+    let groups = concurrent_groups(&tests);
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0].0, 1);
+    insta::assert_snapshot!(render_group(&groups[0].1));
+}
+
+#[test]
+fn groups_leave_lone_tests_out() {
+    let mut tests = common::group_tests();
+    tests.insert(0, result().tests[0].clone());
+    tests.push(result().tests[0].clone());
+    tests[3].group = Some(2);
+    let groups = concurrent_groups(&tests);
+    let sizes: Vec<(u32, usize)> = groups.iter().map(|(g, v)| (*g, v.len())).collect();
+    assert_eq!(sizes, [(1, 2), (2, 1)]);
+    assert_eq!(render_group(&[]), "no tests\n");
+}
+
+/// `text::render_test` is what `iocap run` prints; a role and a group must not change it.
+#[test]
+fn render_test_is_unaffected_by_role_and_group() {
+    let plain = result();
+    let mut tagged = plain.clone();
+    tagged.tests[0].role = Some("data".into());
+    tagged.tests[0].group = Some(3);
+    tagged.saturation = Some(common::saturation(1.0, 1.0));
+    assert_eq!(
+        iocap_report::text::render_test(&plain.tests[0]),
+        iocap_report::text::render_test(&tagged.tests[0])
+    );
 }

@@ -53,7 +53,7 @@ fn percentile_points(t: &TestResult) -> Vec<Point> {
     .collect()
 }
 
-fn lat_axis(label: &str, values: &[f64], log: bool) -> Axis {
+pub(super) fn lat_axis(label: &str, values: &[f64], log: bool) -> Axis {
     let max = values
         .iter()
         .copied()

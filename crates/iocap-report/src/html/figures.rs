@@ -1,29 +1,43 @@
 //! The full figures at the end of the report: per run and test the same throughput, latency
 //! and per-target tables as the terminal view, and the CPU cost, for readers who need the
-//! exact numbers behind the charts.
+//! exact numbers behind the charts; after the last test of a group that ran at the same time,
+//! the group's table with its `together` line.
 
 use std::fmt::Write as _;
 
-use iocap_model::RunResult;
+use iocap_model::{RunResult, TestResult};
 
 use super::{escape, swatch};
+use crate::assess::group_table;
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
-use crate::{fmt_count, fmt_lat_us};
+use crate::{fmt_count, fmt_lat_us, plural};
 
-/// An HTML table; a first column headed `target` holds paths, which may wrap.
-fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+/// An HTML table; a first column headed `target` or `volume` holds paths, which may wrap.
+pub(super) fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    table_with(out, header, rows, &[]);
+}
+
+/// [`table`], with the columns `words` (words, not figures) aligned left.
+pub(super) fn table_with(out: &mut String, header: &[&str], rows: &[Vec<String>], words: &[usize]) {
     out.push_str(r#"<div class="scroll"><table><thead><tr>"#);
-    for h in header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
+    for (j, h) in header.iter().enumerate() {
+        let class = if j > 0 && words.contains(&j) {
+            r#" class="word""#
+        } else {
+            ""
+        };
+        let _ = write!(out, "<th{class}>{}</th>", escape(h));
     }
     out.push_str("</tr></thead><tbody>");
     for r in rows {
         out.push_str("<tr>");
         for (j, cell) in r.iter().enumerate() {
-            let class = if j == 0 && header[0] == "target" {
+            let class = if j == 0 && (header[0] == "target" || header[0] == "volume") {
                 r#" class="path""#
+            } else if j > 0 && words.contains(&j) {
+                r#" class="word""#
             } else {
                 ""
             };
@@ -37,7 +51,7 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
 pub(super) fn figures(out: &mut String, runs: &[RunResult], names: &[String]) {
     out.push_str(r#"<section id="figures"><h2>Full figures</h2>"#);
     for (i, r) in runs.iter().enumerate() {
-        for t in &r.tests {
+        for (k, t) in r.tests.iter().enumerate() {
             let _ = write!(
                 out,
                 "<h3>{}{} — {}</h3>",
@@ -85,6 +99,22 @@ pub(super) fn figures(out: &mut String, runs: &[RunResult], names: &[String]) {
                 &rows,
             );
             let _ = write!(out, "<p>{}.</p>", cpu_line(t));
+            if let Some(g) = t.group {
+                let last = !r.tests[k + 1..].iter().any(|u| u.group == Some(g));
+                let members: Vec<&TestResult> =
+                    r.tests.iter().filter(|u| u.group == Some(g)).collect();
+                if last && members.len() > 1 {
+                    let _ = write!(
+                        out,
+                        "<h3>{}{} — group {g}: {} at the same time</h3>",
+                        swatch(i),
+                        escape(&names[i]),
+                        plural(members.len(), "workload")
+                    );
+                    let rows = group_table(&members);
+                    table_with(out, &rows.header, &rows.rows, &rows.words);
+                }
+            }
         }
     }
     out.push_str("</section>");

@@ -1,17 +1,21 @@
 //! The self-contained HTML report: one file a DBA can mail, archive or print, that opens with no
-//! network and no script. It reads, top to bottom: a plain-language summary (and how later runs
-//! compare with the first), the host and test setup, charts drawn by [`crate::svg`], every
-//! warning, and the full figures as the terminal view shows them.
+//! network and no script. It reads, top to bottom: the preflight verdicts (when a run has them),
+//! a plain-language summary (and how later runs compare with the first), the host and test
+//! setup, the saturation curve and scale-up (when a run has them), charts drawn by
+//! [`crate::svg`], every warning, and the full figures as the terminal view shows them, with
+//! tests that ran at the same time shown together.
 //!
 //! Several runs are compared test by test (the first test of each run together, and so on), in
 //! one colour per run. Every string that comes from a result is escaped with [`escape`].
 //!
-//! Each section of the page has its own submodule (`summary`, `setup`, `charts`, `warnings`,
-//! `figures`); this file holds what they share (escaping, run names, colour swatches), the
+//! Each section of the page has its own submodule (`preflight`, `summary`, `setup`,
+//! `saturation`, `charts`, `warnings`, `figures`); this file holds what they share (escaping, run names, colour swatches), the
 //! style sheet and the page frame.
 
 mod charts;
 mod figures;
+mod preflight;
+mod saturation;
 mod setup;
 mod summary;
 mod warnings;
@@ -63,16 +67,29 @@ table{border-collapse:collapse;margin:6px 0 14px;font-size:13.5px;font-variant-n
 th,td{padding:3px 9px;border-bottom:1px solid #e6e6e6;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}th{background:#f4f5f7;font-weight:600}
 td.path{white-space:normal;overflow-wrap:anywhere;max-width:340px}
+th.word,td.word{text-align:left}
+.badge{display:inline-block;min-width:3.3em;text-align:center;font-weight:700;font-size:12px;letter-spacing:.04em;
+ border-radius:3px;padding:1px 6px;color:#fff;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+.badge.pass{background:#2e7d32}.badge.warn{background:#b45309}.badge.fail{background:#b91c1c}.badge.info{background:#6b7280}
+.preflight{margin-bottom:18px}.verdicts{margin:4px 0 8px}.verdicts .badge{margin-right:2px}
+table.capacity{width:100%}table.capacity th,table.capacity td{text-align:left}
+table.capacity .num{text-align:right}table.capacity td.metric{white-space:normal}
+table.capacity tr.row td{border-bottom:none;padding-top:7px}
+table.capacity tr.sentence td{white-space:normal;color:#333;padding-bottom:8px;border-bottom:1px solid #ddd}
+table.capacity tbody.v-fail tr.sentence td{color:#7f1010}
+.capacity-lines{margin:4px 0 8px}.caption{margin:10px 0 0;color:#555;font-size:13.5px}.capacity-lines li{margin:2px 0}
+.summary .together{color:#333}
 footer{margin-top:36px;color:#777;font-size:12.5px}
 @media print{
  @page{margin:14mm}
  body{max-width:none;padding:0;font-size:10.5pt;background:#fff;color:#000}
  h2,h3{break-after:avoid;page-break-after:avoid}
  .cards{grid-template-columns:1fr 1fr;gap:8px}.charts{display:block}
- .card,figure.chart-card,table,.warnings{break-inside:avoid;page-break-inside:avoid}
+ .card,figure.chart-card,table,.warnings,table.capacity tbody{break-inside:avoid;page-break-inside:avoid}
  figure.chart-card{max-width:16cm;margin:0 auto 6mm;border:none}
  th{background:#fff;border-bottom:1.5px solid #000}
  .warnings,.warnings.ok{background:#fff}
+ table.capacity{break-inside:auto;page-break-inside:auto}
  .scroll{overflow:visible}table{font-size:8.5pt}
 }
 "#;
@@ -108,8 +125,9 @@ fn swatch(i: usize) -> String {
     )
 }
 
-/// Renders `runs` as one self-contained HTML page: summary, setup, charts, warnings and full
-/// figures. The page needs no network and runs no script; charts are inline SVG. With several
+/// Renders `runs` as one self-contained HTML page: preflight, summary, setup, saturation,
+/// scale-up, charts, warnings and full figures (the assessment sections only for runs that have
+/// the result). The page needs no network and runs no script; charts are inline SVG. With several
 /// runs, later runs are compared with the first and all runs share the charts, test by test.
 /// Never panics: empty input, empty series and tests without I/O give a page that says so.
 pub fn render(runs: &[RunResult]) -> String {
@@ -137,8 +155,11 @@ pub fn render(runs: &[RunResult]) -> String {
     if runs.is_empty() {
         out.push_str("<p>No results to show.</p>");
     } else {
+        preflight::preflight(&mut out, runs, &names);
         summary::summary(&mut out, runs, &names);
         setup::setup(&mut out, runs, &names);
+        saturation::saturation(&mut out, runs, &names);
+        saturation::scaleup(&mut out, runs, &names);
         out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
         let tests = runs.iter().map(|r| r.tests.len()).max().unwrap_or(0);
         for k in 0..tests {

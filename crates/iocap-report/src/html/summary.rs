@@ -1,12 +1,16 @@
 //! The plain-language summary that opens the report: one or two sentences per test that a
-//! reader who never ran a benchmark can follow, and how each later run compares with the first.
-//! Figures here are rounded for reading; the exact ones are in the full figures.
+//! reader who never ran a benchmark can follow, and how each later run compares with the first;
+//! first, what the assessing commands concluded (preflight verdict counts, the knee and the
+//! capacity at the latency target, the scale-up), and after tests that ran at the same time,
+//! what they did together. Figures here are rounded for reading; the exact ones are in the full
+//! figures.
 
 use std::fmt::Write as _;
 
 use iocap_model::{format_bytes, RunResult, RwMode, TestResult};
 
 use super::{escape, swatch};
+use crate::assess::{capacity_sentence, max_p99, preflight_what, scaleup_sentence, verdict_counts};
 use crate::{change_pct, fmt_count, fmt_lat_us, plural};
 
 fn mb_s(v: f64) -> String {
@@ -112,6 +116,87 @@ fn comparison(t: &TestResult, base: &TestResult, base_name: &str) -> String {
     }
 }
 
+/// After the last test of a group that ran at the same time: what the group did together.
+fn together(tests: &[TestResult], k: usize) -> Option<String> {
+    let g = tests[k].group?;
+    if tests[k + 1..].iter().any(|t| t.group == Some(g)) {
+        return None;
+    }
+    let members: Vec<&TestResult> = tests.iter().filter(|t| t.group == Some(g)).collect();
+    if members.len() < 2 {
+        return None;
+    }
+    let names: Vec<String> = members
+        .iter()
+        .map(|t| t.role.clone().unwrap_or_else(|| t.name.clone()))
+        .collect();
+    let iops: f64 = members.iter().map(|t| t.total.iops).sum();
+    let mbs: f64 = members.iter().map(|t| t.total.mb_s).sum();
+    let mut s = format!(
+        "Together ({} at the same time): {} IOPS ({} MB/s)",
+        names.join(" and "),
+        fmt_count(iops),
+        mb_s(mbs)
+    );
+    if let Some(p99) = max_p99(&members) {
+        let _ = write!(s, "; the slowest p99 of them {}", fmt_lat_us(p99));
+    }
+    s.push('.');
+    Some(s)
+}
+
+/// What the assessing commands concluded: preflight verdicts, knee and capacity, scale-up.
+fn assessed(r: &RunResult) -> Vec<String> {
+    let mut v = vec![];
+    if let Some(p) = &r.preflight {
+        v.push(format!(
+            "Preflight ({}): {} (see Preflight).",
+            preflight_what(p),
+            verdict_counts(p)
+        ));
+    }
+    if let Some(s) = &r.saturation {
+        let mut line = format!(
+            "Saturation: at most {} IOPS",
+            fmt_count(s.max_iops.max(0.0))
+        );
+        match s.knee_qd {
+            Some(q) => {
+                let _ = write!(line, "; the knee is at queue depth {q}");
+            }
+            None => line.push_str("; no knee (throughput never flattened)"),
+        }
+        if let Some(c) = capacity_sentence(s) {
+            let _ = write!(line, "; capacity {c}");
+        }
+        line.push('.');
+        v.push(line);
+    }
+    if let Some(s) = &r.scaleup {
+        let mut parts = vec![];
+        if let Some(l) = scaleup_sentence(s) {
+            parts.push(l);
+        }
+        let slow: Vec<&str> = s
+            .alone
+            .iter()
+            .filter(|v| v.slow)
+            .map(|v| v.path.as_str())
+            .collect();
+        if !slow.is_empty() {
+            parts.push(format!(
+                "{} slow ({})",
+                plural(slow.len(), "volume"),
+                slow.join(", ")
+            ));
+        }
+        if !parts.is_empty() {
+            v.push(format!("Scale-up: {}.", parts.join("; ")));
+        }
+    }
+    v
+}
+
 pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
     out.push_str(r#"<section id="summary"><h2>Summary</h2><ul class="summary">"#);
     for (i, r) in runs.iter().enumerate() {
@@ -124,6 +209,9 @@ pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
         if r.tests.is_empty() {
             out.push_str(": no tests.");
         }
+        for line in assessed(r) {
+            let _ = write!(out, "<br>{}", escape(&line));
+        }
         for (k, t) in r.tests.iter().enumerate() {
             let mut s = sentence(t);
             if i > 0 {
@@ -135,6 +223,13 @@ pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
                 s = format!("{}: {s}", t.name);
             }
             let _ = write!(out, "<br>{}", escape(&s));
+            if let Some(line) = together(&r.tests, k) {
+                let _ = write!(
+                    out,
+                    r#"<br><span class="together">{}</span>"#,
+                    escape(&line)
+                );
+            }
         }
         out.push_str("</li>");
     }

@@ -39,6 +39,8 @@ impl TickFmt {
 enum Kind {
     Linear,
     Log,
+    /// Logarithmic with ticks at powers of two: queue depths, volume counts.
+    Log2,
     /// Quantiles on `-log10(1 - q)`: 0 %, 90 %, 99 %, 99.9 % evenly spaced.
     Nines,
 }
@@ -135,6 +137,25 @@ impl Axis {
         }
     }
 
+    /// A logarithmic axis over the positive `values` with ticks at powers of two (1, 2, 4, ...),
+    /// widened to the powers of two around them.
+    pub(crate) fn log2(label: &str, values: &[f64]) -> Axis {
+        let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
+        let (lo, hi) = finite_range(&pos).unwrap_or((1.0, 2.0));
+        let min = 2f64.powf((lo.log2() + 1e-9).floor());
+        let mut max = 2f64.powf((hi.log2() - 1e-9).ceil());
+        if max <= min {
+            max = min * 2.0;
+        }
+        Axis {
+            label: label.into(),
+            kind: Kind::Log2,
+            min,
+            max,
+            fmt: TickFmt::Plain,
+        }
+    }
+
     /// A percentile axis from 0 to `nines` nines (2: 99 %, 5: 99.999 %).
     pub(crate) fn nines(label: &str, nines: u32) -> Axis {
         Axis {
@@ -151,7 +172,7 @@ impl Axis {
         v.is_finite()
             && match self.kind {
                 Kind::Linear => true,
-                Kind::Log => v > 0.0,
+                Kind::Log | Kind::Log2 => v > 0.0,
                 Kind::Nines => (0.0..1.0).contains(&v),
             }
     }
@@ -160,7 +181,7 @@ impl Axis {
     pub(super) fn frac(&self, v: f64) -> f64 {
         let f = match self.kind {
             Kind::Linear => (v - self.min) / (self.max - self.min),
-            Kind::Log => (v.ln() - self.min.ln()) / (self.max.ln() - self.min.ln()),
+            Kind::Log | Kind::Log2 => (v.ln() - self.min.ln()) / (self.max.ln() - self.min.ln()),
             Kind::Nines => -(1.0 - v).log10() / self.max,
         };
         if f.is_finite() {
@@ -188,6 +209,17 @@ impl Axis {
                 (a..=b)
                     .flat_map(|e| mults.iter().map(move |m| m * 10f64.powi(e)))
                     .filter(|v| *v >= self.min / 1.000_001 && *v <= self.max * 1.000_001)
+                    .collect()
+            }
+            Kind::Log2 => {
+                let (a, b) = (
+                    self.min.log2().round() as i32,
+                    self.max.log2().round() as i32,
+                );
+                let every = ((b - a) / 10 + 1).max(1) as usize;
+                (a..=b.min(a + 60))
+                    .step_by(every)
+                    .map(|e| 2f64.powi(e))
                     .collect()
             }
             Kind::Nines => (0..=self.max as i32)
@@ -244,5 +276,20 @@ mod tests {
         assert_eq!(labels, ["0", "90", "99", "99.9", "99.99", "99.999"]);
         assert!((n.frac(0.99) - 0.4).abs() < 1e-9);
         assert!(!n.accepts(1.0));
+    }
+
+    #[test]
+    fn log2_ticks() {
+        let a = Axis::log2("qd", &[1.0, 64.0]);
+        assert_eq!((a.min, a.max), (1.0, 64.0));
+        assert_eq!(a.ticks(), vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
+        let a = Axis::log2("qd", &[3.0, 5.0]);
+        assert_eq!((a.min, a.max), (2.0, 8.0));
+        assert!((a.frac(4.0) - 0.5).abs() < 1e-9);
+        let a = Axis::log2("qd", &[]);
+        assert!(a.max > a.min && a.min > 0.0);
+        let a = Axis::log2("qd", &[1.0, 1.0]);
+        assert_eq!((a.min, a.max), (1.0, 2.0));
+        assert_eq!(Axis::log2("qd", &[1.0, 65536.0]).ticks().len(), 9);
     }
 }

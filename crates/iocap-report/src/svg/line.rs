@@ -25,6 +25,30 @@ pub(crate) struct Series {
     pub points: Vec<Point>,
 }
 
+/// A horizontal reference line across the plot, e.g. a latency target, labelled at its right.
+#[derive(Debug, Clone)]
+pub(crate) struct HLine {
+    pub y: f64,
+    pub label: String,
+}
+
+/// A point singled out (e.g. the knee of a curve): a ring around it and a label beside it.
+/// Not a data point: it is drawn over one and not counted in `data-points`.
+#[derive(Debug, Clone)]
+pub(crate) struct Highlight {
+    pub x: f64,
+    pub y: f64,
+    pub colour: &'static str,
+    pub label: String,
+}
+
+/// What a line chart draws over its series.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Extras {
+    pub hlines: Vec<HLine>,
+    pub highlights: Vec<Highlight>,
+}
+
 /// A line chart: `series` over axes `x` and `y`; `empty` is shown when nothing can be drawn.
 pub(crate) fn line_chart(
     id: &str,
@@ -34,6 +58,64 @@ pub(crate) fn line_chart(
     y: &Axis,
     series: &[Series],
     empty: &str,
+) -> String {
+    line_chart_with(id, test, title, x, y, series, empty, &Extras::default())
+}
+
+/// A white outline under annotation text, so it reads where it crosses a line.
+const HALO: &str =
+    r##" stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke""##;
+
+/// Where annotation labels go: each is kept inside the plot and off the labels placed before
+/// it (widths are estimated generously, as the font is the reader's).
+struct Labels {
+    placed: Vec<(f64, f64, f64, f64)>,
+    area: (f64, f64, f64, f64),
+}
+
+impl Labels {
+    const CHAR_W: f64 = 6.9;
+    const LINE_H: f64 = 14.0;
+
+    /// Finds a free spot for `text` near (`x`, `y`), the text's baseline; returns the baseline
+    /// position and whether the text is anchored at its end.
+    fn place(&mut self, text: &str, x: f64, y: f64) -> (f64, f64, bool) {
+        let w = Self::CHAR_W * text.chars().count() as f64;
+        let (l, t, r, b) = self.area;
+        let end = x + w > r;
+        let x0 = if end { (x - w).max(l) } else { x.max(l) };
+        let mut yy = y.clamp(t + Self::LINE_H, b - 2.0);
+        for k in 0..12 {
+            let hit = |yy: f64| {
+                self.placed.iter().any(|&(pl, pt, pr, pb)| {
+                    x0 < pr && x0 + w > pl && yy - Self::LINE_H + 2.0 < pb && yy + 2.0 > pt
+                })
+            };
+            if !hit(yy) {
+                break;
+            }
+            // alternate below and above the wanted spot, further each time
+            let step = Self::LINE_H * f64::from(k / 2 + 1);
+            let cand = if k % 2 == 0 { y + step } else { y - step };
+            yy = cand.clamp(t + Self::LINE_H, b - 2.0);
+        }
+        self.placed
+            .push((x0, yy - Self::LINE_H + 2.0, x0 + w, yy + 2.0));
+        (if end { x0 + w } else { x0 }, yy, end)
+    }
+}
+
+/// A line chart with reference lines and highlighted points over the series.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn line_chart_with(
+    id: &str,
+    test: usize,
+    title: &str,
+    x: &Axis,
+    y: &Axis,
+    series: &[Series],
+    empty: &str,
+    extras: &Extras,
 ) -> String {
     const H: f64 = 320.0;
     let drawn: Vec<Vec<&Point>> = series
@@ -133,6 +215,48 @@ pub(crate) fn line_chart(
                 escape(&p.tip)
             );
         }
+    }
+    let mut labels = Labels {
+        placed: vec![],
+        area: (left + 4.0, top, right - 4.0, bottom),
+    };
+    for h in extras.hlines.iter().filter(|h| y.accepts(h.y)) {
+        let yy = py(h.y);
+        let (tx, ty, _) = labels.place(
+            &h.label,
+            right - 4.0 - Labels::CHAR_W * h.label.chars().count() as f64,
+            yy - 4.0,
+        );
+        let _ = write!(
+            out,
+            r##"<line class="ref" x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="#b91c1c" stroke-width="1.3" stroke-dasharray="6 4"/><text class="ref" x="{}" y="{}" font-size="11" fill="#b91c1c"{HALO}>{}</text>"##,
+            c(left),
+            c(right),
+            c(tx),
+            c(ty),
+            escape(&h.label),
+            y = c(yy)
+        );
+    }
+    for h in extras
+        .highlights
+        .iter()
+        .filter(|h| x.accepts(h.x) && y.accepts(h.y))
+    {
+        let (hx, hy) = (px(h.x), py(h.y));
+        let (tx, ty, end) = labels.place(&h.label, hx + 10.0, hy + 18.0);
+        let anchor = if end { r#" text-anchor="end""# } else { "" };
+        let _ = write!(
+            out,
+            r##"<circle class="highlight" cx="{}" cy="{}" r="7.5" fill="none" stroke="{}" stroke-width="2.2"/><text class="highlight" x="{}" y="{}" font-size="11" font-weight="600" fill="{}"{anchor}{HALO}>{}</text>"##,
+            c(hx),
+            c(hy),
+            h.colour,
+            c(tx),
+            c(ty),
+            h.colour,
+            escape(&h.label)
+        );
     }
     out.push_str("</svg>");
     out

@@ -1,0 +1,150 @@
+//! `iocap saturate`: the steps with the knee marked, the throttled points, and the sentences
+//! about the maximum, the knee and the capacity at the latency target.
+
+use iocap_model::{CurvePoint, RunResult, Saturation};
+
+use super::{count, lat, mb, paths, target, trim_pct, workload, wrap, Rows};
+use crate::{change_pct, plural};
+
+/// The step with the highest IOPS.
+fn best_step(s: &Saturation) -> Option<&CurvePoint> {
+    s.steps
+        .iter()
+        .filter(|p| p.iops.is_finite())
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))
+}
+
+pub(crate) fn saturation_steps(s: &Saturation) -> Rows {
+    let mut rows = vec![];
+    let mut prev: Option<f64> = None;
+    for p in &s.steps {
+        let gain = prev
+            .and_then(|b| change_pct(b, p.iops))
+            .map(|g| format!("{g:+.1} %"))
+            .unwrap_or_else(|| "-".into());
+        prev = Some(p.iops);
+        let mut note = vec![];
+        if s.knee_qd == Some(p.qd) {
+            note.push("◀ knee".to_string());
+        }
+        if let (Some(q), Some(t)) = (s.capacity_qd_at_target, s.latency_target_us) {
+            if q == p.qd {
+                note.push(format!("best with p99 <= {}", target(t)));
+            }
+        }
+        rows.push(vec![
+            p.qd.to_string(),
+            count(p.iops),
+            mb(p.mb_s),
+            lat(p.lat_us_p50),
+            lat(p.lat_us_p99),
+            gain,
+            note.join(", "),
+        ]);
+    }
+    Rows {
+        header: vec!["qd", "IOPS", "MB/s", "p50", "p99", "gain", "note"],
+        rows,
+        words: vec![6],
+    }
+}
+
+pub(crate) fn saturation_throttled(s: &Saturation) -> Rows {
+    let rows = s
+        .throttled
+        .iter()
+        .map(|p| {
+            vec![
+                p.load_pct
+                    .filter(|v| v.is_finite())
+                    .map(|v| format!("{v:.0} %"))
+                    .unwrap_or_else(|| "-".into()),
+                count(p.iops),
+                mb(p.mb_s),
+                lat(p.lat_us_p50),
+                lat(p.lat_us_p99),
+            ]
+        })
+        .collect();
+    Rows {
+        header: vec!["load", "IOPS", "MB/s", "p50", "p99"],
+        rows,
+        words: vec![],
+    }
+}
+
+/// `412,000 IOPS, 3,375.1 MB/s (at qd 64)`.
+pub(crate) fn max_sentence(s: &Saturation) -> String {
+    let at = best_step(s)
+        .map(|p| format!(" (at qd {})", p.qd))
+        .unwrap_or_default();
+    format!("{} IOPS, {} MB/s{at}", count(s.max_iops), mb(s.max_mb_s))
+}
+
+/// Where the knee is, or that there is none: `qd 16 (past it, ...)`.
+pub(crate) fn knee_sentence(s: &Saturation) -> String {
+    match s.knee_qd {
+        Some(q) => format!(
+            "qd {q} (past it, each doubling of the queue depth gained less than {} % IOPS \
+             while latency kept rising)",
+            trim_pct(s.min_gain_pct)
+        ),
+        None => "none (throughput never flattened before the steps stopped)".into(),
+    }
+}
+
+/// `42,000 IOPS with p99 <= 10 ms, at qd 16`; `None` when no target was set.
+pub(crate) fn capacity_sentence(s: &Saturation) -> Option<String> {
+    let t = target(s.latency_target_us?);
+    Some(match (s.capacity_iops_at_target, s.capacity_qd_at_target) {
+        (Some(iops), Some(qd)) => format!("{} IOPS with p99 <= {t}, at qd {qd}", count(iops)),
+        (Some(iops), None) => format!("{} IOPS with p99 <= {t}", count(iops)),
+        _ => format!("no step kept p99 <= {t}"),
+    })
+}
+
+/// The `iocap saturate` view: the steps with the knee marked, the throttled points, then the
+/// maximum, the knee (or why the steps stopped) and the capacity at the latency target.
+pub fn render_saturation(run: &RunResult, s: &Saturation) -> String {
+    let mut out = String::from("saturation");
+    let first = s
+        .steps
+        .first()
+        .and_then(|p| run.tests.get(p.test_idx as usize));
+    if let Some(t) = first {
+        out.push_str(&format!(": {} on {}", workload(t), paths(t)));
+    }
+    out.push('\n');
+    let mut limits = vec![format!(
+        "flat below {} % more IOPS per doubling of the queue depth",
+        trim_pct(s.min_gain_pct)
+    )];
+    if let Some(c) = s.lat_ceiling_us {
+        limits.push(format!("steps end past p99 {}", target(c)));
+    }
+    out.push_str(&limits.join("; "));
+    out.push_str("\n\n");
+    if s.steps.is_empty() {
+        out.push_str("no steps measured\n");
+    } else {
+        out.push_str(&format!("steps ({})\n", plural(s.steps.len(), "step")));
+        out.push_str(&saturation_steps(s).render());
+        out.push('\n');
+    }
+    if !s.throttled.is_empty() {
+        out.push_str("\nthrottled to a share of the maximum\n");
+        out.push_str(&saturation_throttled(s).render());
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&wrap("max:      ", &max_sentence(s), 100));
+    out.push_str(&wrap("knee:     ", &knee_sentence(s), 100));
+    if !s.stop_reason.trim().is_empty() {
+        out.push_str(&wrap("stopped:  ", s.stop_reason.trim(), 100));
+    }
+    match capacity_sentence(s) {
+        Some(c) => out.push_str(&wrap("capacity: ", &c, 100)),
+        None => out.push_str("capacity: no latency target was set\n"),
+    }
+    out
+}
