@@ -70,6 +70,30 @@ pub fn run_one(spec: &JobSpec) -> Result<TestOutcome> {
     Ok(out)
 }
 
+/// Runs several workloads at the same time, each on its own targets (one test of a suite, or
+/// OLTP on the data file while the log is written); one spec is an ordinary test.
+pub fn run_many(specs: &[JobSpec]) -> Result<Vec<TestOutcome>> {
+    if specs.len() == 1 {
+        return Ok(vec![run_one(&specs[0])?]);
+    }
+    let mut prepared = Vec::with_capacity(specs.len());
+    for spec in specs {
+        spec.validate()?;
+        let mut bar = FillBar::new();
+        prepared.push(prepare_targets(spec, &mut bar, &INTERRUPTED)?);
+    }
+    let members: Vec<(&JobSpec, &[iocap_engine::PreparedTarget])> = specs
+        .iter()
+        .zip(&prepared)
+        .map(|(s, t)| (s, t.as_slice()))
+        .collect();
+    let mut line = LiveLine::new();
+    let out = iocap_engine::run_group(&members, &INTERRUPTED, &mut line)
+        .context("the workloads could not run")?;
+    line.clear();
+    Ok(out)
+}
+
 /// Prepares the targets of `spec` and runs it: a run of one test.
 pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
     let mut run = new_run(command);

@@ -5,11 +5,16 @@ mod compare;
 mod execute;
 mod fill;
 mod history;
+mod preflight;
 mod progress;
+mod roles;
 mod run;
+mod saturate;
 mod save;
+mod scaleup;
 mod signals;
 mod sqlio;
+mod suite;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -87,6 +92,14 @@ enum Command {
     Delete(history::DeleteArgs),
     /// Delete saved runs older than an age (baseline runs are kept)
     Prune(history::PruneArgs),
+    /// What this storage can do for a database: a capacity table with verdicts (--quick: 2 min)
+    Preflight(Box<preflight::PreflightArgs>),
+    /// Raise the queue depth until throughput stops rising: the knee, and IOPS at a latency target
+    Saturate(Box<saturate::SaturateArgs>),
+    /// Each volume alone, then 1, 2, 4 ... together: aggregate and efficiency against linear
+    Scaleup(Box<scaleup::ScaleupArgs>),
+    /// List, show or run a suite of tests (built-in: quick, sqlio-classic, oltp, dss, edge-matrix)
+    Suite(suite::SuiteArgs),
     /// Fill a store with constructed runs (for benchmarks and tests)
     #[command(hide = true)]
     StoreFill(fill::FillArgs),
@@ -140,6 +153,10 @@ pub fn main() -> ExitCode {
         Command::Delete(a) => history::delete(a),
         Command::Prune(a) => history::prune(a),
         Command::StoreFill(a) => fill::fill(a),
+        Command::Suite(a) => suite::suite(a),
+        Command::Preflight(a) => preflight::preflight(*a),
+        Command::Saturate(a) => saturate::saturate(*a),
+        Command::Scaleup(a) => scaleup::scaleup(*a),
     };
     match res {
         Ok(code) => code.into(),

@@ -98,6 +98,23 @@ impl SaveArgs {
     }
 }
 
+impl SaveArgs {
+    /// Saves a run that grows test by test (a suite), replacing what was saved of it before.
+    pub fn save_progress(&self, run: &RunResult) -> Result<()> {
+        if self.no_save {
+            return Ok(());
+        }
+        let mut store = open_store(self.db.as_deref())?;
+        store.save_or_replace(run).with_context(|| {
+            format!(
+                "run {} could not be saved in {} (the figures above are not stored)",
+                run.run_id,
+                store.location()
+            )
+        })
+    }
+}
+
 /// Opens the store named by `--db`, `IOCAP_DB` or the default.
 pub fn open_store(db: Option<&str>) -> Result<Store> {
     let loc = Location::resolve(db)?;

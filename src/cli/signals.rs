@@ -26,3 +26,16 @@ pub fn install() {
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
+
+/// Sleeps for `secs`, waking early on Ctrl-C; returns whether it was interrupted.
+pub fn pause(secs: f64) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
+    while std::time::Instant::now() < end {
+        if interrupted() {
+            return true;
+        }
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+    }
+    interrupted()
+}

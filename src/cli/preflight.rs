@@ -1,0 +1,344 @@
+//! `iocap preflight`: the job users come for. One command tests what a database will do to its
+//! volumes (page reads raised to the knee, checkpoint writes, durable log writes at queue depth
+//! 1, read-ahead scans, a backup that reads data while writing the backup volume) and answers
+//! with a capacity table and a verdict per line, in plain words. `--quick` takes about two
+//! minutes; the full mode measures long enough for array caches to settle.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use iocap_assess::{
+    capacity_table, next_step, summarize, DeviceClass, Expectations, Guidelines, Measured,
+    PreflightInput, RoleClasses, SaturateConfig, StepDecision,
+};
+use iocap_model::{
+    parse_duration, parse_size, CurvePoint, JobSpec, RunResult, TargetSpec, Verdict,
+};
+use iocap_plan::Profile;
+
+use super::execute::{finish, new_run, run_many, run_one};
+use super::roles::RoleDirs;
+use super::save::SaveArgs;
+use super::signals::interrupted;
+use super::{Exit, OutputFormat};
+
+#[derive(Args, Debug)]
+pub struct PreflightArgs {
+    #[command(flatten)]
+    pub roles: RoleDirs,
+    /// Database family: sqlserver, postgres, mysql or oracle (or a profile TOML file)
+    #[arg(long, default_value = "sqlserver")]
+    pub profile: String,
+    /// About two minutes instead of the full assessment (about ten)
+    #[arg(long)]
+    pub quick: bool,
+    /// Size of test files that do not exist yet [default: 1G quick, 8G full]
+    #[arg(long, value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    pub size: Option<u64>,
+    /// What the storage should deliver (TOML: links = "2 x 16Gb FC", random_read_8k_iops,
+    /// random_write_8k_iops, sequential_mb_s, log_mb_s)
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<String>,
+    /// Latency guidelines to hold the results against, overriding the defaults (TOML)
+    #[arg(long, value_name = "FILE")]
+    pub guidelines: Option<String>,
+    /// The largest cache in the path (controller, array), to warn when a test file fits in it
+    #[arg(long, value_name = "SIZE", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    pub cache_size: Option<u64>,
+    /// flash or rotational, for every role [default: from sysfs, else flash]
+    #[arg(long, value_name = "CLASS")]
+    pub device_class: Option<String>,
+    /// Permit writes to files and devices iocap did not create (destroys their contents)
+    #[arg(long)]
+    pub allow_overwrite: bool,
+    /// Step and test durations, STEP:TEST (e.g. 1s:2s), for tests of iocap itself
+    #[arg(long, hide = true, value_name = "STEP:TEST")]
+    pub timing: Option<String>,
+    /// Exit with 1 when a line of the capacity table is at least this bad
+    #[arg(long, value_enum, value_name = "VERDICT")]
+    pub fail_on: Option<FailOn>,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+/// Durations of one mode: (step measured, step warmup, test measured, test warmup).
+fn timing(quick: bool) -> (f64, f64, f64, f64) {
+    if quick {
+        (3.0, 1.0, 8.0, 1.0)
+    } else {
+        (10.0, 2.0, 30.0, 5.0)
+    }
+}
+
+fn load_profile(what: &str) -> Result<Profile> {
+    let p = std::path::Path::new(what);
+    if p.exists() || what.ends_with(".toml") {
+        let text = std::fs::read_to_string(p)
+            .with_context(|| format!("cannot read profile file {what}"))?;
+        return iocap_plan::parse_profile(&text).with_context(|| format!("in profile file {what}"));
+    }
+    Ok(iocap_plan::profile(what)?)
+}
+
+/// Whether the block device holding `device` spins, from sysfs (a partition asks its disk).
+fn rotational(device: Option<&str>) -> Option<bool> {
+    let d = device?;
+    for rel in ["queue/rotational", "../queue/rotational"] {
+        if let Ok(s) = std::fs::read_to_string(format!("/sys/class/block/{d}/{rel}")) {
+            return Some(s.trim() == "1");
+        }
+    }
+    None
+}
+
+struct Plan<'a> {
+    a: &'a PreflightArgs,
+    profile: Profile,
+    size: u64,
+}
+
+impl Plan<'_> {
+    /// The profile's workload `key`, placed on its role's target with this mode's timing.
+    fn spec(&self, key: &str, duration: f64, warmup: f64) -> Result<(String, JobSpec)> {
+        let w = self
+            .profile
+            .workloads
+            .iter()
+            .find(|w| w.key == key)
+            .with_context(|| format!("profile {} has no workload '{key}'", self.profile.name))?;
+        let mut s = w.spec.clone();
+        s.name = format!("{}: {}", w.role, w.title);
+        s.targets = vec![TargetSpec::new(self.a.roles.target(&w.role))];
+        s.size_bytes = self.size;
+        s.duration_s = duration;
+        s.warmup_s = warmup;
+        s.cooldown_s = 0.0;
+        // a capacity figure is the sustained rate: checkpoint bursts belong to suites
+        s.burst = None;
+        s.allow_overwrite = self.a.allow_overwrite;
+        s.validate().with_context(|| format!("workload {key}"))?;
+        Ok((w.role.clone(), s))
+    }
+}
+
+fn push(run: &mut RunResult, role: &str, r: iocap_model::TestResult) -> u32 {
+    let mut r = r;
+    r.role = Some(role.to_string());
+    run.tests.push(r);
+    (run.tests.len() - 1) as u32
+}
+
+fn failed(run: &RunResult) -> bool {
+    interrupted() || run.tests.iter().any(|t| t.error.is_some() || t.interrupted)
+}
+
+pub fn preflight(a: PreflightArgs) -> Result<Exit> {
+    let profile = load_profile(&a.profile)?;
+    let guidelines = match &a.guidelines {
+        Some(f) => Guidelines::with_override(Some(
+            &std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))?,
+        ))
+        .with_context(|| format!("in guidelines file {f}"))?,
+        None => Guidelines::default(),
+    };
+    let expectations = match &a.expect {
+        Some(f) => Some(
+            Expectations::from_toml(
+                &std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))?,
+            )
+            .with_context(|| format!("in expectations file {f}"))?,
+        ),
+        None => None,
+    };
+    let forced_class = match &a.device_class {
+        Some(c) => Some(
+            DeviceClass::parse(c)
+                .with_context(|| format!("--device-class '{c}': use flash or rotational"))?,
+        ),
+        None => None,
+    };
+    let (step_s, step_warm, test_s, test_warm) = match &a.timing {
+        Some(t) => {
+            let (st, te) = t.split_once(':').context("--timing is STEP:TEST")?;
+            let (st, te) = (parse_duration(st)?, parse_duration(te)?);
+            (st, 0.0, te, 0.0)
+        }
+        None => timing(a.quick),
+    };
+    let plan = Plan {
+        a: &a,
+        size: a.size.unwrap_or(if a.quick { 1 << 30 } else { 8 << 30 }),
+        profile,
+    };
+    // every workload is checked before the first runs
+    let read = plan.spec("data-random-read", step_s, step_warm)?;
+    let write = plan.spec("data-checkpoint-write", test_s, test_warm)?;
+    let log = plan.spec("log-write", test_s, test_warm)?;
+    let scan = plan.spec("read-ahead-1m", test_s, test_warm)?;
+    let backup_read = plan.spec("backup-read", test_s, test_warm)?;
+    let backup_write = plan.spec("backup-write", test_s, test_warm)?;
+    let temp = if a.quick {
+        None
+    } else {
+        Some(plan.spec("temp", test_s, test_warm)?)
+    };
+    if backup_read.1.targets[0].path == backup_write.1.targets[0].path {
+        bail!("the backup would read and write the same file");
+    }
+    a.save.check()?;
+    let mut run = new_run("preflight");
+    a.save.stamp(&mut run);
+
+    // 1. page reads, raised to the knee
+    let cfg = SaturateConfig {
+        latency_target_us: Some(
+            guidelines
+                .for_class(DeviceClass::Flash)
+                .data_read_p99
+                .pass_us(),
+        ),
+        max_qd: if a.quick { 64 } else { 256 },
+        ..SaturateConfig::default()
+    };
+    let mut steps: Vec<CurvePoint> = Vec::new();
+    let mut qd = 1;
+    loop {
+        let spec = JobSpec {
+            name: format!("{} (qd {qd})", read.1.name),
+            qd,
+            ..read.1.clone()
+        };
+        let r = run_one(&spec)?.result;
+        steps.push(CurvePoint {
+            test_idx: run.tests.len() as u32,
+            qd,
+            load_pct: None,
+            iops: r.total.iops,
+            mb_s: r.total.mb_s,
+            lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
+            lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
+        });
+        push(&mut run, &read.0, r);
+        if failed(&run) {
+            break;
+        }
+        match next_step(&steps, &cfg) {
+            StepDecision::Continue { qd: n } => qd = n,
+            StepDecision::Stop { .. } => break,
+        }
+    }
+    // 2. to 5. the other workloads, each alone, the backup as read and write together
+    let mut idx = std::collections::HashMap::new();
+    for (key, (role, spec)) in [("write", &write), ("log", &log), ("scan", &scan)]
+        .into_iter()
+        .chain(temp.as_ref().map(|t| ("temp", t)))
+    {
+        if failed(&run) {
+            break;
+        }
+        let r = run_one(spec)?.result;
+        idx.insert(key, push(&mut run, role, r));
+    }
+    if !failed(&run) {
+        let outs = run_many(&[backup_read.1.clone(), backup_write.1.clone()])?;
+        let group = Some(run.tests.len() as u32);
+        for ((role, _), o) in [&backup_read, &backup_write].into_iter().zip(outs) {
+            let mut r = o.result;
+            r.group = group;
+            let i = push(&mut run, role, r);
+            idx.insert(
+                if role == "backup" {
+                    "backup"
+                } else {
+                    "backup-read"
+                },
+                i,
+            );
+        }
+    }
+
+    let class_of = |i: Option<&u32>| {
+        forced_class.unwrap_or_else(|| {
+            let dev = i
+                .and_then(|i| run.tests.get(*i as usize))
+                .and_then(|t| t.targets.first())
+                .and_then(|t| t.device.clone());
+            DeviceClass::from_rotational(rotational(dev.as_deref()))
+        })
+    };
+    let first_read = steps.first().map(|s| s.test_idx);
+    let classes = RoleClasses {
+        data: class_of(first_read.as_ref()),
+        log: class_of(idx.get("log")),
+        temp: class_of(idx.get("temp").or(first_read.as_ref())),
+        backup: class_of(idx.get("backup")),
+    };
+    // the capacity figure is read at the data volume's own guideline
+    let saturation = summarize(
+        &steps,
+        &[],
+        &SaturateConfig {
+            latency_target_us: Some(guidelines.for_class(classes.data).data_read_p99.pass_us()),
+            ..cfg
+        },
+    );
+    let m = |k: &str| {
+        idx.get(k).map(|i| Measured {
+            test: &run.tests[*i as usize],
+            test_idx: *i,
+        })
+    };
+    let best = steps
+        .iter()
+        .max_by(|x, y| x.iops.total_cmp(&y.iops))
+        .map(|p| Measured {
+            test: &run.tests[p.test_idx as usize],
+            test_idx: p.test_idx,
+        });
+    let mut input = PreflightInput::new(&plan.profile.family, &guidelines);
+    input.quick = a.quick;
+    input.classes = classes;
+    input.page_bytes = plan.profile.page_bytes;
+    input.data_read = best;
+    input.data_read_curve = Some(&saturation);
+    input.data_write = m("write");
+    input.temp = m("temp");
+    input.log_write_qd1 = m("log");
+    input.scan = m("scan");
+    input.backup = m("backup");
+    input.expectations = expectations.as_ref();
+    input.ram_bytes = run.host.memory_bytes;
+    input.cpus = run.host.cpus;
+    input.cache_size_bytes = a.cache_size;
+    let preflight = capacity_table(&input);
+    run.preflight = Some(preflight);
+    run.saturation = Some(saturation);
+    let code = finish(&run, a.output, || {
+        iocap_report::assess::render_preflight(&run, run.preflight.as_ref().expect("set above"))
+    });
+    a.save.keep(std::slice::from_ref(&run))?;
+    let worst = |v: Verdict| {
+        run.preflight
+            .as_ref()
+            .is_some_and(|p| p.rows.iter().any(|r| r.verdict == v))
+    };
+    let check_failed = match a.fail_on {
+        Some(FailOn::Fail) => worst(Verdict::Fail),
+        Some(FailOn::Warn) => worst(Verdict::Fail) || worst(Verdict::Warn),
+        None => false,
+    };
+    Ok(if code == Exit::Ok && check_failed {
+        Exit::CheckFailed
+    } else {
+        code
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when any line is WARN or FAIL
+    Warn,
+    /// Exit 1 when any line is FAIL
+    Fail,
+}

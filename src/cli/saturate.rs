@@ -1,0 +1,201 @@
+//! `iocap saturate`: raise the outstanding I/O step by step (1, 2, 4, ...) until throughput stops
+//! rising while latency keeps climbing (the knee), or latency passes a ceiling; then run
+//! throttled points at 10 to 100 % of the maximum for a load–latency curve. Answers "how far can
+//! this storage be pushed", and "how many IOPS at my latency target" (CALIBRATE_IO's question).
+
+use anyhow::Result;
+use clap::Args;
+use iocap_assess::{next_step, summarize, throttle_points, SaturateConfig, StepDecision};
+use iocap_model::{
+    format_bytes, parse_duration, parse_size, CurvePoint, EngineChoice, JobSpec, RunResult, RwMode,
+    TargetSpec, TestResult, DEFAULT_TARGET,
+};
+
+use super::execute::{finish, new_run, run_one};
+use super::save::SaveArgs;
+use super::signals::interrupted;
+use super::{Exit, OutputFormat};
+
+fn us_arg(s: &str) -> Result<f64, String> {
+    parse_duration(s)
+        .map(|secs| secs * 1e6)
+        .map_err(|e| e.to_string())
+}
+
+#[derive(Args, Debug)]
+pub struct SaturateArgs {
+    /// Files or block devices, tested together at each step [default: ./iocap.testfile]
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// Workload: randread, randwrite, randrw, read, write or rw
+    #[arg(long, default_value = "randread", value_parser = |s: &str| RwMode::parse(s).ok_or(format!("unknown workload '{s}'")))]
+    pub rw: RwMode,
+    /// Share of writes in percent for rw and randrw
+    #[arg(long, value_name = "PCT", default_value_t = 30)]
+    pub write_pct: u8,
+    #[arg(long, default_value = "8K", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    pub bs: u64,
+    /// Threads per target (the queue depth is per thread)
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// Size of a test file that does not exist yet
+    #[arg(long, default_value = "1G", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    pub size: u64,
+    /// Measured time of each step
+    #[arg(long, default_value = "10s", value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    pub step_duration: f64,
+    /// Unmeasured time before each step
+    #[arg(long, default_value = "2s", value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    pub warmup: f64,
+    /// A doubling of the queue depth that gains less than this (percent) counts as flat
+    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    pub min_gain: f64,
+    /// The largest queue depth to try
+    #[arg(long, default_value_t = 256)]
+    pub max_qd: u32,
+    /// Stop raising the queue depth once p99 latency reaches this (e.g. 50ms)
+    #[arg(long, value_name = "LATENCY", value_parser = us_arg)]
+    pub lat_ceiling: Option<f64>,
+    /// The p99 latency target for the capacity figure
+    #[arg(long, value_name = "LATENCY", default_value = "10ms", value_parser = us_arg)]
+    pub latency_target: f64,
+    /// Skip the throttled points at 10 to 100 % of the maximum
+    #[arg(long)]
+    pub no_throttled: bool,
+    /// I/O engine: auto, io_uring or psync
+    #[arg(long, default_value = "auto", value_parser = |s: &str| EngineChoice::parse(s).ok_or(format!("unknown engine '{s}'")))]
+    pub engine: EngineChoice,
+    /// Permit writes to files and devices iocap did not create (destroys their contents)
+    #[arg(long)]
+    pub allow_overwrite: bool,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+fn point(test_idx: usize, qd: u32, load_pct: Option<f64>, r: &TestResult) -> CurvePoint {
+    CurvePoint {
+        test_idx: test_idx as u32,
+        qd,
+        load_pct,
+        iops: r.total.iops,
+        mb_s: r.total.mb_s,
+        lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
+        lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
+    }
+}
+
+fn base_spec(a: &SaturateArgs) -> JobSpec {
+    let targets = if a.targets.is_empty() {
+        vec![DEFAULT_TARGET.to_string()]
+    } else {
+        a.targets.clone()
+    };
+    JobSpec {
+        targets: targets.into_iter().map(TargetSpec::new).collect(),
+        rw: a.rw,
+        write_pct: match a.rw {
+            RwMode::Read | RwMode::RandRead => 0,
+            RwMode::Write | RwMode::RandWrite => 100,
+            _ => a.write_pct,
+        },
+        bs_bytes: a.bs,
+        align_bytes: a.bs,
+        threads: a.threads,
+        size_bytes: a.size,
+        duration_s: a.step_duration,
+        warmup_s: a.warmup,
+        engine: a.engine,
+        allow_overwrite: a.allow_overwrite,
+        ..JobSpec::default()
+    }
+}
+
+/// Runs one point and adds it to the run; `None` when it must end the curve.
+fn measure(run: &mut RunResult, spec: &JobSpec, qd: u32, load: Option<f64>) -> Result<CurvePoint> {
+    let out = run_one(spec)?;
+    let r = out.result;
+    let p = point(run.tests.len(), qd, load, &r);
+    eprintln!(
+        "iocap: {}: {} IOPS, {:.1} MB/s, p99 {}",
+        spec.name,
+        iocap_report::fmt_count(p.iops),
+        p.mb_s,
+        p.lat_us_p99
+            .map(iocap_report::fmt_lat_us)
+            .unwrap_or_else(|| "-".into())
+    );
+    run.tests.push(r);
+    Ok(p)
+}
+
+fn stopped(run: &RunResult) -> bool {
+    interrupted()
+        || run
+            .tests
+            .last()
+            .is_some_and(|t| t.error.is_some() || t.interrupted)
+}
+
+pub fn saturate(a: SaturateArgs) -> Result<Exit> {
+    let cfg = SaturateConfig {
+        min_gain_pct: a.min_gain,
+        max_qd: a.max_qd,
+        lat_ceiling_us: a.lat_ceiling,
+        latency_target_us: Some(a.latency_target),
+        ..SaturateConfig::default()
+    };
+    let base = base_spec(&a);
+    base.validate()?;
+    if a.max_qd == 0 || a.max_qd > iocap_model::MAX_QD {
+        anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
+    }
+    a.save.check()?;
+    let mut run = new_run("saturate");
+    a.save.stamp(&mut run);
+    let what = format!("{} {}", a.rw.name(), format_bytes(a.bs));
+    let mut steps: Vec<CurvePoint> = Vec::new();
+    let mut qd = 1;
+    loop {
+        let spec = JobSpec {
+            name: format!("{what} qd {qd}"),
+            qd,
+            ..base.clone()
+        };
+        steps.push(measure(&mut run, &spec, qd, None)?);
+        if stopped(&run) {
+            break;
+        }
+        match next_step(&steps, &cfg) {
+            StepDecision::Continue { qd: next } => qd = next,
+            StepDecision::Stop { .. } => break,
+        }
+    }
+    let mut throttled = Vec::new();
+    let best = steps
+        .iter()
+        .filter(|p| p.iops.is_finite())
+        .max_by(|x, y| x.iops.total_cmp(&y.iops))
+        .cloned();
+    if let (false, Some(best)) = (a.no_throttled || stopped(&run), best) {
+        for (pct, rate) in throttle_points(best.iops) {
+            let spec = JobSpec {
+                name: format!("{what} qd {} at {pct:.0} %", best.qd),
+                qd: best.qd,
+                rate_iops: Some(rate),
+                ..base.clone()
+            };
+            throttled.push(measure(&mut run, &spec, best.qd, Some(pct))?);
+            if stopped(&run) {
+                break;
+            }
+        }
+    }
+    run.saturation = Some(summarize(&steps, &throttled, &cfg));
+    let code = finish(&run, a.output, || {
+        iocap_report::assess::render_saturation(&run, run.saturation.as_ref().expect("set above"))
+    });
+    a.save.keep(std::slice::from_ref(&run))?;
+    Ok(code)
+}

@@ -1,0 +1,233 @@
+//! `iocap suite list|show|run`: a list of tests run one after another, each saved as soon as it
+//! finishes, so a suite stopped by Ctrl-C, a fault or a kill keeps every test it finished and
+//! can be resumed (`--resume RUN`) where it stopped.
+
+use std::collections::HashSet;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use iocap_model::{parse_duration, JobSpec, RunResult, SuiteInfo, TargetSpec};
+use iocap_plan::{PlannedTest, Suite};
+
+use super::execute::{new_run, run_many};
+use super::roles::RoleDirs;
+use super::save::{open_store, SaveArgs};
+use super::signals::{interrupted, pause};
+use super::{print_stdout, Exit, OutputFormat};
+
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    #[command(subcommand)]
+    pub action: SuiteAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SuiteAction {
+    /// The built-in suites
+    List,
+    /// The tests of a suite (a built-in name or a TOML file)
+    Show { suite: String },
+    /// Run a suite (a built-in name or a TOML file)
+    Run(Box<SuiteRunArgs>),
+}
+
+#[derive(Args, Debug)]
+pub struct SuiteRunArgs {
+    /// A built-in suite (iocap suite list) or a suite TOML file
+    pub suite: String,
+    #[command(flatten)]
+    pub roles: RoleDirs,
+    /// Size of test files that do not exist yet [default: as the suite says, else 1G]
+    #[arg(long, value_parser = |s: &str| iocap_model::parse_size(s).map_err(|e| e.to_string()))]
+    pub size: Option<u64>,
+    /// Measure each test for this long instead of the suite's duration (e.g. 5s for a trial)
+    #[arg(long, value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    pub duration: Option<f64>,
+    /// Pause between tests so write caches drain [default: the suite's, usually 10s]
+    #[arg(long, value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    pub pause: Option<f64>,
+    /// Continue a stopped suite run, skipping the tests it finished
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+    /// Permit writes to files and devices iocap did not create (destroys their contents)
+    #[arg(long)]
+    pub allow_overwrite: bool,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+/// A built-in suite by name, or a suite file.
+pub fn load_suite(what: &str) -> Result<Suite> {
+    let p = std::path::Path::new(what);
+    if p.exists() || what.ends_with(".toml") {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("cannot read suite file {what}"))?;
+        return iocap_plan::parse_suite(&text).with_context(|| format!("in suite file {what}"));
+    }
+    Ok(iocap_plan::suite(what)?)
+}
+
+pub fn suite(a: SuiteArgs) -> Result<Exit> {
+    match a.action {
+        SuiteAction::List => {
+            let mut t = iocap_report::table(&["suite", "tests", "takes", "what"]);
+            for s in iocap_plan::list_suites() {
+                t.add_row(vec![
+                    s.name,
+                    s.tests.to_string(),
+                    iocap_plan::format_secs(s.estimated_s),
+                    s.description,
+                ]);
+            }
+            print_stdout(&format!("{t}\n"));
+            Ok(Exit::Ok)
+        }
+        SuiteAction::Show { suite } => {
+            print_stdout(&load_suite(&suite)?.render());
+            Ok(Exit::Ok)
+        }
+        SuiteAction::Run(r) => run(*r),
+    }
+}
+
+/// The specs of one planned test, with targets and the command line's overrides filled in.
+fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
+    t.workloads
+        .iter()
+        .map(|w| {
+            let mut spec = w.spec.clone();
+            spec.name = if t.workloads.len() > 1 {
+                format!("{} [{}]", t.name, w.role)
+            } else {
+                t.name.clone()
+            };
+            spec.targets = vec![TargetSpec::new(a.roles.target(&w.role))];
+            if let Some(size) = a.size {
+                spec.size_bytes = size;
+            }
+            if let Some(d) = a.duration {
+                spec.duration_s = d;
+                spec.warmup_s = spec.warmup_s.min(d);
+            }
+            spec.allow_overwrite = a.allow_overwrite;
+            (w.role.clone(), spec)
+        })
+        .collect()
+}
+
+fn run(a: SuiteRunArgs) -> Result<Exit> {
+    let s = load_suite(&a.suite)?;
+    // every test is checked before the first runs: a typo in test 40 must not surface an hour in
+    let plan: Vec<Vec<(String, JobSpec)>> = s.tests.iter().map(|t| specs_of(t, &a)).collect();
+    for (t, specs) in s.tests.iter().zip(&plan) {
+        for (_, spec) in specs {
+            spec.validate()
+                .with_context(|| format!("suite {}: test {}", s.name, t.name))?;
+        }
+    }
+    a.save.check()?;
+    let mut run = match &a.resume {
+        Some(id) => {
+            let mut store = open_store(a.save.db.as_deref())?;
+            let r = store.load(id)?;
+            match &r.suite {
+                Some(info) if info.name == s.name => r,
+                _ => bail!("run {} is not a run of suite {}", r.run_id, s.name),
+            }
+        }
+        None => {
+            let mut r = new_run("suite");
+            r.suite = Some(SuiteInfo {
+                name: s.name.clone(),
+                planned: s.tests.len() as u32,
+            });
+            a.save.stamp(&mut r);
+            r
+        }
+    };
+    let done: HashSet<String> = run.tests.iter().map(|t| t.name.clone()).collect();
+    let pause_s = a.pause.unwrap_or(s.pause_s);
+    let mut code = Exit::Ok;
+    let mut ran = 0;
+    for (i, (t, specs)) in s.tests.iter().zip(&plan).enumerate() {
+        if specs.iter().all(|(_, sp)| done.contains(&sp.name)) {
+            continue;
+        }
+        if ran > 0 && pause_s > 0.0 {
+            if ran == 1 {
+                eprintln!(
+                    "iocap: pausing {pause_s} s between tests so write caches drain (arrays with \
+                     large caches may need a minute: --pause 60s)"
+                );
+            }
+            if pause(pause_s) {
+                code = Exit::Interrupted;
+                break;
+            }
+        }
+        if interrupted() {
+            code = Exit::Interrupted;
+            break;
+        }
+        eprintln!("== {} test {}/{}: {}", s.name, i + 1, s.tests.len(), t.name);
+        let only: Vec<JobSpec> = specs.iter().map(|(_, sp)| sp.clone()).collect();
+        let outcomes = run_many(&only)?;
+        let group = (outcomes.len() > 1).then_some(i as u32);
+        let first_new = run.tests.len();
+        for ((role, _), o) in specs.iter().zip(outcomes) {
+            let mut r = o.result;
+            r.role = Some(role.clone());
+            r.group = group;
+            run.tests.push(r);
+        }
+        ran += 1;
+        let new = &run.tests[first_new..];
+        if a.output == OutputFormat::Text {
+            let text: Vec<String> = new.iter().map(iocap_report::text::render_test).collect();
+            print_stdout(&(text.join("\n") + "\n"));
+        }
+        a.save.save_progress(&run)?;
+        if new.iter().any(|r| r.error.is_some()) {
+            code = Exit::Error;
+            break;
+        }
+        if new.iter().any(|r| r.interrupted) {
+            code = Exit::Interrupted;
+            break;
+        }
+    }
+    finish_suite(&run, &a, &s, code)
+}
+
+fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Result<Exit> {
+    match a.output {
+        OutputFormat::Json => print_stdout(&iocap_report::json(run)),
+        OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+        OutputFormat::Text => {}
+    }
+    a.save.write_html(std::slice::from_ref(run))?;
+    let finished = run
+        .tests
+        .iter()
+        .map(|t| t.name.split(" [").next().unwrap_or(&t.name).to_string())
+        .collect::<HashSet<_>>()
+        .len();
+    if finished < s.tests.len() {
+        eprintln!(
+            "iocap: suite {} stopped after {finished} of {} tests; continue it with: iocap suite \
+             run {} --resume {}",
+            s.name,
+            s.tests.len(),
+            a.suite,
+            run.run_id
+        );
+    } else if !a.save.no_save {
+        eprintln!(
+            "iocap: suite {} finished; saved as run {}",
+            s.name, run.run_id
+        );
+    }
+    Ok(code)
+}
