@@ -2,6 +2,7 @@
 //! covers what a user notices: output, refusals that protect data, SQLIO compatibility, and
 //! (as root) real block devices.
 
+mod assess;
 mod cli;
 mod devices;
 mod safety;
