@@ -4,8 +4,8 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
-use iocap_engine::{host, prepare_targets, run_test, TestOutcome};
-use iocap_model::{rfc3339_utc, JobSpec, RunResult};
+use iocap_engine::{host, prepare_targets, run_test, PreparedTarget, TestOutcome};
+use iocap_model::{format_bytes, rfc3339_utc, BsWeight, JobSpec, RunResult, TestResult};
 
 use super::progress::{FillBar, LiveLine};
 use super::signals::INTERRUPTED;
@@ -70,27 +70,92 @@ pub fn run_one(spec: &JobSpec) -> Result<TestOutcome> {
     Ok(out)
 }
 
+/// A block-size mix that `targets` cannot take with O_DIRECT (a profile's 512 B log writes on a
+/// 4 KiB-sector device), refitted as the database itself would write there: each size rounded
+/// up to the logical block, the shares of sizes that become equal added. `None` when it fits.
+fn fit_mix(spec: &JobSpec, targets: &[PreparedTarget]) -> Option<(Vec<BsWeight>, String)> {
+    let lb = targets
+        .iter()
+        .filter(|t| t.direct)
+        .map(|t| t.logical_block)
+        .max()?;
+    fit_mix_to(&spec.bs_split, lb)
+}
+
+fn fit_mix_to(split: &[BsWeight], lb: u64) -> Option<(Vec<BsWeight>, String)> {
+    if lb == 0 || split.iter().all(|b| b.bs_bytes % lb == 0) {
+        return None;
+    }
+    let mut fitted: Vec<BsWeight> = Vec::new();
+    for b in split {
+        let size = b.bs_bytes.div_ceil(lb) * lb;
+        match fitted.iter_mut().find(|f| f.bs_bytes == size) {
+            Some(f) => f.weight += b.weight,
+            None => fitted.push(BsWeight {
+                bs_bytes: size,
+                weight: b.weight,
+            }),
+        }
+    }
+    let small: Vec<String> = split
+        .iter()
+        .filter(|b| b.bs_bytes % lb != 0)
+        .map(|b| format_bytes(b.bs_bytes))
+        .collect();
+    Some((
+        fitted,
+        format!(
+            "the mix's {} I/Os were issued rounded up to {}: the target takes O_DIRECT I/O only \
+             in multiples of its logical block, as the database itself would find",
+            small.join(", "),
+            format_bytes(lb)
+        ),
+    ))
+}
+
 /// Runs several workloads at the same time, each on its own targets (one test of a suite, or
-/// OLTP on the data file while the log is written); one spec is an ordinary test.
+/// OLTP on the data file while the log is written); one spec is an ordinary test. Block-size
+/// mixes are fitted to the targets' logical block (see [`fit_mix`]), with a warning.
 pub fn run_many(specs: &[JobSpec]) -> Result<Vec<TestOutcome>> {
-    if specs.len() == 1 {
-        return Ok(vec![run_one(&specs[0])?]);
-    }
+    let mut specs = specs.to_vec();
     let mut prepared = Vec::with_capacity(specs.len());
-    for spec in specs {
+    let mut notes = Vec::with_capacity(specs.len());
+    for spec in &mut specs {
         spec.validate()?;
+        // prepare with the largest size alone: the mix is checked once the alignment is known
+        let probe = JobSpec {
+            bs_split: Vec::new(),
+            ..spec.clone()
+        };
         let mut bar = FillBar::new();
-        prepared.push(prepare_targets(spec, &mut bar, &INTERRUPTED)?);
+        let targets = prepare_targets(&probe, &mut bar, &INTERRUPTED)?;
+        let note = fit_mix(spec, &targets).map(|(mix, note)| {
+            spec.bs_bytes = mix
+                .iter()
+                .map(|b| b.bs_bytes)
+                .max()
+                .unwrap_or(spec.bs_bytes);
+            spec.bs_split = mix;
+            note
+        });
+        spec.validate()?;
+        notes.push(note);
+        prepared.push(targets);
     }
-    let members: Vec<(&JobSpec, &[iocap_engine::PreparedTarget])> = specs
+    let members: Vec<(&JobSpec, &[PreparedTarget])> = specs
         .iter()
         .zip(&prepared)
         .map(|(s, t)| (s, t.as_slice()))
         .collect();
     let mut line = LiveLine::new();
-    let out = iocap_engine::run_group(&members, &INTERRUPTED, &mut line)
-        .context("the workloads could not run")?;
+    let mut out = iocap_engine::run_group(&members, &INTERRUPTED, &mut line)
+        .context("the test could not run")?;
     line.clear();
+    for (o, note) in out.iter_mut().zip(notes) {
+        if let Some(n) = note {
+            o.result.warnings.push(n);
+        }
+    }
     Ok(out)
 }
 
@@ -100,6 +165,38 @@ pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
     let outcome = run_one(spec)?;
     run.tests.push(outcome.result.clone());
     Ok(Executed { run, outcome })
+}
+
+/// The text view of tests as they were printed when they ran: each test, and after the tests
+/// that ran together, a line for them together.
+pub fn tests_text(tests: &[TestResult]) -> String {
+    let mut out = String::new();
+    for (i, t) in tests.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&iocap_report::text::render_test(t));
+        let group_ends = t.group.is_some() && tests.get(i + 1).map(|n| n.group) != Some(t.group);
+        if group_ends {
+            let members: Vec<&TestResult> = tests.iter().filter(|x| x.group == t.group).collect();
+            out.push('\n');
+            out.push_str(&iocap_report::assess::render_group(&members));
+        }
+    }
+    out
+}
+
+/// The text view of a whole run, as the command that made it printed it.
+pub fn run_text(run: &RunResult) -> String {
+    if let Some(p) = &run.preflight {
+        iocap_report::assess::render_preflight(run, p)
+    } else if let Some(s) = &run.saturation {
+        iocap_report::assess::render_saturation(run, s)
+    } else if let Some(s) = &run.scaleup {
+        iocap_report::assess::render_scaleup(s)
+    } else {
+        tests_text(&run.tests)
+    }
 }
 
 /// Prints the run in the chosen format and picks the exit code.
@@ -140,5 +237,21 @@ mod tests {
             .map(|ms| super::run_id(t + Duration::from_millis(*ms)))
             .collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    }
+
+    #[test]
+    fn a_log_mix_is_fitted_to_a_4k_sector_device() {
+        let mix = iocap_model::parse_bs_split("512:10,4K:30,8K:20,60K:40").unwrap();
+        assert!(
+            super::fit_mix_to(&mix, 512).is_none(),
+            "fits 512 B sectors as it is"
+        );
+        let (fitted, note) = super::fit_mix_to(&mix, 4096).unwrap();
+        assert_eq!(
+            fitted,
+            iocap_model::parse_bs_split("4K:40,8K:20,60K:40").unwrap(),
+            "512 B joins the 4 KiB share"
+        );
+        assert!(note.contains("512") && note.contains("4K"), "{note}");
     }
 }

@@ -198,12 +198,7 @@ pub fn show(a: ShowArgs) -> Result<Exit> {
         if let Some(n) = &run.note {
             head.push_str(&format!("\nnote: {n}"));
         }
-        let body: Vec<String> = run
-            .tests
-            .iter()
-            .map(iocap_report::text::render_test)
-            .collect();
-        format!("{head}\n\n{}", body.join("\n"))
+        format!("{head}\n\n{}", super::execute::run_text(&run))
     };
     let out = match a.output {
         OutputFormat::Text => text(),

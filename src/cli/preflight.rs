@@ -15,7 +15,7 @@ use iocap_model::{
 };
 use iocap_plan::Profile;
 
-use super::execute::{finish, new_run, run_many, run_one};
+use super::execute::{finish, new_run, run_many, run_one, run_text};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::signals::interrupted;
@@ -237,7 +237,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
         if failed(&run) {
             break;
         }
-        let r = run_one(spec)?.result;
+        let r = run_many(std::slice::from_ref(spec))?.remove(0).result;
         idx.insert(key, push(&mut run, role, r));
     }
     if !failed(&run) {
@@ -314,9 +314,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     let preflight = capacity_table(&input);
     run.preflight = Some(preflight);
     run.saturation = Some(saturation);
-    let code = finish(&run, a.output, || {
-        iocap_report::assess::render_preflight(&run, run.preflight.as_ref().expect("set above"))
-    });
+    let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     let worst = |v: Verdict| {
         run.preflight

@@ -11,7 +11,7 @@ use iocap_model::{
     TargetSpec, TestResult, DEFAULT_TARGET,
 };
 
-use super::execute::{finish, new_run, run_one};
+use super::execute::{finish, new_run, run_one, run_text};
 use super::save::SaveArgs;
 use super::signals::interrupted;
 use super::{Exit, OutputFormat};
@@ -193,9 +193,7 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
         }
     }
     run.saturation = Some(summarize(&steps, &throttled, &cfg));
-    let code = finish(&run, a.output, || {
-        iocap_report::assess::render_saturation(&run, run.saturation.as_ref().expect("set above"))
-    });
+    let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)
 }

@@ -10,7 +10,7 @@ use iocap_model::{
     format_bytes, parse_duration, parse_size, EngineChoice, JobSpec, RwMode, TargetSpec,
 };
 
-use super::execute::{finish, new_run, run_one};
+use super::execute::{finish, new_run, run_one, run_text};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::signals::interrupted;
@@ -122,9 +122,7 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         .map(|(g, i)| (g.clone(), &run.tests[*i as usize], *i))
         .collect();
     run.scaleup = Some(assess_scaleup(&alone, &together));
-    let code = finish(&run, a.output, || {
-        iocap_report::assess::render_scaleup(run.scaleup.as_ref().expect("set above"))
-    });
+    let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)
 }

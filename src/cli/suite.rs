@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use iocap_model::{parse_duration, JobSpec, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 
-use super::execute::{new_run, run_many};
+use super::execute::{new_run, run_many, tests_text};
 use super::roles::RoleDirs;
 use super::save::{open_store, SaveArgs};
 use super::signals::{interrupted, pause};
@@ -185,8 +185,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         ran += 1;
         let new = &run.tests[first_new..];
         if a.output == OutputFormat::Text {
-            let text: Vec<String> = new.iter().map(iocap_report::text::render_test).collect();
-            print_stdout(&(text.join("\n") + "\n"));
+            print_stdout(&(tests_text(new) + "\n"));
         }
         a.save.save_progress(&run)?;
         if new.iter().any(|r| r.error.is_some()) {
