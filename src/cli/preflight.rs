@@ -108,7 +108,7 @@ impl Plan<'_> {
             .find(|w| w.key == key)
             .with_context(|| format!("profile {} has no workload '{key}'", self.profile.name))?;
         let mut s = w.spec.clone();
-        s.name = format!("{}: {}", w.role, w.title);
+        s.name = w.title.clone();
         s.targets = vec![TargetSpec::new(self.a.roles.target(&w.role))];
         s.size_bytes = self.size;
         s.duration_s = duration;

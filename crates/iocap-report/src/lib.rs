@@ -20,6 +20,20 @@ pub fn json(run: &RunResult) -> String {
     s
 }
 
+/// The I/O size of a spec in a few characters: `8K`, or `512-60K mix` for a block-size mix.
+pub fn size_label(s: &iocap_model::JobSpec) -> String {
+    let min = s.bs_split.iter().map(|b| b.bs_bytes).min();
+    let max = s.bs_split.iter().map(|b| b.bs_bytes).max();
+    match (min, max) {
+        (Some(lo), Some(hi)) if lo != hi => format!(
+            "{}-{} mix",
+            iocap_model::format_bytes(lo),
+            iocap_model::format_bytes(hi)
+        ),
+        _ => iocap_model::format_bytes(s.bs_bytes),
+    }
+}
+
 /// Formats a latency in microseconds with a unit that keeps 3-4 significant digits.
 pub fn fmt_lat_us(us: f64) -> String {
     if us >= 10_000.0 {
@@ -77,6 +91,15 @@ pub(crate) fn plural(n: usize, word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn size_labels() {
+        let mut s = iocap_model::JobSpec::default();
+        assert_eq!(size_label(&s), "8K");
+        s.bs_split = iocap_model::parse_bs_split("512:10,60K:90").unwrap();
+        s.bs_bytes = 61440;
+        assert_eq!(size_label(&s), "512-60K mix");
+    }
+
     use super::*;
 
     #[test]

@@ -1,7 +1,7 @@
 //! The terminal summary: what was run, then throughput, latency percentiles, per-target figures,
 //! CPU cost and every warning, in tables with units on every number.
 
-use iocap_model::{format_bytes, TestResult};
+use iocap_model::TestResult;
 
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
@@ -18,7 +18,7 @@ pub fn describe(r: &TestResult) -> String {
     };
     let threads: u32 = r.targets.iter().map(|t| t.threads).sum::<u32>().max(1);
     let mut parts = vec![
-        format!("{}{mix} {}", s.rw.name(), format_bytes(s.bs_bytes)),
+        format!("{}{mix} {}", s.rw.name(), crate::size_label(s)),
         format!("qd {} x {}", s.qd, plural(threads as usize, "thread")),
         if r.direct {
             "O_DIRECT".into()
@@ -27,6 +27,13 @@ pub fn describe(r: &TestResult) -> String {
         },
         r.engine.clone(),
     ];
+    if let Some(b) = s.burst {
+        parts.push(format!(
+            "bursts of {:.0} s every {:.0} s",
+            b.on_s,
+            b.on_s + b.off_s
+        ));
+    }
     if s.write_through {
         parts.push("O_DSYNC".into());
     }

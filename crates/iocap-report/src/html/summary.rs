@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use iocap_model::{format_bytes, RunResult, RwMode, TestResult};
+use iocap_model::{RunResult, RwMode, TestResult};
 
 use super::{escape, swatch};
 use crate::assess::{capacity_sentence, max_p99, preflight_what, scaleup_sentence, verdict_counts};
@@ -34,7 +34,7 @@ fn workload(t: &TestResult) -> String {
         RwMode::Rw => format!("sequential reads and writes ({} % writes)", s.write_pct),
         RwMode::RandRw => format!("random reads and writes ({} % writes)", s.write_pct),
     };
-    format!("{} {what}", format_bytes(s.bs_bytes))
+    format!("{} {what}", crate::size_label(s))
 }
 
 /// One or two plain sentences about a test.
