@@ -71,7 +71,7 @@ fn timing(quick: bool) -> (f64, f64, f64, f64) {
     }
 }
 
-fn load_profile(what: &str) -> Result<Profile> {
+pub fn load_profile(what: &str) -> Result<Profile> {
     let p = std::path::Path::new(what);
     if p.exists() || what.ends_with(".toml") {
         let text = std::fs::read_to_string(p)

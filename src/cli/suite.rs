@@ -23,7 +23,7 @@ pub struct SuiteArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum SuiteAction {
-    /// The built-in suites
+    /// The built-in suites, and each database profile's workloads as a suite
     List,
     /// The tests of a suite (a built-in name or a TOML file)
     Show { suite: String },
@@ -33,7 +33,7 @@ pub enum SuiteAction {
 
 #[derive(Args, Debug)]
 pub struct SuiteRunArgs {
-    /// A built-in suite (iocap suite list) or a suite TOML file
+    /// A built-in suite (iocap suite list), a suite TOML file, or profile:NAME|FILE
     pub suite: String,
     #[command(flatten)]
     pub roles: RoleDirs,
@@ -58,8 +58,12 @@ pub struct SuiteRunArgs {
     pub save: SaveArgs,
 }
 
-/// A built-in suite by name, or a suite file.
+/// A built-in suite by name, a suite file, or a database profile's workloads as a suite
+/// (`profile:sqlserver`).
 pub fn load_suite(what: &str) -> Result<Suite> {
+    if let Some(name) = what.strip_prefix("profile:") {
+        return Ok(super::preflight::load_profile(name)?.suite());
+    }
     let p = std::path::Path::new(what);
     if p.exists() || what.ends_with(".toml") {
         let text =
@@ -79,6 +83,16 @@ pub fn suite(a: SuiteArgs) -> Result<Exit> {
                     s.tests.to_string(),
                     iocap_plan::format_secs(s.estimated_s),
                     s.description,
+                ]);
+            }
+            // every workload of a database profile, as a suite
+            for p in iocap_plan::builtin_profiles() {
+                let s = p.suite();
+                t.add_row(vec![
+                    format!("profile:{}", p.name),
+                    s.tests.len().to_string(),
+                    iocap_plan::format_secs(s.estimated_s()),
+                    p.description.clone(),
                 ]);
             }
             print_stdout(&format!("{t}\n"));

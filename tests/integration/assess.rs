@@ -174,7 +174,15 @@ fn built_in_suites_list_and_show() {
     let dir = tempfile::tempdir().unwrap();
     let out = iocap(dir.path()).args(["suite", "list"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for name in ["quick", "sqlio-classic", "oltp", "dss", "edge-matrix"] {
+    for name in [
+        "quick",
+        "sqlio-classic",
+        "oltp",
+        "dss",
+        "edge-matrix",
+        "profile:sqlserver",
+        "profile:mysql",
+    ] {
         assert!(text.contains(name), "{name} missing:\n{text}");
     }
     let out = iocap(dir.path())

@@ -92,6 +92,7 @@ pub(super) fn plan_group<'a>(
     };
     let mut jobs = Vec::with_capacity(members.len());
     let mut ctxs = Vec::new();
+    let mut needed = 0usize;
     for (ji, &(spec, targets)) in members.iter().enumerate() {
         spec.validate()
             .map_err(|e| RunError::Invalid(e.to_string()))?;
@@ -113,6 +114,12 @@ pub(super) fn plan_group<'a>(
         let sizes = offsets::spec_sizes(spec);
         let granule = offsets::granule(&sizes);
         let from = ctxs.len();
+        // psync runs one thread per outstanding I/O: count before building any
+        let per_thread = match engine {
+            EngineKind::IoUring => 1,
+            EngineKind::Psync => spec.qd as usize,
+        };
+        needed += targets.iter().map(|t| t.threads as usize).sum::<usize>() * per_thread;
         for (ti, t) in targets.iter().enumerate() {
             for th in 0..t.threads {
                 let cursor = offsets::seq_cursor(
@@ -159,9 +166,9 @@ pub(super) fn plan_group<'a>(
         });
         if ctxs.len() > MAX_WORKER_THREADS {
             return Err(RunError::Invalid(format!(
-                "this test needs more than {MAX_WORKER_THREADS} worker threads (the psync engine \
-                 runs one per outstanding I/O), the limit; lower --qd or --threads, or use \
-                 io_uring"
+                "this test needs {needed} worker threads (the psync engine runs one per \
+                 outstanding I/O), more than the limit of {MAX_WORKER_THREADS}; lower --qd or \
+                 --threads, or use io_uring"
             )));
         }
     }
