@@ -1,6 +1,7 @@
 //! Argument handling in two steps (after ripgrep): clap parses and validates what was typed into
 //! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
 
+mod args;
 mod compare;
 mod execute;
 mod fill;

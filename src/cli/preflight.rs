@@ -10,11 +10,10 @@ use iocap_assess::{
     capacity_table, next_step, summarize, DeviceClass, Expectations, Guidelines, Measured,
     PreflightInput, RoleClasses, SaturateConfig, StepDecision,
 };
-use iocap_model::{
-    parse_duration, parse_size, CurvePoint, JobSpec, RunResult, TargetSpec, Verdict,
-};
+use iocap_model::{parse_duration, CurvePoint, JobSpec, RunResult, TargetSpec, Verdict};
 use iocap_plan::Profile;
 
+use super::args::size_arg;
 use super::execute::{finish, new_run, run_many, run_one, run_text};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
@@ -32,7 +31,7 @@ pub struct PreflightArgs {
     #[arg(long)]
     pub quick: bool,
     /// Size of test files that do not exist yet [default: 1G quick, 8G full]
-    #[arg(long, value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, value_parser = size_arg)]
     pub size: Option<u64>,
     /// What the storage should deliver (TOML: links = "2 x 16Gb FC", random_read_8k_iops,
     /// random_write_8k_iops, sequential_mb_s, log_mb_s)
@@ -42,7 +41,7 @@ pub struct PreflightArgs {
     #[arg(long, value_name = "FILE")]
     pub guidelines: Option<String>,
     /// The largest cache in the path (controller, array), to warn when a test file fits in it
-    #[arg(long, value_name = "SIZE", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
     pub cache_size: Option<u64>,
     /// flash or rotational, for every role [default: from sysfs, else flash]
     #[arg(long, value_name = "CLASS")]

@@ -2,49 +2,14 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{
-    parse_bs_split, parse_duration, parse_rate, parse_size, BsWeight, Burst, EngineChoice, JobSpec,
-    RwMode, TargetSpec, DEFAULT_TARGET,
-};
+use iocap_model::{Burst, EngineChoice, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 
+use super::args::{
+    bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, Mix,
+};
 use super::execute::{execute, finish};
 use super::save::SaveArgs;
 use super::{Exit, OutputFormat};
-
-fn size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s).map_err(|e| e.to_string())
-}
-fn duration_arg(s: &str) -> Result<f64, String> {
-    parse_duration(s).map_err(|e| e.to_string())
-}
-fn rate_arg(s: &str) -> Result<f64, String> {
-    parse_rate(s).map_err(|e| e.to_string())
-}
-fn rw_arg(s: &str) -> Result<RwMode, String> {
-    RwMode::parse(s).ok_or_else(|| {
-        format!("unknown workload '{s}': use read, write, randread, randwrite, rw or randrw")
-    })
-}
-/// A parsed `--bs-split` (a newtype: clap would take a bare Vec for a repeated flag).
-#[derive(Debug, Clone)]
-pub struct Mix(pub Vec<BsWeight>);
-
-fn bs_split_arg(s: &str) -> Result<Mix, String> {
-    parse_bs_split(s).map(Mix).map_err(|e| e.to_string())
-}
-fn burst_arg(s: &str) -> Result<Burst, String> {
-    let (on, off) = s
-        .split_once(':')
-        .ok_or_else(|| format!("burst '{s}' is ON:OFF, e.g. 2s:8s"))?;
-    Ok(Burst {
-        on_s: parse_duration(on).map_err(|e| e.to_string())?,
-        off_s: parse_duration(off).map_err(|e| e.to_string())?,
-    })
-}
-fn engine_arg(s: &str) -> Result<EngineChoice, String> {
-    EngineChoice::parse(s)
-        .ok_or_else(|| format!("unknown engine '{s}': use auto, io_uring or psync"))
-}
 
 #[derive(Args, Debug)]
 pub struct RunArgs {

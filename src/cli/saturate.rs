@@ -7,20 +7,15 @@ use anyhow::Result;
 use clap::Args;
 use iocap_assess::{next_step, summarize, throttle_points, SaturateConfig, StepDecision};
 use iocap_model::{
-    format_bytes, parse_duration, parse_size, CurvePoint, EngineChoice, JobSpec, RunResult, RwMode,
-    TargetSpec, TestResult, DEFAULT_TARGET,
+    format_bytes, CurvePoint, EngineChoice, JobSpec, RunResult, RwMode, TargetSpec, TestResult,
+    DEFAULT_TARGET,
 };
 
+use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg};
 use super::execute::{finish, new_run, run_one, run_text};
 use super::save::SaveArgs;
 use super::signals::interrupted;
 use super::{Exit, OutputFormat};
-
-fn us_arg(s: &str) -> Result<f64, String> {
-    parse_duration(s)
-        .map(|secs| secs * 1e6)
-        .map_err(|e| e.to_string())
-}
 
 #[derive(Args, Debug)]
 pub struct SaturateArgs {
@@ -28,24 +23,24 @@ pub struct SaturateArgs {
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
     /// Workload: randread, randwrite, randrw, read, write or rw
-    #[arg(long, default_value = "randread", value_parser = |s: &str| RwMode::parse(s).ok_or(format!("unknown workload '{s}'")))]
+    #[arg(long, default_value = "randread", value_parser = rw_arg)]
     pub rw: RwMode,
     /// Share of writes in percent for rw and randrw
     #[arg(long, value_name = "PCT", default_value_t = 30)]
     pub write_pct: u8,
-    #[arg(long, default_value = "8K", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub bs: u64,
     /// Threads per target (the queue depth is per thread)
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
     /// Size of a test file that does not exist yet
-    #[arg(long, default_value = "1G", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "1G", value_parser = size_arg)]
     pub size: u64,
     /// Measured time of each step
-    #[arg(long, default_value = "10s", value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
     pub step_duration: f64,
     /// Unmeasured time before each step
-    #[arg(long, default_value = "2s", value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "2s", value_parser = duration_arg)]
     pub warmup: f64,
     /// A doubling of the queue depth that gains less than this (percent) counts as flat
     #[arg(long, value_name = "PCT", default_value_t = 5.0)]
@@ -63,7 +58,7 @@ pub struct SaturateArgs {
     #[arg(long)]
     pub no_throttled: bool,
     /// I/O engine: auto, io_uring or psync
-    #[arg(long, default_value = "auto", value_parser = |s: &str| EngineChoice::parse(s).ok_or(format!("unknown engine '{s}'")))]
+    #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
     /// Permit writes to files and devices iocap did not create (destroys their contents)
     #[arg(long)]

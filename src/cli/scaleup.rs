@@ -6,10 +6,9 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use iocap_assess::{group_sizes, scaleup as assess_scaleup};
-use iocap_model::{
-    format_bytes, parse_duration, parse_size, EngineChoice, JobSpec, RwMode, TargetSpec,
-};
+use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode, TargetSpec};
 
+use super::args::{duration_arg, engine_arg, rw_arg, size_arg};
 use super::execute::{finish, new_run, run_one, run_text};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
@@ -21,22 +20,22 @@ pub struct ScaleupArgs {
     /// Volumes: directories (a test file is made in each), files or block devices
     #[arg(required = true, num_args = 2.., value_name = "VOL")]
     pub volumes: Vec<String>,
-    #[arg(long, default_value = "randread", value_parser = |s: &str| RwMode::parse(s).ok_or(format!("unknown workload '{s}'")))]
+    #[arg(long, default_value = "randread", value_parser = rw_arg)]
     pub rw: RwMode,
-    #[arg(long, default_value = "8K", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub bs: u64,
     /// Outstanding I/Os per volume
     #[arg(long, default_value_t = 32)]
     pub qd: u32,
     /// Size of test files that do not exist yet
-    #[arg(long, default_value = "1G", value_parser = |s: &str| parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "1G", value_parser = size_arg)]
     pub size: u64,
     /// Measured time of each test
-    #[arg(long, default_value = "10s", value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
     pub duration: f64,
-    #[arg(long, default_value = "2s", value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "2s", value_parser = duration_arg)]
     pub warmup: f64,
-    #[arg(long, default_value = "auto", value_parser = |s: &str| EngineChoice::parse(s).ok_or(format!("unknown engine '{s}'")))]
+    #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
     /// Permit writes to files and devices iocap did not create (destroys their contents)
     #[arg(long)]

@@ -6,9 +6,10 @@ use std::collections::HashSet;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use iocap_model::{parse_duration, JobSpec, RunResult, SuiteInfo, TargetSpec};
+use iocap_model::{JobSpec, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 
+use super::args::{duration_arg, size_arg};
 use super::execute::{new_run, run_many, tests_text};
 use super::roles::RoleDirs;
 use super::save::{open_store, SaveArgs};
@@ -38,13 +39,13 @@ pub struct SuiteRunArgs {
     #[command(flatten)]
     pub roles: RoleDirs,
     /// Size of test files that do not exist yet [default: as the suite says, else 1G]
-    #[arg(long, value_parser = |s: &str| iocap_model::parse_size(s).map_err(|e| e.to_string()))]
+    #[arg(long, value_parser = size_arg)]
     pub size: Option<u64>,
     /// Measure each test for this long instead of the suite's duration (e.g. 5s for a trial)
-    #[arg(long, value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    #[arg(long, value_parser = duration_arg)]
     pub duration: Option<f64>,
     /// Pause between tests so write caches drain [default: the suite's, usually 10s]
-    #[arg(long, value_parser = |s: &str| parse_duration(s).map_err(|e| e.to_string()))]
+    #[arg(long, value_parser = duration_arg)]
     pub pause: Option<f64>,
     /// Continue a stopped suite run, skipping the tests it finished
     #[arg(long, value_name = "RUN")]

@@ -1,0 +1,47 @@
+//! Value parsers shared by the commands' flags: sizes, durations, rates, workloads, engines,
+//! block-size mixes and bursts, each failing with a message that names the problem.
+
+use iocap_model::{
+    parse_bs_split, parse_duration, parse_rate, parse_size, BsWeight, Burst, EngineChoice, RwMode,
+};
+
+/// A latency such as `10ms`, in microseconds.
+pub fn us_arg(s: &str) -> Result<f64, String> {
+    parse_duration(s)
+        .map(|secs| secs * 1e6)
+        .map_err(|e| e.to_string())
+}
+pub fn size_arg(s: &str) -> Result<u64, String> {
+    parse_size(s).map_err(|e| e.to_string())
+}
+pub fn duration_arg(s: &str) -> Result<f64, String> {
+    parse_duration(s).map_err(|e| e.to_string())
+}
+pub fn rate_arg(s: &str) -> Result<f64, String> {
+    parse_rate(s).map_err(|e| e.to_string())
+}
+pub fn rw_arg(s: &str) -> Result<RwMode, String> {
+    RwMode::parse(s).ok_or_else(|| {
+        format!("unknown workload '{s}': use read, write, randread, randwrite, rw or randrw")
+    })
+}
+/// A parsed `--bs-split` (a newtype: clap would take a bare Vec for a repeated flag).
+#[derive(Debug, Clone)]
+pub struct Mix(pub Vec<BsWeight>);
+
+pub fn bs_split_arg(s: &str) -> Result<Mix, String> {
+    parse_bs_split(s).map(Mix).map_err(|e| e.to_string())
+}
+pub fn burst_arg(s: &str) -> Result<Burst, String> {
+    let (on, off) = s
+        .split_once(':')
+        .ok_or_else(|| format!("burst '{s}' is ON:OFF, e.g. 2s:8s"))?;
+    Ok(Burst {
+        on_s: parse_duration(on).map_err(|e| e.to_string())?,
+        off_s: parse_duration(off).map_err(|e| e.to_string())?,
+    })
+}
+pub fn engine_arg(s: &str) -> Result<EngineChoice, String> {
+    EngineChoice::parse(s)
+        .ok_or_else(|| format!("unknown engine '{s}': use auto, io_uring or psync"))
+}
