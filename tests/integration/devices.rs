@@ -1,7 +1,9 @@
 //! End-to-end tests of iocap on real block devices that the tests make themselves: loop devices
 //! over backing files, an ext4 file system mounted on one, and a device with one bad 4 KiB block
 //! (device-mapper's `error` target, or, where the kernel has no device-mapper, a loop device over
-//! a file served by a small FUSE server in this file that fails reads of that block).
+//! a file served by a small FUSE server in this file that fails reads of that block). The
+//! assessing commands, `iocap saturate` and `iocap scaleup`, are run on loop devices in
+//! [`assess`].
 //!
 //! They need root, the loop driver and util-linux (plus e2fsprogs for the file-system test).
 //! Without them each test prints `skipping: <why>` to stderr and passes. Everything a test sets
@@ -10,6 +12,7 @@
 
 #[macro_use]
 mod rig;
+mod assess;
 mod badblock;
 
 use std::fs::{self, File};

@@ -99,10 +99,16 @@ pub(super) fn settle() {
 /// Runs `iocap ARGS TARGET` (`args` split at spaces) in `dir`; never hangs a test for more than
 /// a minute.
 pub(super) fn iocap(dir: &Path, args: &str, target: &str) -> Output {
+    iocap_on(dir, args, &[target])
+}
+
+/// Runs `iocap ARGS TARGET...` (`args` split at spaces) in `dir`, for the commands that take
+/// several targets (`saturate`, `scaleup`); never hangs a test for more than a minute.
+pub(super) fn iocap_on(dir: &Path, args: &str, targets: &[&str]) -> Output {
     Command::cargo_bin("iocap")
         .expect("the iocap binary is built")
         .args(args.split_whitespace())
-        .arg(target)
+        .args(targets)
         .current_dir(dir)
         .env("XDG_DATA_HOME", crate::data_home())
         .env_remove("IOCAP_DB")
