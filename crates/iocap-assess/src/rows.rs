@@ -142,17 +142,23 @@ fn judge_figure(
     }
 }
 
+/// A FAIL for a test that erred or moved nothing: no figure of it can be trusted.
+fn broken_test(name: &str, m: Measured) -> Option<Judged> {
+    let why = broken(m.test)?;
+    Some(Judged::new(
+        Verdict::Fail,
+        None,
+        format!("The {name} test {why}: fix that before trusting any figure."),
+        Some(m),
+    ))
+}
+
 fn random_read(i: &PreflightInput) -> Option<Judged> {
     let kind = RowKind::RandomRead;
     let m = i.data_read;
     if i.data_read_curve.is_none() {
-        if let Some(why) = broken(m?.test) {
-            return Some(Judged::new(
-                Verdict::Fail,
-                None,
-                format!("The random read test {why}: fix that before trusting any figure."),
-                m,
-            ));
+        if let Some(j) = broken_test("random read", m?) {
+            return Some(j);
         }
     }
     let points = curve_points(i);
@@ -241,16 +247,8 @@ fn random_write(i: &PreflightInput, kind: RowKind) -> Option<Judged> {
     let m = kind.test(i)?;
     let t = m.test;
     let subject = kind.subject();
-    if let Some(why) = broken(t) {
-        return Some(Judged::new(
-            Verdict::Fail,
-            None,
-            format!(
-                "The {} test {why}: fix that before trusting any figure.",
-                subject.to_lowercase()
-            ),
-            Some(m),
-        ));
+    if let Some(j) = broken_test(&subject.to_lowercase(), m) {
+        return Some(j);
     }
     let limit = kind.limit(i)?;
     let class = kind.class(&i.classes);
@@ -324,13 +322,8 @@ fn random_write(i: &PreflightInput, kind: RowKind) -> Option<Judged> {
 fn log_latency(i: &PreflightInput, kind: RowKind) -> Option<Judged> {
     let m = i.log_write_qd1?;
     let t = m.test;
-    if let Some(why) = broken(t) {
-        return Some(Judged::new(
-            Verdict::Fail,
-            None,
-            format!("The log write test {why}: fix that before trusting any figure."),
-            Some(m),
-        ));
+    if let Some(j) = broken_test("log write", m) {
+        return Some(j);
     }
     let limit = kind.limit(i)?;
     let class = i.classes.log;
@@ -431,16 +424,8 @@ fn bandwidth(i: &PreflightInput, kind: RowKind) -> Option<Judged> {
     let m = kind.test(i)?;
     let t = m.test;
     let subject = kind.subject();
-    if let Some(why) = broken(t) {
-        return Some(Judged::new(
-            Verdict::Fail,
-            None,
-            format!(
-                "The {} test {why}: fix that before trusting any figure.",
-                subject.to_lowercase()
-            ),
-            Some(m),
-        ));
+    if let Some(j) = broken_test(&subject.to_lowercase(), m) {
+        return Some(j);
     }
     let v = t.total.mb_s;
     let what = match kind {

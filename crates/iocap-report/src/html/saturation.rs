@@ -28,6 +28,15 @@ fn figure(out: &mut String, svg: String) {
     let _ = write!(out, r#"<figure class="chart-card">{svg}</figure>"#);
 }
 
+/// `name: ` in front of a tooltip with several runs, nothing with one.
+fn who(many: bool, name: &str) -> String {
+    if many {
+        format!("{name}: ")
+    } else {
+        String::new()
+    }
+}
+
 /// `name what` with several runs, `what` alone with one.
 fn series_name(many: bool, name: &str, what: &str) -> String {
     if many {
@@ -68,11 +77,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                 y: p99,
                 tip: format!(
                     "{}qd {}: {} IOPS, p99 {}",
-                    if many {
-                        format!("{}: ", names[i])
-                    } else {
-                        String::new()
-                    },
+                    who(many, &names[i]),
                     p.qd,
                     svg::count(p.iops),
                     fmt_lat_us(p99)
@@ -101,11 +106,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                             y: p99,
                             tip: format!(
                                 "{}{} load: {} IOPS, p99 {}",
-                                if many {
-                                    format!("{}: ", names[i])
-                                } else {
-                                    String::new()
-                                },
+                                who(many, &names[i]),
                                 p.load_pct
                                     .map(|l| format!("{l:.0} %"))
                                     .unwrap_or_else(|| "?".into()),
@@ -179,11 +180,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                     y: p.iops,
                     tip: format!(
                         "{}qd {}: {} IOPS{gain}",
-                        if many {
-                            format!("{}: ", names[i])
-                        } else {
-                            String::new()
-                        },
+                        who(many, &names[i]),
                         p.qd,
                         svg::count(p.iops)
                     ),
@@ -295,11 +292,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                     let v = s.alone.iter().find(|v| v.path == *p)?;
                     let mut tip = format!(
                         "{}{p}: {} IOPS, {:.1} MB/s",
-                        if many {
-                            format!("{}: ", names[i])
-                        } else {
-                            String::new()
-                        },
+                        who(many, &names[i]),
                         svg::count(v.iops),
                         v.mb_s
                     );
@@ -351,11 +344,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
 
     let mut series = vec![];
     for &(i, s) in &with {
-        let who = if many {
-            format!("{}: ", names[i])
-        } else {
-            String::new()
-        };
+        let who = who(many, &names[i]);
         let mut steps: Vec<&iocap_model::ScaleStep> = s.together.iter().collect();
         steps.sort_by_key(|t| t.paths.len());
         series.push(Series {
