@@ -45,3 +45,12 @@ pub fn engine_arg(s: &str) -> Result<EngineChoice, String> {
     EngineChoice::parse(s)
         .ok_or_else(|| format!("unknown engine '{s}': use auto, io_uring or psync"))
 }
+
+/// How bad a verdict or check must be for `--fail-on` to exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when any line is WARN or FAIL
+    Warn,
+    /// Exit 1 when any line is FAIL
+    Fail,
+}

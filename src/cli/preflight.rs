@@ -13,7 +13,7 @@ use iocap_assess::{
 use iocap_model::{parse_duration, CurvePoint, JobSpec, RunResult, TargetSpec, Verdict};
 use iocap_plan::Profile;
 
-use super::args::size_arg;
+use super::args::{size_arg, FailOn};
 use super::execute::{finish, new_run, run_many, run_one, run_text};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
@@ -330,12 +330,4 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     } else {
         code
     })
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FailOn {
-    /// Exit 1 when any line is WARN or FAIL
-    Warn,
-    /// Exit 1 when any line is FAIL
-    Fail,
 }
