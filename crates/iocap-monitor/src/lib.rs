@@ -545,7 +545,7 @@ pub fn cross_check(
         if dev_bytes > 1.5 * app_read_bytes_per_io {
             hints.push(format!(
                 "{name}: average device read is {:.1} KiB for {:.1} KiB application reads: \
-                 requests are being merging or extended by readahead ({:.0} merges/s)",
+                 request merging or readahead is enlarging requests ({:.0} merges/s)",
                 dev.rareq_sz_kb,
                 app_read_bytes_per_io / 1024.0,
                 dev.rrqm_s
@@ -593,10 +593,11 @@ pub fn cross_check_series(
         return Vec::new();
     }
     let avg = average(samples);
-    let mut hints: Vec<String> = cross_check(app_read_iops, app_write_iops, app_read_bytes_per_io, &avg)
-        .into_iter()
-        .filter(|h| !h.contains("%util"))
-        .collect();
+    let mut hints: Vec<String> =
+        cross_check(app_read_iops, app_write_iops, app_read_bytes_per_io, &avg)
+            .into_iter()
+            .filter(|h| !h.contains("%util"))
+            .collect();
     let iops: Vec<f64> = samples.iter().map(|s| s.r_s + s.w_s).collect();
     let mean = iops.iter().sum::<f64>() / iops.len() as f64;
     let var = iops.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / iops.len() as f64;
@@ -627,7 +628,10 @@ pub fn average(samples: &[DeviceSample]) -> DeviceSample {
         }
     };
     let mut a = DeviceSample {
-        device: samples.first().map(|s| s.device.clone()).unwrap_or_default(),
+        device: samples
+            .first()
+            .map(|s| s.device.clone())
+            .unwrap_or_default(),
         t_s: samples.last().map(|s| s.t_s).unwrap_or(0.0),
         interval_s: total,
         ..DeviceSample::default()
@@ -683,4 +687,376 @@ pub fn device_of_path(path: impl AsRef<Path>) -> Option<String> {
     }
     let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
     link.file_name()?.to_str().map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K4_14: &str = "   8       0 sda 1000 10 8000 500 2000 100 32000 3000 0 10000 20000\n   8       1 sda1 900 5 7000 400 1900 90 31000 2900 0 9000 19000\n";
+    const K418_18: &str = " 259       0 nvme0n1 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n";
+    const K55_20: &str = " 254       0 vda 22539601 123809 425273014 37137415 1857593 165402 148130712 1260350 0 1004244 38446292 72308 94 67218752 27769 161153 20756\n";
+
+    #[test]
+    fn parses_14_field_lines() {
+        let v = parse_diskstats(K4_14);
+        assert_eq!(v.len(), 2);
+        let (n, c) = &v[0];
+        assert_eq!(n, "sda");
+        assert_eq!((c.major, c.minor, c.fields), (8, 0, 11));
+        assert_eq!(c.reads_completed, 1000);
+        assert_eq!(c.reads_merged, 10);
+        assert_eq!(c.sectors_read, 8000);
+        assert_eq!(c.ms_reading, 500);
+        assert_eq!(c.writes_completed, 2000);
+        assert_eq!(c.writes_merged, 100);
+        assert_eq!(c.sectors_written, 32000);
+        assert_eq!(c.ms_writing, 3000);
+        assert_eq!(c.ios_in_progress, 0);
+        assert_eq!(c.ms_doing_io, 10000);
+        assert_eq!(c.weighted_ms_doing_io, 20000);
+        assert_eq!(c.discards_completed, 0);
+        assert_eq!(c.flush_requests, 0);
+        assert_eq!(v[1].0, "sda1");
+    }
+
+    #[test]
+    fn parses_18_field_lines() {
+        let v = parse_diskstats(K418_18);
+        assert_eq!(v.len(), 1);
+        let c = v[0].1;
+        assert_eq!(c.fields, 15);
+        assert_eq!(c.weighted_ms_doing_io, 11);
+        assert_eq!(c.discards_completed, 12);
+        assert_eq!(c.discards_merged, 13);
+        assert_eq!(c.sectors_discarded, 14);
+        assert_eq!(c.ms_discarding, 15);
+        assert_eq!(c.flush_requests, 0);
+    }
+
+    #[test]
+    fn parses_20_field_lines() {
+        let v = parse_diskstats(K55_20);
+        let (n, c) = &v[0];
+        assert_eq!(n, "vda");
+        assert_eq!((c.major, c.minor, c.fields), (254, 0, 17));
+        assert_eq!(c.reads_completed, 22539601);
+        assert_eq!(c.weighted_ms_doing_io, 38446292);
+        assert_eq!(c.discards_completed, 72308);
+        assert_eq!(c.ms_discarding, 27769);
+        assert_eq!(c.flush_requests, 161153);
+        assert_eq!(c.ms_flushing, 20756);
+    }
+
+    #[test]
+    fn parses_old_4_field_partition_lines() {
+        let v = parse_diskstats("   3    1 hda1 35486 38030 38030 38030\n");
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].1.reads_completed, 35486);
+        assert_eq!(v[0].1.sectors_written, 38030);
+    }
+
+    #[test]
+    fn skips_garbage_and_empty() {
+        assert!(parse_diskstats("").is_empty());
+        assert!(parse_diskstats("\n\n   \n").is_empty());
+        let text = format!(
+            "garbage\n8 0\n8 0 sda\n8 0 sda 1 2 3\nx 0 sda 1 2 3 4 5 6 7 8 9 10 11\n\
+             8 0 sda 1 2 3 4 5 6 7 -8 9 10 11\n8 0 sda 1 2 3 4 5 6 7 8 9 10 99999999999999999999999\n\
+             8 0 sda 1 2 3 4 5 6 7 8 9 10\n{K55_20}\u{1F4A9} \u{0}\n"
+        );
+        let v = parse_diskstats(&text);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].0, "vda");
+        // Trailing extra fields from a future kernel are ignored.
+        let v = parse_diskstats("8 0 sdz 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19\n");
+        assert_eq!(v[0].1.ms_flushing, 17);
+    }
+
+    fn prev_cur() -> (DiskCounters, DiskCounters) {
+        let prev = parse_diskstats(K4_14)[0].1;
+        let mut cur = prev;
+        cur.reads_completed += 200;
+        cur.reads_merged += 50;
+        cur.sectors_read += 1600;
+        cur.ms_reading += 100;
+        cur.writes_completed += 400;
+        cur.writes_merged += 100;
+        cur.sectors_written += 6400;
+        cur.ms_writing += 800;
+        cur.ms_doing_io += 500;
+        cur.weighted_ms_doing_io += 900;
+        (prev, cur)
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn delta_matches_hand_computed_values() {
+        let (prev, cur) = prev_cur();
+        let s = delta(&prev, &cur, 2.0);
+        let expect = [
+            ("r_s", s.r_s, 100.0),
+            ("w_s", s.w_s, 200.0),
+            ("rkb_s", s.rkb_s, 400.0),
+            ("wkb_s", s.wkb_s, 1600.0),
+            ("rmb_s", s.rmb_s, 0.4096),
+            ("wmb_s", s.wmb_s, 1.6384),
+            ("rrqm_s", s.rrqm_s, 25.0),
+            ("wrqm_s", s.wrqm_s, 50.0),
+            ("rrqm_pct", s.rrqm_pct, 20.0),
+            ("wrqm_pct", s.wrqm_pct, 20.0),
+            ("r_await_ms", s.r_await_ms, 0.5),
+            ("w_await_ms", s.w_await_ms, 2.0),
+            ("await_ms", s.await_ms, 1.5),
+            ("rareq_sz_kb", s.rareq_sz_kb, 4.0),
+            ("wareq_sz_kb", s.wareq_sz_kb, 8.0),
+            ("aqu_sz", s.aqu_sz, 0.45),
+            ("util_pct", s.util_pct, 25.0),
+            ("d_s", s.d_s, 0.0),
+            ("f_await_ms", s.f_await_ms, 0.0),
+            ("interval_s", s.interval_s, 2.0),
+        ];
+        for (name, got, want) in expect {
+            assert!(close(got, want), "{name}: got {got}, want {want}");
+        }
+    }
+
+    #[test]
+    fn delta_idle_and_bad_interval_are_zero_not_nan() {
+        let (prev, cur) = prev_cur();
+        let idle = delta(&prev, &prev, 1.0);
+        assert_eq!(idle.r_await_ms, 0.0);
+        assert_eq!(idle.rareq_sz_kb, 0.0);
+        assert_eq!(idle.util_pct, 0.0);
+        for t in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let s = delta(&prev, &cur, t);
+            assert_eq!(s.r_s, 0.0);
+            assert_eq!(s.util_pct, 0.0);
+            // Per-request figures do not depend on the interval.
+            assert!(close(s.r_await_ms, 0.5));
+        }
+    }
+
+    #[test]
+    fn delta_handles_wrap_and_reset() {
+        let mut prev = DiskCounters::default();
+        let mut cur = DiskCounters::default();
+        // 32-bit wrap.
+        prev.reads_completed = u64::from(u32::MAX) - 9;
+        cur.reads_completed = 10;
+        prev.ms_reading = u64::from(u32::MAX);
+        cur.ms_reading = 19;
+        // Reset (device re-added): delta = current value.
+        prev.writes_completed = 1000;
+        cur.writes_completed = 5;
+        // 64-bit counter going backwards: reset as well.
+        prev.sectors_read = 1 << 40;
+        cur.sectors_read = 160;
+        let s = delta(&prev, &cur, 1.0);
+        assert!(close(s.r_s, 20.0));
+        assert!(close(s.r_await_ms, 1.0));
+        assert!(close(s.w_s, 5.0));
+        assert!(close(s.rkb_s, 80.0));
+        // Decrease from u64::MAX must not overflow either.
+        prev.flush_requests = u64::MAX;
+        cur.flush_requests = 0;
+        let s = delta(&prev, &cur, 1.0);
+        assert!(s.f_s >= 0.0);
+    }
+
+    #[test]
+    fn util_is_capped_at_100() {
+        let prev = DiskCounters::default();
+        let cur = DiskCounters {
+            ms_doing_io: 1030,
+            weighted_ms_doing_io: 4000,
+            ..DiskCounters::default()
+        };
+        let s = delta(&prev, &cur, 1.0);
+        assert_eq!(s.util_pct, 100.0);
+        assert!(close(s.aqu_sz, 4.0));
+    }
+
+    #[test]
+    fn sampler_reads_a_test_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diskstats");
+        std::fs::write(&path, K4_14).unwrap();
+        let devs = vec!["sda".to_string()];
+        let sampler = Sampler::start_with_path(&path, &devs, Duration::from_millis(100)).unwrap();
+        // Advance the counters after the first snapshot.
+        let (_, cur) = prev_cur();
+        let line = format!(
+            "   8       0 sda {} {} {} {} {} {} {} {} 0 {} {}\n",
+            cur.reads_completed,
+            cur.reads_merged,
+            cur.sectors_read,
+            cur.ms_reading,
+            cur.writes_completed,
+            cur.writes_merged,
+            cur.sectors_written,
+            cur.ms_writing,
+            cur.ms_doing_io,
+            cur.weighted_ms_doing_io
+        );
+        let tmp = dir.path().join("diskstats.new");
+        std::fs::write(&tmp, line).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        std::thread::sleep(Duration::from_millis(350));
+        assert!(sampler.last_error().is_none());
+        let live = sampler.samples();
+        assert!(!live.is_empty());
+        let samples = sampler.stop();
+        assert!(samples.len() >= 3, "{samples:?}");
+        assert!(samples.iter().all(|s| s.device == "sda"));
+        // Total reads over all samples = the 200 we added (nothing else changed).
+        let reads: f64 = samples.iter().map(|s| s.r_s * s.interval_s).sum();
+        assert!((reads - 200.0).abs() < 1e-6, "{reads}");
+        let t: Vec<f64> = samples.iter().map(|s| s.t_s).collect();
+        assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+        assert!(samples
+            .iter()
+            .all(|s| s.interval_s > 0.0 && s.interval_s < 0.3));
+    }
+
+    #[test]
+    fn sampler_errors() {
+        assert!(
+            Sampler::start_with_path("/nonexistent/diskstats", &[], Duration::from_secs(1))
+                .is_err()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diskstats");
+        std::fs::write(&path, K4_14).unwrap();
+        assert!(Sampler::start_with_path(&path, &[], Duration::ZERO).is_err());
+        // Empty device list = every device; file vanishing is recorded, not fatal.
+        let s = Sampler::start_with_path(&path, &[], Duration::from_millis(50)).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::thread::sleep(Duration::from_millis(120));
+        assert!(s.last_error().is_some());
+        drop(s);
+    }
+
+    #[test]
+    fn snapshot_reads_proc_when_present() {
+        if Path::new(PROC_DISKSTATS).exists() {
+            let v = snapshot(PROC_DISKSTATS).unwrap();
+            assert!(v.iter().all(|(n, _)| !n.is_empty()));
+        }
+    }
+
+    #[test]
+    fn render_has_iostat_columns() {
+        let (prev, cur) = prev_cur();
+        let mut s = delta(&prev, &cur, 2.0);
+        s.device = "sda".into();
+        let out = render_iostat_like(&[s]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2);
+        let hdr: Vec<&str> = lines[0].split_whitespace().collect();
+        assert_eq!(
+            hdr,
+            [
+                "Device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await",
+                "aqu-sz", "rareq-sz", "wareq-sz", "%util"
+            ]
+        );
+        let row: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(
+            row,
+            [
+                "sda", "100.00", "200.00", "400.00", "1600.00", "25.00", "50.00", "0.50", "2.00",
+                "0.45", "4.00", "8.00", "25.00"
+            ]
+        );
+        assert_eq!(render_iostat_like(&[]).lines().count(), 1);
+    }
+
+    fn sample(r_s: f64, w_s: f64, rareq_kb: f64, util: f64) -> DeviceSample {
+        DeviceSample {
+            device: "sdb".into(),
+            interval_s: 1.0,
+            r_s,
+            w_s,
+            rareq_sz_kb: rareq_kb,
+            util_pct: util,
+            ..DeviceSample::default()
+        }
+    }
+
+    #[test]
+    fn cross_check_hints() {
+        assert!(cross_check(1000.0, 500.0, 8192.0, &sample(1000.0, 500.0, 8.0, 50.0)).is_empty());
+        let h = cross_check(1000.0, 0.0, 8192.0, &sample(100.0, 0.0, 8.0, 10.0));
+        assert_eq!(h.len(), 1);
+        assert!(h[0].contains("served from cache"), "{h:?}");
+        let h = cross_check(1000.0, 0.0, 8192.0, &sample(900.0, 0.0, 64.0, 10.0));
+        assert_eq!(h.len(), 1);
+        assert!(h[0].contains("merging"), "{h:?}");
+        let h = cross_check(0.0, 1000.0, 0.0, &sample(0.0, 100.0, 0.0, 10.0));
+        assert!(h[0].contains("page cache"), "{h:?}");
+        let h = cross_check(0.0, 100.0, 0.0, &sample(0.0, 500.0, 0.0, 10.0));
+        assert!(h[0].contains("amplification"), "{h:?}");
+        let h = cross_check(1000.0, 0.0, 4096.0, &sample(1000.0, 0.0, 4.0, 99.0));
+        assert_eq!(h.len(), 1);
+        assert!(h[0].contains("%util 99"), "{h:?}");
+    }
+
+    #[test]
+    fn cross_check_series_saturation_needs_flat_iops() {
+        let flat: Vec<_> = [1000.0, 1010.0, 995.0]
+            .iter()
+            .map(|&r| sample(r, 0.0, 4.0, 99.0))
+            .collect();
+        let h = cross_check_series(1000.0, 0.0, 4096.0, &flat);
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert!(h[0].contains("device saturated"));
+        let bumpy: Vec<_> = [1000.0, 300.0, 1500.0]
+            .iter()
+            .map(|&r| sample(r, 0.0, 4.0, 99.0))
+            .collect();
+        let h = cross_check_series(0.0, 0.0, 0.0, &bumpy);
+        assert!(h.is_empty(), "{h:?}");
+        assert!(cross_check_series(1.0, 1.0, 1.0, &[]).is_empty());
+    }
+
+    #[test]
+    fn average_weights_by_time_and_requests() {
+        let mut a = sample(100.0, 0.0, 4.0, 10.0);
+        a.r_await_ms = 1.0;
+        let mut b = sample(300.0, 0.0, 8.0, 30.0);
+        b.r_await_ms = 3.0;
+        b.interval_s = 3.0;
+        let m = average(&[a, b]);
+        assert!(close(m.interval_s, 4.0));
+        assert!(close(m.r_s, 250.0));
+        assert!(close(m.util_pct, 25.0));
+        // 100 reads at 1 ms + 900 reads at 3 ms.
+        assert!(close(m.r_await_ms, 2.8));
+        assert!(close(m.rareq_sz_kb, 7.6));
+    }
+
+    #[test]
+    fn device_sample_has_a_schema_and_serializes() {
+        let schema = schemars::schema_for!(DeviceSample);
+        let text = format!("{:?}", schema);
+        assert!(text.contains("util_pct"));
+        fn is_ser<T: Serialize>() {}
+        is_ser::<DeviceSample>();
+        is_ser::<DiskCounters>();
+    }
+
+    #[test]
+    fn device_of_path_is_sane() {
+        // Either a block device name that appears in /proc/diskstats, or None.
+        if let Some(dev) = device_of_path(".") {
+            if let Ok(all) = snapshot(PROC_DISKSTATS) {
+                assert!(all.iter().any(|(n, _)| *n == dev), "{dev}");
+            }
+        }
+        assert!(device_of_path("/nonexistent/x").is_none());
+    }
 }
