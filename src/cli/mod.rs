@@ -6,6 +6,7 @@ mod compare;
 mod execute;
 mod fill;
 mod history;
+mod monitor;
 mod preflight;
 mod progress;
 mod roles;
@@ -101,6 +102,8 @@ enum Command {
     Scaleup(Box<scaleup::ScaleupArgs>),
     /// List, show or run a suite of tests (built-in: quick, sqlio-classic, oltp, dss, edge-matrix)
     Suite(suite::SuiteArgs),
+    /// The kernel's disk counters live, like iostat -x 1 (r/s, w/s, await, aqu-sz, %util)
+    Monitor(monitor::MonitorArgs),
     /// Fill a store with constructed runs (for benchmarks and tests)
     #[command(hide = true)]
     StoreFill(fill::FillArgs),
@@ -155,6 +158,7 @@ pub fn main() -> ExitCode {
         Command::Prune(a) => history::prune(a),
         Command::StoreFill(a) => fill::fill(a),
         Command::Suite(a) => suite::suite(a),
+        Command::Monitor(a) => monitor::monitor(a),
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),

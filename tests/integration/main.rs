@@ -5,6 +5,7 @@
 mod assess;
 mod cli;
 mod devices;
+mod monitor;
 mod safety;
 mod sqlio;
 mod store;

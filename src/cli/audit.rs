@@ -1,0 +1,69 @@
+//! `iocap audit [PATH...]`: from each path to its file system, partition and physical devices,
+//! and every setting on the way that costs a database I/O (alignment, scheduler, queue depth,
+//! write cache, CPU power saving, ...), each with its evidence and a one-sentence fix.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+use iocap_audit::{AuditOptions, Root, Severity};
+
+use super::args::{size_arg, FailOn};
+use super::history::ListFormat;
+use super::{print_stdout, Exit};
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Files or directories where the database will live [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Database family, for the advice that differs: sqlserver, postgres, mysql or oracle
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// The array's stripe unit, when sysfs does not tell it (e.g. 64K)
+    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    pub stripe_unit: Option<u64>,
+    /// The planned database size, checked against the free space
+    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    pub db_size: Option<u64>,
+    /// Exit with 1 when a check is at least this bad
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<FailOn>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub output: ListFormat,
+}
+
+pub fn audit(a: AuditArgs) -> Result<Exit> {
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.paths
+    };
+    for p in &paths {
+        if !p.exists() {
+            anyhow::bail!("{} does not exist", p.display());
+        }
+    }
+    if let Some(p) = &a.profile {
+        if !["sqlserver", "postgres", "mysql", "oracle"].contains(&p.as_str()) {
+            anyhow::bail!("--profile '{p}': use sqlserver, postgres, mysql or oracle");
+        }
+    }
+    let opts = AuditOptions {
+        profile: a.profile.clone(),
+        stripe_unit_bytes: a.stripe_unit,
+        db_size_bytes: a.db_size,
+    };
+    let report = iocap_audit::audit(&Root::system(), &paths, &opts);
+    match a.output {
+        ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&report)? + "\n")),
+        ListFormat::Text => print_stdout(&iocap_audit::render_text(&report)),
+    }
+    let has = |s: Severity| report.checks.iter().any(|c| c.severity == s);
+    let failed = match a.fail_on {
+        Some(FailOn::Fail) => has(Severity::Fail),
+        Some(FailOn::Warn) => has(Severity::Fail) || has(Severity::Warn),
+        None => false,
+    };
+    Ok(if failed { Exit::CheckFailed } else { Exit::Ok })
+}
