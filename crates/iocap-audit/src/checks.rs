@@ -272,28 +272,44 @@ fn fs_checks(
             "fs.free_space",
             Severity::Fail,
             subject,
-            format!("{avail} B available (statvfs) < planned database size {want} B"),
+            format!(
+                "{} available (statvfs) < planned database size {}",
+                size(avail),
+                size(want)
+            ),
             "Move the database to a larger volume or grow this file system before the load.",
         )),
         Some(want) if avail / 5 * 4 < want => out.push(Check::new(
             "fs.free_space",
             Severity::Warn,
             subject,
-            format!("{avail} B available (statvfs) leaves less than 20 % headroom over the planned {want} B"),
+            format!(
+                "{} available (statvfs) leaves less than 20 % headroom over the planned {}",
+                size(avail),
+                size(want)
+            ),
             "Plan for growth, temp space and backups: keep at least 20 % free beyond the database.",
         )),
         Some(want) => out.push(Check::new(
             "fs.free_space",
             Severity::Pass,
             subject,
-            format!("{avail} B available (statvfs) >= planned {want} B with 20 % headroom"),
+            format!(
+                "{} available (statvfs) >= planned {} with 20 % headroom",
+                size(avail),
+                size(want)
+            ),
             "Nothing to do: the planned database fits.",
         )),
         None => out.push(Check::new(
             "fs.free_space",
             Severity::Info,
             subject,
-            format!("{avail} B available of {} B (statvfs)", fs.total_bytes),
+            format!(
+                "{} available of {} (statvfs)",
+                size(avail),
+                size(fs.total_bytes)
+            ),
             "Give the planned database size to check that it fits.",
         )),
     }
@@ -620,4 +636,22 @@ fn md_check(root: &Root, m: &str, out: &mut Vec<Check>) {
         (Severity::Info, "Check the chunk against the workload: 64 KiB to 256 KiB suits database pages and scans.")
     };
     out.push(Check::new("md.raid", sev, m, ev, rec));
+}
+
+/// Bytes with a binary unit: `66961948672 B (62.4 GiB)`.
+fn size(b: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64;
+    let mut u = "B";
+    for unit in UNITS {
+        if v < 1024.0 {
+            break;
+        }
+        v /= 1024.0;
+        u = unit;
+    }
+    format!("{b} B ({v:.1} {u})")
 }
