@@ -1,1 +1,264 @@
-//! (in progress)
+//! iocap's host configuration audit: from a path to its file system, partition and physical block
+//! devices, and every setting on that path (and on the host) that costs a database I/O.
+//!
+//! Everything reads through a [`Root`], so the checks are pure functions over a file-system tree:
+//! `/` in production, a temporary directory with fake `sys/`, `proc/` and `dev/` trees in tests.
+//! A value that cannot be read gives an [`Severity::Unknown`] check with the reason, never an error.
+//! The check IDs and thresholds are documented in `docs/checks.md`.
+
+mod checks;
+mod host;
+mod resolve;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub use checks::target_checks;
+pub use host::host_checks;
+pub use resolve::{resolve_dev, resolve_device, resolve_path};
+
+/// The file-system root every sysfs / procfs read goes through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root(PathBuf);
+
+impl Root {
+    /// A root at `path` (a fixture tree in tests).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Root(path.into())
+    }
+
+    /// The real system root, `/`.
+    pub fn system() -> Self {
+        Root(PathBuf::from("/"))
+    }
+
+    /// The root directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// `rel` (with or without a leading `/`) under the root.
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.0.join(rel.trim_start_matches('/'))
+    }
+
+    /// The trimmed content of `rel`, or the reason it cannot be read (naming the system path).
+    pub(crate) fn read(&self, rel: &str) -> Result<String, String> {
+        std::fs::read_to_string(self.join(rel))
+            .map(|s| s.trim().to_string())
+            .map_err(|e| format!("cannot read {}: {}", shown(rel), e))
+    }
+
+    /// `rel` parsed as an unsigned integer.
+    pub(crate) fn read_u64(&self, rel: &str) -> Result<u64, String> {
+        let s = self.read(rel)?;
+        s.parse::<u64>()
+            .map_err(|_| format!("{} holds {:?}, not a number", shown(rel), s))
+    }
+}
+
+/// `rel` as it is called on the real system (`/sys/...`).
+pub(crate) fn shown(rel: &str) -> String {
+    format!("/{}", rel.trim_start_matches('/'))
+}
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Severity {
+    /// The setting is right for a database.
+    Pass,
+    /// The setting is likely to cost performance or safety.
+    Warn,
+    /// The setting is wrong and will cost performance or capacity.
+    Fail,
+    /// A fact worth knowing, with advice; no verdict.
+    Info,
+    /// The value could not be read; the evidence says why.
+    Unknown,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Check {
+    /// Stable identifier, e.g. `partition.alignment` (see docs/checks.md).
+    pub id: String,
+    /// The verdict.
+    pub severity: Severity,
+    /// The device, path or host component the check is about.
+    pub subject: String,
+    /// The value read and where from.
+    pub evidence: String,
+    /// One sentence of advice.
+    pub recommendation: String,
+}
+
+impl Check {
+    pub(crate) fn new(
+        id: &str,
+        severity: Severity,
+        subject: &str,
+        evidence: impl Into<String>,
+        recommendation: impl Into<String>,
+    ) -> Self {
+        Check {
+            id: id.to_string(),
+            severity,
+            subject: subject.to_string(),
+            evidence: evidence.into(),
+            recommendation: recommendation.into(),
+        }
+    }
+
+    pub(crate) fn unknown(id: &str, subject: &str, reason: impl Into<String>) -> Self {
+        Check::new(
+            id,
+            Severity::Unknown,
+            subject,
+            reason,
+            "Check this setting by hand; iocap could not read it here.",
+        )
+    }
+}
+
+/// Where a path lives: file system, partition and physical devices.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Resolved {
+    /// The path as given (or the device name for [`audit_device`]).
+    pub path: String,
+    /// The mount point of the file system holding the path.
+    pub mount_point: Option<String>,
+    /// The file-system type (ext4, xfs, ...).
+    pub fs_type: Option<String>,
+    /// Per-mount and super-block options together (noatime, data=ordered, ...).
+    pub mount_options: Vec<String>,
+    /// The partition in the chain (sda1, nvme0n1p2), if any.
+    pub partition: Option<String>,
+    /// Physical block devices, after following dm/md slaves.
+    pub devices: Vec<String>,
+    /// The block device the file system sits on (dm-0, md0, sda1, sda), if resolved.
+    pub block_device: Option<String>,
+}
+
+/// The audit's result: what each path resolved to, and every check.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AuditReport {
+    /// One entry per audited path or device.
+    pub targets: Vec<Resolved>,
+    /// Device checks (deduplicated across targets) followed by host checks.
+    pub checks: Vec<Check>,
+}
+
+/// What the audit should know about the planned database.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AuditOptions {
+    /// `sqlserver`, `postgres`, `mysql` or `oracle`; changes the transparent-huge-page advice.
+    pub profile: Option<String>,
+    /// The array's stripe unit when sysfs does not show it (hardware RAID).
+    pub stripe_unit_bytes: Option<u64>,
+    /// The planned database size, compared with free space.
+    pub db_size_bytes: Option<u64>,
+}
+
+/// Size and free space of a file system (from statvfs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FsStats {
+    /// The file-system block (allocation unit) size in bytes (`f_bsize`).
+    pub block_size: u64,
+    /// Bytes available to an unprivileged user (`f_bavail * f_frsize`).
+    pub avail_bytes: u64,
+    /// Total bytes (`f_blocks * f_frsize`).
+    pub total_bytes: u64,
+}
+
+/// statvfs(3) on `path` (or its nearest existing ancestor, so a planned path may not exist yet).
+pub fn fs_stats(path: &Path) -> Result<FsStats, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = nearest_existing(path);
+    let c = std::ffi::CString::new(existing.as_os_str().as_bytes())
+        .map_err(|_| format!("{} contains a NUL byte", existing.display()))?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated string and `st` a valid out-pointer.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
+    if rc != 0 {
+        return Err(format!(
+            "statvfs({}) failed: {}",
+            existing.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    let frsize = if st.f_frsize > 0 {
+        st.f_frsize as u64
+    } else {
+        st.f_bsize as u64
+    };
+    Ok(FsStats {
+        block_size: st.f_bsize as u64,
+        avail_bytes: (st.f_bavail as u64).saturating_mul(frsize),
+        total_bytes: (st.f_blocks as u64).saturating_mul(frsize),
+    })
+}
+
+/// `path` itself if it exists, else its nearest existing ancestor (or `.`).
+pub(crate) fn nearest_existing(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    loop {
+        if p.exists() {
+            return p;
+        }
+        if !p.pop() || p.as_os_str().is_empty() {
+            return PathBuf::from(".");
+        }
+    }
+}
+
+/// Audit each path: resolve it to its devices, check the file system, partition and devices, then
+/// the host (CPU power, memory, NUMA) once.
+pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport {
+    let mut report = AuditReport::default();
+    for path in paths {
+        let shown_path = path.display().to_string();
+        match resolve_path(root, path) {
+            Ok(resolved) => {
+                let fs = fs_stats(path);
+                push_unique(
+                    &mut report.checks,
+                    target_checks(root, &resolved, Some(fs), opts),
+                );
+                report.targets.push(resolved);
+            }
+            Err(reason) => {
+                report
+                    .checks
+                    .push(Check::unknown("resolve.path", &shown_path, reason));
+                report.targets.push(Resolved {
+                    path: shown_path,
+                    ..Resolved::default()
+                });
+            }
+        }
+    }
+    report.checks.extend(host_checks(root, opts));
+    report
+}
+
+/// Audit a block device by name (`sda1`, `dm-0`, `md0`): its partition, slaves and physical
+/// devices, then the host. No file-system checks (there is no path).
+pub fn audit_device(root: &Root, device: &str, opts: &AuditOptions) -> AuditReport {
+    let resolved = resolve_device(root, device);
+    let mut checks = target_checks(root, &resolved, None, opts);
+    checks.extend(host_checks(root, opts));
+    AuditReport {
+        targets: vec![resolved],
+        checks,
+    }
+}
+
+fn push_unique(into: &mut Vec<Check>, new: Vec<Check>) {
+    for c in new {
+        if !into.iter().any(|o| o.id == c.id && o.subject == c.subject) {
+            into.push(c);
+        }
+    }
+}
