@@ -2,6 +2,7 @@
 //! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
 
 mod args;
+mod audit;
 mod compare;
 mod execute;
 mod fill;
@@ -102,6 +103,8 @@ enum Command {
     Scaleup(Box<scaleup::ScaleupArgs>),
     /// List, show or run a suite of tests (built-in: quick, sqlio-classic, oltp, dss, edge-matrix)
     Suite(suite::SuiteArgs),
+    /// Check the host's configuration under PATHs: alignment, scheduler, queues, cache, CPU power
+    Audit(audit::AuditArgs),
     /// The kernel's disk counters live, like iostat -x 1 (r/s, w/s, await, aqu-sz, %util)
     Monitor(monitor::MonitorArgs),
     /// Fill a store with constructed runs (for benchmarks and tests)
@@ -159,6 +162,7 @@ pub fn main() -> ExitCode {
         Command::StoreFill(a) => fill::fill(a),
         Command::Suite(a) => suite::suite(a),
         Command::Monitor(a) => monitor::monitor(a),
+        Command::Audit(a) => audit::audit(a),
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),

@@ -3,6 +3,7 @@
 //! (as root) real block devices.
 
 mod assess;
+mod audit;
 mod cli;
 mod devices;
 mod monitor;

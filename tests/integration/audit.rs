@@ -1,0 +1,65 @@
+//! `iocap audit` on this machine: a report for a path, JSON for scripts, `--fail-on` as the
+//! checks say. (Every check against fixture trees is tested in crates/iocap-audit.)
+
+use crate::iocap;
+
+#[test]
+fn audit_reports_every_check_and_fails_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iocap(dir.path())
+        .args(["audit", ".", "--profile", "postgres", "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = r["checks"].as_array().unwrap();
+    let ids: Vec<&str> = checks.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    for id in [
+        "mem.thp",
+        "vm.swappiness",
+        "cpu.governor",
+        "device.scheduler",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    for c in checks {
+        let sev = c["severity"].as_str().unwrap();
+        assert!(
+            ["PASS", "WARN", "FAIL", "INFO", "UNKNOWN"].contains(&sev),
+            "{c}"
+        );
+        assert!(!c["evidence"].as_str().unwrap().is_empty(), "{c}");
+    }
+    let bad = checks
+        .iter()
+        .any(|c| c["severity"] == "WARN" || c["severity"] == "FAIL");
+    let code = iocap(dir.path())
+        .args(["audit", ".", "--profile", "postgres", "--fail-on", "warn"])
+        .output()
+        .unwrap()
+        .status
+        .code();
+    assert_eq!(code, Some(if bad { 1 } else { 0 }));
+    let out = iocap(dir.path())
+        .args(["audit", "--profile", "db2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // a planned database larger than the free space fails its check
+    let out = iocap(dir.path())
+        .args(["audit", ".", "--db-size", "900T", "--output", "json"])
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let free = r["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "fs.free_space")
+        .unwrap();
+    assert_eq!(free["severity"], "FAIL", "{free}");
+}
