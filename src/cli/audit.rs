@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use iocap_audit::{AuditOptions, AuditReport, Root, Severity};
+use iocap_model::{ConfigCheck, RunResult};
 
 use super::args::{size_arg, FailOn};
 use super::history::ListFormat;
@@ -136,4 +137,29 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
         None => false,
     };
     Ok(if failed { Exit::CheckFailed } else { Exit::Ok })
+}
+
+/// Records the configuration under the run's targets (and of the host) on the run, once.
+pub fn record_config(run: &mut RunResult) {
+    if !run.config.is_empty() {
+        return;
+    }
+    let mut paths: Vec<PathBuf> = run
+        .tests
+        .iter()
+        .flat_map(|t| t.targets.iter().map(|x| PathBuf::from(&x.path)))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    let report = iocap_audit::audit(&Root::system(), &paths, &AuditOptions::default());
+    run.config = report
+        .checks
+        .into_iter()
+        .map(|c| ConfigCheck {
+            id: c.id,
+            severity: severity_name(c.severity).to_string(),
+            subject: c.subject,
+            evidence: c.evidence,
+        })
+        .collect();
 }

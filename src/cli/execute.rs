@@ -52,6 +52,7 @@ pub fn new_run(command: &str) -> RunResult {
         saturation: None,
         scaleup: None,
         preflight: None,
+        config: vec![],
     }
 }
 

@@ -312,6 +312,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     input.cache_size_bytes = a.cache_size;
     let preflight = capacity_table(&input);
     run.preflight = Some(preflight);
+    super::audit::record_config(&mut run);
     run.saturation = Some(saturation);
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;

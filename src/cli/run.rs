@@ -177,6 +177,7 @@ pub fn run(args: RunArgs) -> Result<Exit> {
     args.save.check()?;
     let mut done = execute(&spec, "run")?;
     args.save.stamp(&mut done.run);
+    super::audit::record_config(&mut done.run);
     let r = &done.run;
     let code = finish(r, args.output, || {
         r.tests

@@ -188,6 +188,7 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
         }
     }
     run.saturation = Some(summarize(&steps, &throttled, &cfg));
+    super::audit::record_config(&mut run);
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)

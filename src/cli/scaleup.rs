@@ -121,6 +121,7 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         .map(|(g, i)| (g.clone(), &run.tests[*i as usize], *i))
         .collect();
     run.scaleup = Some(assess_scaleup(&alone, &together));
+    super::audit::record_config(&mut run);
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)

@@ -131,6 +131,7 @@ fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(
     }
     let mut done = execute(&call.spec, "sqlio")?;
     save.stamp(&mut done.run);
+    super::audit::record_config(&mut done.run);
     let result = &done.run.tests[0];
     let buckets = ms_buckets(&done.outcome.stats.total());
     let code = finish(&done.run, output, || {

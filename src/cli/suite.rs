@@ -198,11 +198,12 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
             run.tests.push(r);
         }
         ran += 1;
+        super::audit::record_config(&mut run);
+        a.save.save_progress(&run)?;
         let new = &run.tests[first_new..];
         if a.output == OutputFormat::Text {
             print_stdout(&(tests_text(new) + "\n"));
         }
-        a.save.save_progress(&run)?;
         if new.iter().any(|r| r.error.is_some()) {
             code = Exit::Error;
             break;

@@ -63,3 +63,18 @@ fn audit_reports_every_check_and_fails_on_request() {
         .unwrap();
     assert_eq!(free["severity"], "FAIL", "{free}");
 }
+
+#[test]
+fn every_run_records_the_configuration_under_its_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = crate::run_json(dir.path(), &["--no-save"]);
+    let ids: Vec<&str> = j["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in ["fs.block_size", "mount.atime", "mem.thp", "cpu.governor"] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+}

@@ -227,6 +227,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         saturation: None,
         scaleup: None,
         preflight: None,
+        config: vec![],
     }
 }
 

@@ -38,6 +38,23 @@ pub struct RunResult {
     pub scaleup: Option<crate::ScaleUp>,
     #[serde(default)]
     pub preflight: Option<crate::Preflight>,
+    /// The host configuration under the run's targets when it ran (`iocap audit`'s checks), so
+    /// `compare` can show a scheduler, cache mode or governor that changed between runs.
+    #[serde(default)]
+    pub config: Vec<ConfigCheck>,
+}
+
+/// One configuration check at the time of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigCheck {
+    /// Stable ID, e.g. `device.scheduler` (docs/checks.md).
+    pub id: String,
+    /// `PASS`, `WARN`, `FAIL`, `INFO` or `UNKNOWN`.
+    pub severity: String,
+    /// The device, path or part of the host it is about.
+    pub subject: String,
+    /// The value read and where it came from.
+    pub evidence: String,
 }
 
 /// Which suite a run came from; `tests` shorter than `planned` means it stopped early and can

@@ -361,3 +361,38 @@ fn json_carries_the_regression_list() {
     );
     assert_eq!(v["base"]["label"], "before");
 }
+
+#[test]
+fn a_configuration_change_between_runs_is_shown() {
+    let check = |id: &str, subject: &str, evidence: &str| ConfigCheck {
+        id: id.into(),
+        severity: "PASS".into(),
+        subject: subject.into(),
+        evidence: evidence.into(),
+    };
+    let mut b = base();
+    b.config = vec![
+        check("device.scheduler", "vda", "scheduler mq-deadline"),
+        check("device.write_cache", "vda", "write_cache \"write back\""),
+    ];
+    let mut r = run(|_| {});
+    r.config = vec![
+        check("device.scheduler", "vda", "scheduler none"),
+        check("device.write_cache", "vda", "write_cache \"write back\""),
+    ];
+    let c = compare(&b, &[r], &Thresholds::default());
+    let text = render_text(&c);
+    assert!(
+        text.contains("config.device.scheduler (vda)") && text.contains("scheduler none"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("config.device.write_cache"),
+        "unchanged checks are not listed"
+    );
+    // a run saved before snapshots existed shows no configuration differences
+    let mut r = run(|_| {});
+    r.config.clear();
+    let c = compare(&b, &[r], &Thresholds::default());
+    assert!(!render_text(&c).contains("config."));
+}

@@ -97,6 +97,7 @@ fn result() -> RunResult {
         saturation: None,
         scaleup: None,
         preflight: None,
+        config: vec![],
     }
 }
 

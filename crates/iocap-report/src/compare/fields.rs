@@ -132,5 +132,30 @@ pub(super) fn test_differences(b: &TestResult, r: &TestResult) -> Vec<Difference
 pub(super) fn run_differences(b: &RunResult, r: &RunResult) -> Vec<Difference> {
     let mut out = Vec::new();
     fields(&mut out, b, r, &RUN_FIELDS);
+    config_differences(&mut out, b, r);
     out
+}
+
+/// Configuration checks whose reading changed between the runs (a scheduler, a cache mode, a
+/// governor), matched by check and subject; runs saved without a snapshot show none.
+fn config_differences(out: &mut Vec<Difference>, b: &RunResult, r: &RunResult) {
+    if b.config.is_empty() || r.config.is_empty() {
+        return;
+    }
+    for rc in &r.config {
+        let Some(bc) = b
+            .config
+            .iter()
+            .find(|c| c.id == rc.id && c.subject == rc.subject)
+        else {
+            continue;
+        };
+        if bc.evidence != rc.evidence || bc.severity != rc.severity {
+            out.push(Difference {
+                field: format!("config.{} ({})", rc.id, rc.subject),
+                base: format!("{}: {}", bc.severity, bc.evidence),
+                run: format!("{}: {}", rc.severity, rc.evidence),
+            });
+        }
+    }
 }
