@@ -90,11 +90,7 @@ fn base_spec(a: &SaturateArgs) -> JobSpec {
     JobSpec {
         targets: targets.into_iter().map(TargetSpec::new).collect(),
         rw: a.rw,
-        write_pct: match a.rw {
-            RwMode::Read | RwMode::RandRead => 0,
-            RwMode::Write | RwMode::RandWrite => 100,
-            _ => a.write_pct,
-        },
+        write_pct: a.rw.write_pct(a.write_pct),
         bs_bytes: a.bs,
         align_bytes: a.bs,
         threads: a.threads,
@@ -107,7 +103,7 @@ fn base_spec(a: &SaturateArgs) -> JobSpec {
     }
 }
 
-/// Runs one point and adds it to the run; `None` when it must end the curve.
+/// Runs one point, adds its test to the run and returns the point.
 fn measure(run: &mut RunResult, spec: &JobSpec, qd: u32, load: Option<f64>) -> Result<CurvePoint> {
     let out = run_one(spec)?;
     let r = out.result;

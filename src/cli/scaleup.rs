@@ -35,6 +35,7 @@ pub struct ScaleupArgs {
     pub duration: f64,
     #[arg(long, default_value = "2s", value_parser = duration_arg)]
     pub warmup: f64,
+    /// I/O engine: auto, io_uring or psync
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
     /// Permit writes to files and devices iocap did not create (destroys their contents)
@@ -67,13 +68,7 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         name,
         targets: targets.iter().map(TargetSpec::new).collect(),
         rw: a.rw,
-        write_pct: if a.rw == RwMode::Read || a.rw == RwMode::RandRead {
-            0
-        } else if a.rw.is_mixed() {
-            30
-        } else {
-            100
-        },
+        write_pct: a.rw.write_pct(30),
         bs_bytes: a.bs,
         align_bytes: a.bs,
         qd: a.qd,

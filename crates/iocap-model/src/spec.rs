@@ -53,6 +53,14 @@ impl RwMode {
     pub fn is_mixed(self) -> bool {
         matches!(self, Self::Rw | Self::RandRw)
     }
+    /// The write share of this workload: 0 for reads, 100 for writes, `mixed` for a mix.
+    pub fn write_pct(self, mixed: u8) -> u8 {
+        match self {
+            Self::Read | Self::RandRead => 0,
+            Self::Write | Self::RandWrite => 100,
+            Self::Rw | Self::RandRw => mixed,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
@@ -532,6 +540,13 @@ mod tests {
             ..spec()
         };
         assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn write_shares_follow_the_workload() {
+        assert_eq!(RwMode::RandRead.write_pct(30), 0);
+        assert_eq!(RwMode::Write.write_pct(30), 100);
+        assert_eq!(RwMode::RandRw.write_pct(30), 30);
     }
 
     #[test]
