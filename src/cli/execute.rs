@@ -7,7 +7,8 @@ use anyhow::{Context, Result};
 use iocap_engine::{host, prepare_targets, run_test, PreparedTarget, TestOutcome};
 use iocap_model::{format_bytes, rfc3339_utc, BsWeight, JobSpec, RunResult, TestResult};
 
-use super::progress::{FillBar, LiveLine};
+use super::oscounters::DiskWatch;
+use super::progress::FillBar;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -64,10 +65,11 @@ pub fn run_one(spec: &JobSpec) -> Result<TestOutcome> {
         let mut bar = FillBar::new();
         prepare_targets(spec, &mut bar, &INTERRUPTED)?
     };
-    let mut line = LiveLine::new();
-    let out =
-        run_test(spec, &targets, &INTERRUPTED, &mut line).context("the test could not run")?;
-    line.clear();
+    let mut watch = DiskWatch::new(&targets.iter().collect::<Vec<_>>());
+    let mut out =
+        run_test(spec, &targets, &INTERRUPTED, &mut watch).context("the test could not run")?;
+    watch.line.clear();
+    watch.attach(&mut [&mut out.result]);
     Ok(out)
 }
 
@@ -148,10 +150,11 @@ pub fn run_many(specs: &[JobSpec]) -> Result<Vec<TestOutcome>> {
         .zip(&prepared)
         .map(|(s, t)| (s, t.as_slice()))
         .collect();
-    let mut line = LiveLine::new();
-    let mut out = iocap_engine::run_group(&members, &INTERRUPTED, &mut line)
+    let mut watch = DiskWatch::new(&prepared.iter().flatten().collect::<Vec<_>>());
+    let mut out = iocap_engine::run_group(&members, &INTERRUPTED, &mut watch)
         .context("the test could not run")?;
-    line.clear();
+    watch.line.clear();
+    watch.attach(&mut out.iter_mut().map(|o| &mut o.result).collect::<Vec<_>>());
     for (o, note) in out.iter_mut().zip(notes) {
         if let Some(n) = note {
             o.result.warnings.push(n);

@@ -8,6 +8,7 @@ mod execute;
 mod fill;
 mod history;
 mod monitor;
+mod oscounters;
 mod preflight;
 mod progress;
 mod roles;

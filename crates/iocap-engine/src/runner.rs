@@ -90,7 +90,14 @@ pub struct LiveSample {
 }
 
 pub trait RunObserver {
+    /// About once a second, for a progress line.
     fn tick(&mut self, _s: &LiveSample) {}
+    /// An edge of the measured window: when it opens (`t_s` = 0), at the end of each
+    /// per-second interval of the result's `per_second` series (`t_s` = that sample's `t_s`) and
+    /// when it closes. Called on the monitor thread right after iocap's own counters were read,
+    /// so an observer sampling the OS's counters here gets the same intervals. Never called on
+    /// a worker thread; a slow observer delays only the progress line.
+    fn window_edge(&mut self, _t_s: f64) {}
 }
 
 /// An observer that ignores progress.

@@ -215,8 +215,23 @@ fn per_second_series_covers_the_window() {
     let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::Auto);
     s.duration_s = 2.5;
     s.warmup_s = 0.3;
-    let r = run(&s).result;
+    // an observer sees the window open, then exactly the per-second series' edges
+    struct Edges(Vec<f64>);
+    impl iocap_engine::RunObserver for Edges {
+        fn window_edge(&mut self, t_s: f64) {
+            self.0.push(t_s);
+        }
+    }
+    let targets = prepare_targets(&s, &mut NoFillProgress, &NEVER).unwrap();
+    let mut edges = Edges(vec![]);
+    let r = run_test(&s, &targets, &NEVER, &mut edges).unwrap().result;
     let ts: Vec<f64> = r.per_second.iter().map(|p| p.t_s).collect();
+    assert_eq!(edges.0[0], 0.0, "{:?}", edges.0);
+    assert_eq!(
+        edges.0[1..],
+        ts[..],
+        "edges after the opening one are the samples' ends"
+    );
     assert_eq!(ts.len(), 3, "{ts:?}");
     assert!(
         (ts[0] - 1.0).abs() < 0.01 && (ts[1] - 2.0).abs() < 0.01 && (ts[2] - 2.5).abs() < 0.01,

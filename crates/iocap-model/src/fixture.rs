@@ -218,6 +218,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
             warnings: vec![],
             interrupted: false,
             error: None,
+            os_counters: None,
         }],
         label: f.label.clone(),
         tags: f.tags.clone(),

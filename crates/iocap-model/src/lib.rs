@@ -9,11 +9,13 @@
 pub mod assess;
 pub mod fixture;
 pub mod hist;
+pub mod os;
 pub mod result;
 pub mod spec;
 pub mod units;
 
 pub use assess::*;
+pub use os::*;
 pub use result::*;
 pub use spec::*;
 pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};

@@ -112,6 +112,11 @@ pub struct TestResult {
     pub interrupted: bool,
     /// The I/O fault that stopped the test, if any; the figures cover the time before it.
     pub error: Option<IoFault>,
+    /// The block devices' own counters over the measured window (`/proc/diskstats`, as
+    /// `iostat -x` reads them), beside iocap's figures; `null` in results saved before they
+    /// were recorded and for tests that did not run.
+    #[serde(default)]
+    pub os_counters: Option<crate::OsCounters>,
 }
 
 /// Counters and latency distribution of one class of operation.

@@ -8,6 +8,8 @@
 //!   `write_ext_stat` + `compute_ext_disk_stats`).
 //! * [`Sampler`] samples a set of devices on its own thread every interval.
 //! * [`render_iostat_like`] prints samples as an `iostat -x`-style table.
+//! * [`EdgeSampler`] samples at instants the caller chooses (the engine's
+//!   per-second edges, so device and iocap figures cover the same seconds).
 //! * [`cross_check`] / [`cross_check_series`] turn disagreements between what
 //!   the application did and what the device saw into plain-language hints.
 //!
@@ -175,64 +177,12 @@ pub fn snapshot(path: impl AsRef<Path>) -> io::Result<Vec<(String, DiskCounters)
     Ok(parse_diskstats(&std::fs::read_to_string(path)?))
 }
 
-/// Per-second figures for one device over one interval, as `iostat -x` shows
-/// them. Units are in the field names: `_s` = per second, `kb` = KiB (1024 B,
-/// iostat's "kB"), `mb` = 10⁶ B, `_ms` = milliseconds, `_pct` = percent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct DeviceSample {
-    /// Kernel device name (`vda`, `nvme0n1`, `sda1`...).
-    pub device: String,
-    /// End of the interval, seconds since the sampler started (0-based).
-    pub t_s: f64,
-    /// Length of the interval in seconds.
-    pub interval_s: f64,
-    /// Reads completed per second (`r/s`).
-    pub r_s: f64,
-    /// Writes completed per second (`w/s`).
-    pub w_s: f64,
-    /// Discards completed per second (`d/s`).
-    pub d_s: f64,
-    /// Flush requests per second (`f/s`).
-    pub f_s: f64,
-    /// KiB read per second (`rkB/s`, 1 kB = 1024 B as in iostat).
-    pub rkb_s: f64,
-    /// KiB written per second (`wkB/s`).
-    pub wkb_s: f64,
-    /// KiB discarded per second (`dkB/s`).
-    pub dkb_s: f64,
-    /// Read throughput in decimal megabytes (10⁶ B) per second.
-    pub rmb_s: f64,
-    /// Write throughput in decimal megabytes (10⁶ B) per second.
-    pub wmb_s: f64,
-    /// Read requests merged per second (`rrqm/s`).
-    pub rrqm_s: f64,
-    /// Write requests merged per second (`wrqm/s`).
-    pub wrqm_s: f64,
-    /// Percentage of read requests merged (`%rrqm`).
-    pub rrqm_pct: f64,
-    /// Percentage of write requests merged (`%wrqm`).
-    pub wrqm_pct: f64,
-    /// Average read latency incl. queueing, ms (`r_await`).
-    pub r_await_ms: f64,
-    /// Average write latency incl. queueing, ms (`w_await`).
-    pub w_await_ms: f64,
-    /// Average discard latency, ms (`d_await`).
-    pub d_await_ms: f64,
-    /// Average flush latency, ms (`f_await`).
-    pub f_await_ms: f64,
-    /// Average latency over reads+writes+discards, ms (`await`, iostat `-s`).
-    pub await_ms: f64,
-    /// Average read request size, KiB (`rareq-sz`).
-    pub rareq_sz_kb: f64,
-    /// Average write request size, KiB (`wareq-sz`).
-    pub wareq_sz_kb: f64,
-    /// Average queue size (`aqu-sz`).
-    pub aqu_sz: f64,
-    /// Percentage of the interval the device had I/O in flight (`%util`),
-    /// capped at 100. Not a saturation measure on devices that serve many
-    /// requests in parallel (SSD, NVMe, RAID).
-    pub util_pct: f64,
-}
+pub use check::{cross_check, cross_check_series, AppFigures};
+pub use edges::EdgeSampler;
+pub use iocap_model::DeviceSample;
+
+mod check;
+mod edges;
 
 /// Difference of two cumulative counters: never negative. A decrease is a
 /// 32-bit wrap when the previous value sat in the upper half of the 32-bit
@@ -247,7 +197,7 @@ fn counter_delta(prev: u64, cur: u64) -> u64 {
     }
 }
 
-fn ratio(num: f64, den: f64) -> f64 {
+pub(crate) fn ratio(num: f64, den: f64) -> f64 {
     if den > 0.0 {
         num / den
     } else {
@@ -452,7 +402,7 @@ impl Drop for Sampler {
     }
 }
 
-fn filter(
+pub(crate) fn filter(
     all: Vec<(String, DiskCounters)>,
     wanted: &BTreeSet<String>,
 ) -> HashMap<String, DiskCounters> {
@@ -508,111 +458,6 @@ pub fn render_iostat_like(samples: &[DeviceSample]) -> String {
         );
     }
     out
-}
-
-/// Hints from comparing what the application issued during an interval with
-/// what the device saw in the same interval (`dev`). Each hint is one English
-/// sentence; no hint means the figures are consistent.
-///
-/// * device reads < 50 % of application reads → reads served from cache;
-/// * device average read size > 1.5 × the application's → merging / readahead;
-/// * device writes < 50 % of application writes → buffered writes absorbed by
-///   the page cache or merged;
-/// * device writes > 2 × application writes (+ 10/s slack) → write
-///   amplification (journal, metadata, other processes);
-/// * `%util` ≥ 95 → device busy the whole interval (saturated if it is a
-///   single-queue device; use [`cross_check_series`] to also require flat IOPS).
-///
-/// Application rates ≤ 0 disable the checks that need them.
-pub fn cross_check(
-    app_read_iops: f64,
-    app_write_iops: f64,
-    app_read_bytes_per_io: f64,
-    dev: &DeviceSample,
-) -> Vec<String> {
-    let mut hints = Vec::new();
-    let name = &dev.device;
-    if app_read_iops > 0.0 && dev.r_s < 0.5 * app_read_iops {
-        hints.push(format!(
-            "{name}: the device completed {:.0} reads/s for {:.0} application reads/s: \
-             most reads were served from cache (page cache, controller or array cache), \
-             so these figures do not measure the device",
-            dev.r_s, app_read_iops
-        ));
-    }
-    if app_read_bytes_per_io > 0.0 && dev.r_s > 0.0 {
-        let dev_bytes = dev.rareq_sz_kb * 1024.0;
-        if dev_bytes > 1.5 * app_read_bytes_per_io {
-            hints.push(format!(
-                "{name}: average device read is {:.1} KiB for {:.1} KiB application reads: \
-                 request merging or readahead is enlarging requests ({:.0} merges/s)",
-                dev.rareq_sz_kb,
-                app_read_bytes_per_io / 1024.0,
-                dev.rrqm_s
-            ));
-        }
-    }
-    if app_write_iops > 0.0 && dev.w_s < 0.5 * app_write_iops {
-        hints.push(format!(
-            "{name}: the device completed {:.0} writes/s for {:.0} application writes/s: \
-             writes were absorbed by the page cache (not yet flushed) or merged \
-             ({:.0} merges/s)",
-            dev.w_s, app_write_iops, dev.wrqm_s
-        ));
-    }
-    if app_write_iops > 0.0 && dev.w_s > 2.0 * app_write_iops + 10.0 {
-        hints.push(format!(
-            "{name}: the device completed {:.0} writes/s for {:.0} application writes/s: \
-             write amplification (filesystem journal, metadata) or other processes are \
-             writing to this device",
-            dev.w_s, app_write_iops
-        ));
-    }
-    if dev.util_pct >= 95.0 {
-        hints.push(format!(
-            "{name}: %util {:.0}: the device had I/O in flight the whole interval; it is \
-             saturated if it serves one request at a time (HDD), while SSD/NVMe/RAID \
-             may still have headroom",
-            dev.util_pct
-        ));
-    }
-    hints
-}
-
-/// [`cross_check`] over a series of samples of one device: applies it to the
-/// average of the samples, and replaces the `%util` hint by "device saturated"
-/// when `%util` ≥ 95 in every sample *and* device IOPS are flat (coefficient of
-/// variation of r/s + w/s below 10 %).
-pub fn cross_check_series(
-    app_read_iops: f64,
-    app_write_iops: f64,
-    app_read_bytes_per_io: f64,
-    samples: &[DeviceSample],
-) -> Vec<String> {
-    if samples.is_empty() {
-        return Vec::new();
-    }
-    let avg = average(samples);
-    let mut hints: Vec<String> =
-        cross_check(app_read_iops, app_write_iops, app_read_bytes_per_io, &avg)
-            .into_iter()
-            .filter(|h| !h.contains("%util"))
-            .collect();
-    let iops: Vec<f64> = samples.iter().map(|s| s.r_s + s.w_s).collect();
-    let mean = iops.iter().sum::<f64>() / iops.len() as f64;
-    let var = iops.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / iops.len() as f64;
-    let cv = ratio(var.sqrt(), mean);
-    if samples.iter().all(|s| s.util_pct >= 95.0) && mean > 0.0 && cv < 0.10 {
-        hints.push(format!(
-            "{}: device saturated: %util ≥ 95 in all {} samples with flat IOPS \
-             ({:.0}/s ± {:.1} %); adding load only adds queueing latency",
-            avg.device,
-            samples.len(),
-            mean,
-            cv * 100.0
-        ));
-    }
-    hints
 }
 
 /// Time-weighted average of samples (by `interval_s`); device name from the
@@ -985,42 +830,6 @@ mod tests {
             util_pct: util,
             ..DeviceSample::default()
         }
-    }
-
-    #[test]
-    fn cross_check_hints() {
-        assert!(cross_check(1000.0, 500.0, 8192.0, &sample(1000.0, 500.0, 8.0, 50.0)).is_empty());
-        let h = cross_check(1000.0, 0.0, 8192.0, &sample(100.0, 0.0, 8.0, 10.0));
-        assert_eq!(h.len(), 1);
-        assert!(h[0].contains("served from cache"), "{h:?}");
-        let h = cross_check(1000.0, 0.0, 8192.0, &sample(900.0, 0.0, 64.0, 10.0));
-        assert_eq!(h.len(), 1);
-        assert!(h[0].contains("merging"), "{h:?}");
-        let h = cross_check(0.0, 1000.0, 0.0, &sample(0.0, 100.0, 0.0, 10.0));
-        assert!(h[0].contains("page cache"), "{h:?}");
-        let h = cross_check(0.0, 100.0, 0.0, &sample(0.0, 500.0, 0.0, 10.0));
-        assert!(h[0].contains("amplification"), "{h:?}");
-        let h = cross_check(1000.0, 0.0, 4096.0, &sample(1000.0, 0.0, 4.0, 99.0));
-        assert_eq!(h.len(), 1);
-        assert!(h[0].contains("%util 99"), "{h:?}");
-    }
-
-    #[test]
-    fn cross_check_series_saturation_needs_flat_iops() {
-        let flat: Vec<_> = [1000.0, 1010.0, 995.0]
-            .iter()
-            .map(|&r| sample(r, 0.0, 4.0, 99.0))
-            .collect();
-        let h = cross_check_series(1000.0, 0.0, 4096.0, &flat);
-        assert_eq!(h.len(), 1, "{h:?}");
-        assert!(h[0].contains("device saturated"));
-        let bumpy: Vec<_> = [1000.0, 300.0, 1500.0]
-            .iter()
-            .map(|&r| sample(r, 0.0, 4.0, 99.0))
-            .collect();
-        let h = cross_check_series(0.0, 0.0, 0.0, &bumpy);
-        assert!(h.is_empty(), "{h:?}");
-        assert!(cross_check_series(1.0, 1.0, 1.0, &[]).is_empty());
     }
 
     #[test]

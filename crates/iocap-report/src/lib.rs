@@ -6,6 +6,7 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod markdown;
+pub mod oscounters;
 mod rows;
 mod svg;
 pub mod text;

@@ -96,6 +96,7 @@ pub fn render_test(r: &TestResult) -> String {
         out.push_str(&t.to_string());
         out.push('\n');
     }
+    out.push_str(&crate::oscounters::render_os(r));
     out.push_str(&format!("\n{}\n", cpu_line(r)));
     if let Some(e) = &r.error {
         out.push_str(&format!("\nI/O ERROR: {e}\n"));

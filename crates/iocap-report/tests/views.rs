@@ -88,6 +88,7 @@ fn result() -> RunResult {
             warnings: vec!["something to know".into()],
             interrupted: false,
             error: None,
+            os_counters: None,
         }],
         label: None,
         tags: vec![],

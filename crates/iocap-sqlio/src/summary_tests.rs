@@ -28,6 +28,7 @@ fn result(call: &SqlioCall, total: OpStats) -> TestResult {
         warnings: vec![],
         interrupted: false,
         error: None,
+        os_counters: None,
     }
 }
 

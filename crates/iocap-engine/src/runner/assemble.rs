@@ -147,6 +147,7 @@ pub(super) fn assemble(
         warnings,
         interrupted,
         error,
+        os_counters: None,
     };
     TestOutcome {
         result,

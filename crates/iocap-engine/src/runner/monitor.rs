@@ -114,6 +114,7 @@ impl Monitor<'_> {
             if cpu_start.is_none() && now >= measure_start && now < window_end {
                 cpu_start = Some(host::process_cpu_s());
                 window_prev = Some((self.snaps(), measure_start));
+                obs.window_edge(0.0);
                 next_tick = measure_start + SECOND;
             }
             if !window_closed && now >= window_end {
@@ -132,6 +133,7 @@ impl Monitor<'_> {
                         {
                             series.push(second(p, &cur, secs, t_s));
                         }
+                        obs.window_edge(t_s);
                     }
                 }
             }
@@ -144,6 +146,7 @@ impl Monitor<'_> {
                         for ((series, p), c) in out.per_second.iter_mut().zip(p.iter()).zip(&cur) {
                             series.push(second(p, c, secs, t_s));
                         }
+                        obs.window_edge(t_s);
                         p.clone_from(&cur);
                         *pt = next_tick;
                     }

@@ -98,6 +98,19 @@ pub(super) fn figures(out: &mut String, runs: &[RunResult], names: &[String]) {
                 ],
                 &rows,
             );
+            if let Some(ot) = crate::oscounters::os_table(t) {
+                let _ = write!(
+                    out,
+                    "<h4>OS counters over the same window (/proc/diskstats, as iostat -x)</h4>"
+                );
+                if !ot.rows.is_empty() {
+                    let header: Vec<&str> = ot.header.iter().map(String::as_str).collect();
+                    table_with(out, &header, &ot.rows, &[0]);
+                }
+                for n in &ot.notes {
+                    let _ = write!(out, "<p>{}</p>", escape(n));
+                }
+            }
             let _ = write!(out, "<p>{}.</p>", cpu_line(t));
             if let Some(g) = t.group {
                 let last = !r.tests[k + 1..].iter().any(|u| u.group == Some(g));

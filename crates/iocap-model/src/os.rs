@@ -1,0 +1,109 @@
+//! What the operating system's own disk counters said during a test: `/proc/diskstats` for the
+//! block devices under the test's targets, sampled on the edges of iocap's own per-second
+//! intervals, so every device figure sits beside the iocap figure of the same second. Experts
+//! check every benchmark against `iostat -x`; this is that check, kept with the result.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The OS counters of one test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct OsCounters {
+    /// Where the counters came from (`/proc/diskstats`).
+    pub source: String,
+    /// One entry per block device sampled.
+    pub devices: Vec<OsDevice>,
+    /// Why some or all targets have no device counters (tmpfs, FUSE, NFS: no block device).
+    #[serde(default)]
+    pub unavailable: Vec<String>,
+}
+
+/// One block device during one test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct OsDevice {
+    /// Kernel name (`vda`, `nvme0n1p2`, `dm-0`, `loop3`).
+    pub device: String,
+    /// `target` for the device that holds a target (the one iocap's I/O goes to one for one),
+    /// `underlying` for the devices below it (dm, md and partition parents), shown for
+    /// reference only.
+    pub role: String,
+    /// The targets of this test on this device (paths as given).
+    pub targets: Vec<String>,
+    /// The device over the whole measured window (time-weighted average of `series`).
+    pub summary: DeviceSample,
+    /// One sample per second of the measured window, on the same edges as the test's
+    /// `per_second` series (`t_s` is seconds since the window opened).
+    pub series: Vec<DeviceSample>,
+    /// Where the device's counters and iocap's figures disagree, and the likely reason.
+    #[serde(default)]
+    pub findings: Vec<OsFinding>,
+}
+
+/// A disagreement between what iocap did and what the device saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OsFinding {
+    /// `served_from_cache`, `merging`, `writes_absorbed`, `write_amplification`,
+    /// `device_saturated`, `device_busy` or `cpu_bound`.
+    pub kind: String,
+    /// One plain sentence with both figures.
+    pub message: String,
+}
+
+/// Per-second figures for one device over one interval, as `iostat -x` shows
+/// them. Units are in the field names: `_s` = per second, `kb` = KiB (1024 B,
+/// iostat's "kB"), `mb` = 10⁶ B, `_ms` = milliseconds, `_pct` = percent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeviceSample {
+    /// Kernel device name (`vda`, `nvme0n1`, `sda1`...).
+    pub device: String,
+    /// End of the interval, seconds since the sampler started (0-based).
+    pub t_s: f64,
+    /// Length of the interval in seconds.
+    pub interval_s: f64,
+    /// Reads completed per second (`r/s`).
+    pub r_s: f64,
+    /// Writes completed per second (`w/s`).
+    pub w_s: f64,
+    /// Discards completed per second (`d/s`).
+    pub d_s: f64,
+    /// Flush requests per second (`f/s`).
+    pub f_s: f64,
+    /// KiB read per second (`rkB/s`, 1 kB = 1024 B as in iostat).
+    pub rkb_s: f64,
+    /// KiB written per second (`wkB/s`).
+    pub wkb_s: f64,
+    /// KiB discarded per second (`dkB/s`).
+    pub dkb_s: f64,
+    /// Read throughput in decimal megabytes (10⁶ B) per second.
+    pub rmb_s: f64,
+    /// Write throughput in decimal megabytes (10⁶ B) per second.
+    pub wmb_s: f64,
+    /// Read requests merged per second (`rrqm/s`).
+    pub rrqm_s: f64,
+    /// Write requests merged per second (`wrqm/s`).
+    pub wrqm_s: f64,
+    /// Percentage of read requests merged (`%rrqm`).
+    pub rrqm_pct: f64,
+    /// Percentage of write requests merged (`%wrqm`).
+    pub wrqm_pct: f64,
+    /// Average read latency incl. queueing, ms (`r_await`).
+    pub r_await_ms: f64,
+    /// Average write latency incl. queueing, ms (`w_await`).
+    pub w_await_ms: f64,
+    /// Average discard latency, ms (`d_await`).
+    pub d_await_ms: f64,
+    /// Average flush latency, ms (`f_await`).
+    pub f_await_ms: f64,
+    /// Average latency over reads+writes+discards, ms (`await`, iostat `-s`).
+    pub await_ms: f64,
+    /// Average read request size, KiB (`rareq-sz`).
+    pub rareq_sz_kb: f64,
+    /// Average write request size, KiB (`wareq-sz`).
+    pub wareq_sz_kb: f64,
+    /// Average queue size (`aqu-sz`).
+    pub aqu_sz: f64,
+    /// Percentage of the interval the device had I/O in flight (`%util`),
+    /// capped at 100. Not a saturation measure on devices that serve many
+    /// requests in parallel (SSD, NVMe, RAID).
+    pub util_pct: f64,
+}
