@@ -5,6 +5,13 @@
 //! match each request and then decides what to do (see `fs.rs`); the rule set only answers
 //! "which rules match" and counts firings, so a test can assert that the fault it armed was
 //! really injected instead of trusting that the I/O happened to cross the range.
+//!
+//! When several armed rules match one request: every `Latency` rule applies (their delays add
+//! up), `StaleReads` rules save and serve old blocks, and of the other rules the oldest one that
+//! has an effect on this request decides it alone (a `SizeLimit` that is not exceeded, or
+//! `TearWrites` on a write no longer than `keep_bytes`, has no effect and leaves the decision to
+//! the next rule). Only the deciding rule's counter goes up. For fallocate only `Eio`, `Enospc`
+//! and `SizeLimit` (and `Latency`) apply.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
