@@ -93,6 +93,7 @@
 #![warn(missing_docs)]
 
 mod fs;
+mod inject;
 mod log;
 mod rules;
 
@@ -105,7 +106,8 @@ use std::time::{Duration, Instant};
 
 use fuser::MountOption;
 
-use crate::fs::{lock, FaultFsImpl, Shared};
+use crate::fs::FaultFsImpl;
+use crate::inject::{lock, Shared};
 pub use crate::log::{Outcome, WriteOp, WriteRecord};
 pub use crate::rules::{Fault, Ops, Rule, RuleId};
 
