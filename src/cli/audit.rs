@@ -48,11 +48,17 @@ fn severity_name(s: Severity) -> &'static str {
 fn render(report: &AuditReport) -> String {
     let mut out = String::new();
     for t in &report.targets {
+        let on = match (&t.fs_type, &t.mount_point, &t.block_device) {
+            (None, None, Some(b)) => format!("block device {b}"),
+            (fs, mp, _) => format!(
+                "{} on {}",
+                fs.as_deref().unwrap_or("unknown file system"),
+                mp.as_deref().unwrap_or("?")
+            ),
+        };
         out.push_str(&format!(
-            "{}: {} on {}{}, devices {}\n",
+            "{}: {on}{}, devices {}\n",
             t.path,
-            t.fs_type.as_deref().unwrap_or("unknown file system"),
-            t.mount_point.as_deref().unwrap_or("?"),
             t.partition
                 .as_deref()
                 .map(|p| format!(", partition {p}"))

@@ -14,6 +14,7 @@
 mod rig;
 mod assess;
 mod badblock;
+mod layout;
 
 use std::fs::{self, File};
 use std::io::Write;

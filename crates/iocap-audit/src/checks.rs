@@ -1,6 +1,8 @@
 //! Checks on one target: partition alignment, file system, mount options, block devices, md RAID.
 
 use crate::resolve::{chain, Chain};
+use std::path::Path;
+
 use crate::{shown, AuditOptions, Check, FsStats, Resolved, Root, Severity};
 
 const MIB: u64 = 1 << 20;
@@ -149,62 +151,74 @@ fn partition_checks(
                 continue;
             }
         };
-        let bytes = start * 512;
         let evidence = format!(
-            "start sector {start} (512 B sectors) = {bytes} B from {}",
+            "start sector {start} (512 B sectors) = {} B from {}",
+            start * 512,
             shown(&rel)
         );
-        let (sev, rec) = if bytes % MIB == 0 {
-            (
-                Severity::Pass,
-                "Nothing to do: the partition starts on a 1 MiB boundary.",
-            )
-        } else if bytes % 4096 == 0 {
-            (
-                Severity::Warn,
-                "Re-create the partition at a 1 MiB boundary (parted -a optimal) so it divides evenly by any stripe unit.",
-            )
-        } else {
-            (
-                Severity::Fail,
-                "Re-create the partition at a 1 MiB boundary (sector 2048): this offset splits pages and stripe units, costing 5 to 30 %.",
-            )
-        };
-        out.push(Check::new(
-            "partition.alignment",
-            sev,
+        alignment_checks(p, start * 512, evidence, stripe, out);
+    }
+}
+
+/// `partition.alignment` and `partition.stripe_alignment` for partition `p` starting `bytes`
+/// into its device.
+fn alignment_checks(
+    p: &str,
+    bytes: u64,
+    evidence: String,
+    stripe: Option<&Stripe>,
+    out: &mut Vec<Check>,
+) {
+    let (sev, rec) = if bytes % MIB == 0 {
+        (
+            Severity::Pass,
+            "Nothing to do: the partition starts on a 1 MiB boundary.",
+        )
+    } else if bytes % 4096 == 0 {
+        (
+            Severity::Warn,
+            "Re-create the partition at a 1 MiB boundary (parted -a optimal) so it divides evenly by any stripe unit.",
+        )
+    } else {
+        (
+            Severity::Fail,
+            "Re-create the partition at a 1 MiB boundary (sector 2048): this offset splits pages and stripe units, costing 5 to 30 %.",
+        )
+    };
+    out.push(Check::new(
+        "partition.alignment",
+        sev,
+        p,
+        evidence.clone(),
+        rec,
+    ));
+    match stripe {
+        Some(s) if bytes % s.bytes == 0 => out.push(Check::new(
+            "partition.stripe_alignment",
+            Severity::Pass,
             p,
-            evidence.clone(),
-            rec,
-        ));
-        match stripe {
-            Some(s) if bytes % s.bytes == 0 => out.push(Check::new(
-                "partition.stripe_alignment",
-                Severity::Pass,
-                p,
-                format!("{evidence}; stripe unit {} B from {}", s.bytes, s.source),
-                "Nothing to do: the partition offset divides evenly by the stripe unit.",
-            )),
-            Some(s) => out.push(Check::new(
-                "partition.stripe_alignment",
-                Severity::Fail,
-                p,
-                format!(
-                    "{evidence}; stripe unit {} B from {}; offset mod stripe unit = {} B",
-                    s.bytes,
-                    s.source,
-                    bytes % s.bytes
-                ),
-                "Re-create the partition at an offset that is a multiple of the stripe unit (1 MiB works for stripe units up to 1 MiB).",
-            )),
-            None => out.push(Check::unknown(
-                "partition.stripe_alignment",
-                p,
-                format!(
-                    "{evidence}; no stripe unit: no md chunk_size and queue/optimal_io_size is 0 or missing (give the stripe unit for hardware RAID)"
-                ),
-            )),
-        }
+            format!("{evidence}; stripe unit {} B from {}", s.bytes, s.source),
+            "Nothing to do: the partition offset divides evenly by the stripe unit.",
+        )),
+        Some(s) => out.push(Check::new(
+            "partition.stripe_alignment",
+            Severity::Fail,
+            p,
+            format!(
+                "{evidence}; stripe unit {} B from {}; offset mod stripe unit = {} B",
+                s.bytes,
+                s.source,
+                bytes % s.bytes
+            ),
+            "Re-create the partition at an offset that is a multiple of the stripe unit (1 MiB works for stripe units up to 1 MiB).",
+        )),
+        None => out.push(Check::unknown(
+            "partition.stripe_alignment",
+            p,
+            format!(
+                "{evidence}; no stripe unit: no md chunk_size and queue/optimal_io_size is 0 or missing (give the stripe unit for hardware RAID)"
+            ),
+        )),
     }
 }
 
@@ -654,4 +668,65 @@ fn size(b: u64) -> String {
         u = unit;
     }
     format!("{b} B ({v:.1} {u})")
+}
+
+/// The partition checks of a whole block device audited by its node (`/dev/loop0`): its table
+/// read from the device itself ([`crate::parttable`]), one `partition.alignment` (and
+/// `partition.stripe_alignment`) per partition. These replace the kernel-view checks, which
+/// for a whole device only say that it is not a partition.
+pub fn device_table_checks(
+    root: &Root,
+    r: &Resolved,
+    node: &Path,
+    opts: &AuditOptions,
+) -> Vec<Check> {
+    let mut out = Vec::new();
+    let Some(dev) = r.block_device.as_deref() else {
+        return out;
+    };
+    let c = chain(root, dev);
+    let stripe = stripe_unit(root, Some(dev), &c, opts);
+    let lba = root
+        .read_u64(&format!("sys/class/block/{dev}/queue/logical_block_size"))
+        .unwrap_or(512)
+        .max(512);
+    let node_shown = node.display();
+    match crate::parttable::read(node, lba) {
+        Err(e) => {
+            out.push(Check::unknown("partition.alignment", dev, e.clone()));
+            out.push(Check::unknown("partition.stripe_alignment", dev, e));
+        }
+        Ok(parts) if parts.is_empty() => out.push(Check::new(
+            "partition.alignment",
+            Severity::Pass,
+            dev,
+            format!(
+                "no partition table on {node_shown} (read by iocap): whatever is on it starts \
+                 at offset 0"
+            ),
+            "Nothing to do: a whole-device file system or database file is aligned.",
+        )),
+        Ok(parts) => {
+            for e in parts {
+                let evidence = format!(
+                    "partition {} starts at logical block {} ({} B blocks) = {} B, from the {} \
+                     of {node_shown} (read by iocap)",
+                    e.number,
+                    e.start_lba,
+                    e.lba_bytes,
+                    e.start_bytes(),
+                    e.scheme
+                );
+                let subject = format!("{dev} partition {}", e.number);
+                alignment_checks(
+                    &subject,
+                    e.start_bytes(),
+                    evidence,
+                    stripe.as_ref(),
+                    &mut out,
+                );
+            }
+        }
+    }
+    out
 }

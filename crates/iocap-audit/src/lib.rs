@@ -8,13 +8,14 @@
 
 mod checks;
 mod host;
+pub mod parttable;
 mod resolve;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub use checks::target_checks;
+pub use checks::{device_table_checks, target_checks};
 pub use host::host_checks;
 pub use resolve::{resolve_dev, resolve_device, resolve_path};
 
@@ -219,6 +220,19 @@ pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport
     let mut report = AuditReport::default();
     for path in paths {
         let shown_path = path.display().to_string();
+        if let Some(name) = block_device_name(root, path) {
+            // a device node: the device itself, not the devtmpfs it lives in
+            let mut resolved = resolve_device(root, &name);
+            resolved.path = shown_path;
+            let mut checks = target_checks(root, &resolved, None, opts);
+            if resolved.partition.is_none() && resolved.block_device.is_some() {
+                checks.retain(|c| !c.id.starts_with("partition."));
+                checks.extend(device_table_checks(root, &resolved, path, opts));
+            }
+            push_unique(&mut report.checks, checks);
+            report.targets.push(resolved);
+            continue;
+        }
         match resolve_path(root, path) {
             Ok(resolved) => {
                 let fs = fs_stats(path);
@@ -241,6 +255,21 @@ pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport
     }
     report.checks.extend(host_checks(root, opts));
     report
+}
+
+/// The kernel name of the block device `path` is a node of (following symlinks such as
+/// `/dev/mapper/vg-lv`), from its device number; `None` when it is not a block device.
+fn block_device_name(root: &Root, path: &Path) -> Option<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let m = std::fs::metadata(path).ok()?;
+    if !m.file_type().is_block_device() {
+        return None;
+    }
+    let dev = m.rdev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let link = std::fs::read_link(root.join(&format!("sys/dev/block/{major}:{minor}"))).ok()?;
+    Some(link.file_name()?.to_string_lossy().into_owned())
 }
 
 /// Audit a block device by name (`sda1`, `dm-0`, `md0`): its partition, slaves and physical
