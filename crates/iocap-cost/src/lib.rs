@@ -1,0 +1,1 @@
+//! The CPU cost of I/O (skeleton; built under issue 7).

@@ -1,0 +1,1 @@
+//! Log-flush methods compared (skeleton; built under issue 7).
