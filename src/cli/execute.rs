@@ -54,6 +54,9 @@ pub fn new_run(command: &str) -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        timer: Some(iocap_engine::clock::self_check(
+            iocap_engine::clock::SELF_CHECK_NS,
+        )),
     }
 }
 

@@ -77,4 +77,21 @@ fn every_run_records_the_configuration_under_its_targets() {
     for id in ["fs.block_size", "mount.atime", "mem.thp", "cpu.governor"] {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
+    // and its clock's self-check, as pg_test_timing does it
+    let t = &j["timer"];
+    assert_eq!(t["clock"], "CLOCK_MONOTONIC");
+    assert!(t["readings"].as_u64().unwrap() > 1000, "{t}");
+    assert_eq!(t["backwards"], 0, "{t}");
+    let median = t["median_step_ns"].as_u64().unwrap();
+    assert!(
+        median > 0 && median <= t["max_step_ns"].as_u64().unwrap(),
+        "{t}"
+    );
+    let counted: u64 = t["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, t["readings"].as_u64().unwrap(), "{t}");
 }

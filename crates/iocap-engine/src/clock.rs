@@ -56,3 +56,110 @@ mod tests {
         assert!(b >= a + 2_000_000, "woke early: {} ns", b - a);
     }
 }
+
+/// How long [`self_check`] reads the clock at the start of a run.
+pub const SELF_CHECK_NS: u64 = 20_000_000;
+
+/// Reads the clock back to back for `duration_ns`, as `pg_test_timing` does: the cost of one
+/// reading, the smallest and largest steps, a power-of-two histogram of the steps, and every
+/// reading that went backwards. Also the kernel's stated resolution and clocksource.
+pub fn self_check(duration_ns: u64) -> iocap_model::TimerCheck {
+    let mut buckets = [0u64; 40];
+    // steps under 1 µs to the nanosecond, for the median (a stall inflates the mean)
+    let mut fine = [0u32; 1024];
+    let (mut min_step, mut max_step, mut backwards, mut readings) = (u64::MAX, 0u64, 0u64, 0u64);
+    let start = now_ns();
+    let end = start.saturating_add(duration_ns);
+    let mut prev = start;
+    loop {
+        let t = now_ns();
+        readings += 1;
+        if t < prev {
+            backwards += 1;
+        } else {
+            let step = t - prev;
+            if step > 0 {
+                min_step = min_step.min(step);
+            }
+            max_step = max_step.max(step);
+            if let Some(f) = fine.get_mut(step as usize) {
+                *f = f.saturating_add(1);
+            }
+            let b = (64 - step.leading_zeros()) as usize;
+            buckets[b.min(buckets.len() - 1)] += 1;
+        }
+        prev = t;
+        if t >= end {
+            break;
+        }
+    }
+    let elapsed = prev.saturating_sub(start);
+    let mut res = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `res` is a valid, writable timespec.
+    unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut res) };
+    let half = readings.saturating_sub(backwards) / 2;
+    let mut seen = 0u64;
+    let median_step_ns = fine
+        .iter()
+        .position(|c| {
+            seen += u64::from(*c);
+            seen > half
+        })
+        .map_or(max_step, |p| p as u64);
+    let steps = buckets
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(b, c)| iocap_model::TimerBucket {
+            from_ns: if b == 0 { 0 } else { 1u64 << (b - 1) },
+            below_ns: 1u64 << b,
+            count: *c,
+        })
+        .collect();
+    iocap_model::TimerCheck {
+        clock: "CLOCK_MONOTONIC".into(),
+        clocksource: std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .ok()
+        .map(|s| s.trim().to_string()),
+        duration_s: elapsed as f64 / 1e9,
+        readings,
+        overhead_ns: if readings > 0 {
+            elapsed as f64 / readings as f64
+        } else {
+            0.0
+        },
+        median_step_ns,
+        resolution_ns: res.tv_sec as u64 * 1_000_000_000 + res.tv_nsec as u64,
+        min_step_ns: if min_step == u64::MAX { 0 } else { min_step },
+        max_step_ns: max_step,
+        backwards,
+        steps,
+    }
+}
+
+#[cfg(test)]
+mod self_check_tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_is_cheap_fine_and_never_goes_backwards() {
+        let c = self_check(5_000_000);
+        assert!(c.readings > 1000, "{c:?}");
+        assert_eq!(c.backwards, 0, "{c:?}");
+        assert!(c.duration_s >= 0.005, "{c:?}");
+        // the histogram holds every step
+        let counted: u64 = c.steps.iter().map(|b| b.count).sum();
+        assert_eq!(counted + c.backwards, c.readings);
+        assert!(c.overhead_ns > 0.0 && c.overhead_ns < 100_000.0, "{c:?}");
+        assert!(c.min_step_ns <= c.median_step_ns && c.median_step_ns <= c.max_step_ns);
+        assert!(c.resolution_ns >= 1);
+        for b in &c.steps {
+            assert!(b.from_ns < b.below_ns && b.count > 0);
+        }
+    }
+}

@@ -12,10 +12,12 @@ pub mod hist;
 pub mod os;
 pub mod result;
 pub mod spec;
+pub mod timer;
 pub mod units;
 
 pub use assess::*;
 pub use os::*;
 pub use result::*;
 pub use spec::*;
+pub use timer::*;
 pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};

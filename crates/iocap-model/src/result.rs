@@ -42,6 +42,10 @@ pub struct RunResult {
     /// `compare` can show a scheduler, cache mode or governor that changed between runs.
     #[serde(default)]
     pub config: Vec<ConfigCheck>,
+    /// The clock's self-check at the start of the run (cost of a reading, resolution, never
+    /// backwards); `null` in runs saved before it was recorded.
+    #[serde(default)]
+    pub timer: Option<crate::TimerCheck>,
 }
 
 /// One configuration check at the time of a run.
