@@ -53,6 +53,7 @@ pub fn new_run(command: &str) -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        verify: None,
     }
 }
 

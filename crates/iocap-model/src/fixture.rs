@@ -228,6 +228,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        verify: None,
     }
 }
 

@@ -12,8 +12,10 @@ pub mod hist;
 pub mod result;
 pub mod spec;
 pub mod units;
+pub mod verify;
 
 pub use assess::*;
 pub use result::*;
 pub use spec::*;
 pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};
+pub use verify::*;

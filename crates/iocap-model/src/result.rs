@@ -42,6 +42,9 @@ pub struct RunResult {
     /// `compare` can show a scheduler, cache mode or governor that changed between runs.
     #[serde(default)]
     pub config: Vec<ConfigCheck>,
+    /// For `iocap verify`: pages checked, failures by class, the crash-consistency check.
+    #[serde(default)]
+    pub verify: Option<crate::Verify>,
 }
 
 /// One configuration check at the time of a run.

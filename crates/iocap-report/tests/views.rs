@@ -98,6 +98,7 @@ fn result() -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        verify: None,
     }
 }
 
