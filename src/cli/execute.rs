@@ -196,6 +196,8 @@ pub fn run_text(run: &RunResult) -> String {
         iocap_report::assess::render_saturation(run, s)
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
+    } else if let Some(v) = &run.verify {
+        super::verify::render(v)
     } else {
         tests_text(&run.tests)
     }

@@ -151,7 +151,7 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     let pages = cfg.pages();
     let size = pages * pb as u64;
     let mut warnings = Vec::new();
-    let (claim, _created) = file::create_or_claim(&cfg.target, size, cfg.allow_overwrite)?;
+    let (claim, created) = file::create_or_claim(&cfg.target, size, cfg.allow_overwrite)?;
     let (mut f, mut direct) =
         file::open_io(&cfg.target, true, cfg.direct, Some(&claim), &mut warnings)?;
     let id = FileIdent {
@@ -167,6 +167,11 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     let mut p = 0u64;
     while p < pages {
         if stop.load(Ordering::Relaxed) {
+            if created {
+                // half-made and ours: removed, as `iocap run` does (docs/safety.md)
+                let _ = std::fs::remove_file(&cfg.target);
+                iocap_engine::marker::remove_sidecar(&cfg.target);
+            }
             return Err(VerifyError::Interrupted(shown));
         }
         let n = batch.min((pages - p) as usize);
