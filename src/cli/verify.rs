@@ -135,6 +135,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
             dump_dir: args.dump_dir.clone(),
             allow_overwrite: args.allow_overwrite,
         };
+        cfg.validate()?;
         if args.output == VerifyOutput::Text {
             eprintln!(
                 "iocap: verifying {} ({}): fill, {:.1} s of mixed I/O, then every page once more",
