@@ -55,7 +55,8 @@ fn a_clean_verify_passes_and_is_saved() {
     iocap(dir.path())
         .args(["history", "--label", "verify-it"])
         .assert()
-        .success();
+        .success()
+        .stdout(predicate::str::contains("verify PASS"));
 }
 
 /// Writes `bytes` at page `p` of `file`.

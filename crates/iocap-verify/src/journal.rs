@@ -154,14 +154,26 @@ pub struct JournalWriter {
 impl JournalWriter {
     /// Creates the journal (never over an existing file) and makes its header durable.
     pub fn create(path: &Path, header: &JournalHeader) -> io::Result<Self> {
-        let mut file = OpenOptions::new()
+        let w = Self::create_empty(path)?;
+        w.start(header)?;
+        Ok(w)
+    }
+
+    /// Creates the journal empty, so a path that cannot be written fails before the fill; a
+    /// journal left empty (a crash during the fill) has nothing to check.
+    pub fn create_empty(path: &Path) -> io::Result<Self> {
+        let file = OpenOptions::new()
             .append(true)
             .create_new(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(path)?;
-        file.write_all(&header.encode())?;
-        file.sync_all()?;
         Ok(Self { file })
+    }
+
+    /// Writes the header, once every page is durable at its initial generation.
+    pub fn start(&self, header: &JournalHeader) -> io::Result<()> {
+        (&self.file).write_all(&header.encode())?;
+        self.file.sync_all()
     }
 
     /// Records that (page, generation) is durable. Called only after the write was.

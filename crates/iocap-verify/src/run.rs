@@ -138,15 +138,20 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     cfg.validate()?;
     let started = Instant::now();
     let shown = cfg.target.display().to_string();
-    if let Some(j) = &cfg.journal {
-        if std::fs::symlink_metadata(j).is_ok() {
+    let journal = match &cfg.journal {
+        Some(j) if std::fs::symlink_metadata(j).is_ok() => {
             return Err(VerifyError::Refused(format!(
                 "the journal {} already exists; iocap does not overwrite files (remove it, or \
                  give another name)",
                 j.display()
             )));
         }
-    }
+        Some(j) => Some(JournalWriter::create_empty(j).map_err(io_ctx(&format!(
+            "cannot create the journal {}",
+            j.display()
+        )))?),
+        None => None,
+    };
     let pb = cfg.page_bytes;
     let pages = cfg.pages();
     let size = pages * pb as u64;
@@ -205,29 +210,20 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     file::set_marker(&claim, &cfg.target, true, size)?;
     drop(fill);
 
-    let journal = match &cfg.journal {
-        Some(j) => Some(
-            JournalWriter::create(
-                j,
-                &JournalHeader {
-                    file_id: id.file_id,
-                    page_bytes: pb as u32,
-                    initial_generation: 1,
-                    pages,
-                    seed: cfg.seed,
-                    target: std::fs::canonicalize(&cfg.target)
-                        .unwrap_or_else(|_| cfg.target.clone())
-                        .display()
-                        .to_string(),
-                },
-            )
-            .map_err(io_ctx(&format!(
-                "cannot create the journal {}",
-                j.display()
-            )))?,
-        ),
-        None => None,
-    };
+    if let (Some(w), Some(j)) = (&journal, &cfg.journal) {
+        w.start(&JournalHeader {
+            file_id: id.file_id,
+            page_bytes: pb as u32,
+            initial_generation: 1,
+            pages,
+            seed: cfg.seed,
+            target: std::fs::canonicalize(&cfg.target)
+                .unwrap_or_else(|_| cfg.target.clone())
+                .display()
+                .to_string(),
+        })
+        .map_err(io_ctx(&format!("cannot write the journal {}", j.display())))?;
+    }
 
     let map = GenMap::new(pages, 1);
     let sink = Sink::new(
