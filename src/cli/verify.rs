@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use iocap_model::{format_bytes, FailureClass, Verify};
+use iocap_model::{format_bytes, EngineChoice, FailureClass, Verify};
 use iocap_verify::{CheckConfig, VerifyConfig, VerifyError};
 
-use super::args::{duration_arg, size_arg};
+use super::args::{duration_arg, engine_arg, size_arg};
 use super::execute::new_run;
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
@@ -43,11 +43,11 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "256M", value_parser = size_arg)]
     pub size: u64,
 
-    /// Threads; each runs --qd synchronous I/O slots
+    /// Threads; each keeps --qd I/Os in flight
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
 
-    /// In-flight I/Os per thread (each a thread of its own: real concurrency)
+    /// In-flight I/Os per thread (with psync, each a thread of its own)
     #[arg(long, default_value_t = 4)]
     pub qd: u32,
 
@@ -80,6 +80,11 @@ pub struct VerifyArgs {
     /// Permit rewriting a file iocap did not create (destroys its contents)
     #[arg(long)]
     pub allow_overwrite: bool,
+
+    /// I/O engine: auto (io_uring, else psync), io_uring (threads rings of qd I/Os) or psync
+    /// (threads × qd synchronous threads)
+    #[arg(long, default_value = "auto", value_parser = engine_arg)]
+    pub engine: EngineChoice,
 
     /// Use the page cache instead of O_DIRECT (reads may then come from memory)
     #[arg(long)]
@@ -134,6 +139,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
             journal: args.journal.clone(),
             dump_dir: args.dump_dir.clone(),
             allow_overwrite: args.allow_overwrite,
+            engine: args.engine,
         };
         cfg.validate()?;
         if args.output == VerifyOutput::Text {
@@ -249,15 +255,15 @@ pub fn render(v: &Verify) -> String {
             &mut o,
             "I/O",
             format!(
-                "{}, {} threads × qd {} ({} synchronous slots), {:.1} s mixed, {:.1} s in all",
+                "{}, {}, {} threads × qd {}, {:.1} s mixed, {:.1} s in all",
                 if v.direct {
                     "O_DIRECT"
                 } else {
                     "buffered (page cache)"
                 },
+                v.io_engine,
                 v.threads,
                 v.qd,
-                v.threads * v.qd,
                 v.duration_s,
                 v.elapsed_s
             ),

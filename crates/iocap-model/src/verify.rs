@@ -55,7 +55,7 @@ pub struct Verify {
     pub size_bytes: u64,
     pub pages: u64,
     pub threads: u32,
-    /// In-flight I/Os per thread (each its own synchronous thread).
+    /// In-flight I/Os per thread (io_uring), or synchronous threads per thread (psync).
     pub qd: u32,
     pub seed: u64,
     /// Random identity of the verify file, in every page header.
@@ -66,7 +66,8 @@ pub struct Verify {
     pub elapsed_s: f64,
     /// Whether O_DIRECT was used (false: the file system refused it; reads may come from cache).
     pub direct: bool,
-    /// `psync`: each in-flight slot is its own thread issuing pread/pwrite.
+    /// The engine that ran: `io_uring` (`threads` rings of `qd` I/Os) or `psync` (`threads × qd`
+    /// threads each issuing pread/pwrite).
     pub io_engine: String,
     pub journal: Option<String>,
     /// The write unit the storage is trusted to keep whole after a crash (`--check`).

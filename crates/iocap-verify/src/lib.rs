@@ -39,3 +39,4 @@ pub enum VerifyError {
     #[error("interrupted while filling {0}")]
     Interrupted(String),
 }
+pub mod uring;
