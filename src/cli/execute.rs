@@ -57,6 +57,7 @@ pub fn new_run(command: &str) -> RunResult {
         timer: Some(iocap_engine::clock::self_check(
             iocap_engine::clock::SELF_CHECK_NS,
         )),
+        verify: None,
     }
 }
 
@@ -201,6 +202,8 @@ pub fn run_text(run: &RunResult) -> String {
         iocap_report::assess::render_saturation(run, s)
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
+    } else if let Some(v) = &run.verify {
+        super::verify::render(v)
     } else {
         tests_text(&run.tests)
     }

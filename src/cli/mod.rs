@@ -19,6 +19,7 @@ mod scaleup;
 mod signals;
 mod sqlio;
 mod suite;
+mod verify;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -108,6 +109,9 @@ enum Command {
     Audit(audit::AuditArgs),
     /// The kernel's disk counters live, like iostat -x 1 (r/s, w/s, await, aqu-sz, %util)
     Monitor(monitor::MonitorArgs),
+    /// Verify data integrity: pages written and read like a database's, each read checked; with
+    /// --journal, whether acknowledged writes survive a crash (--check)
+    Verify(Box<verify::VerifyArgs>),
     /// Fill a store with constructed runs (for benchmarks and tests)
     #[command(hide = true)]
     StoreFill(fill::FillArgs),
@@ -167,6 +171,7 @@ pub fn main() -> ExitCode {
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),
+        Command::Verify(a) => verify::verify(*a),
     };
     match res {
         Ok(code) => code.into(),

@@ -10,6 +10,7 @@ mod monitor;
 mod safety;
 mod sqlio;
 mod store;
+mod verify;
 
 use assert_cmd::Command;
 use std::path::Path;

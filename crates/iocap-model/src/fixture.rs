@@ -230,6 +230,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         preflight: None,
         config: vec![],
         timer: None,
+        verify: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod result;
 pub mod spec;
 pub mod timer;
 pub mod units;
+pub mod verify;
 
 pub use assess::*;
 pub use os::*;
@@ -21,3 +22,4 @@ pub use result::*;
 pub use spec::*;
 pub use timer::*;
 pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};
+pub use verify::*;

@@ -46,6 +46,9 @@ pub struct RunResult {
     /// backwards); `null` in runs saved before it was recorded.
     #[serde(default)]
     pub timer: Option<crate::TimerCheck>,
+    /// For `iocap verify`: pages checked, failures by class, the crash-consistency check.
+    #[serde(default)]
+    pub verify: Option<crate::Verify>,
 }
 
 /// One configuration check at the time of a run.

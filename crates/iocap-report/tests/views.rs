@@ -100,6 +100,7 @@ fn result() -> RunResult {
         preflight: None,
         config: vec![],
         timer: None,
+        verify: None,
     }
 }
 

@@ -83,9 +83,18 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
     }
     let json = serde_json::to_string(run).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let first = run.tests.first();
-    let targets: Vec<&str> = first
+    let mut targets: Vec<&str> = first
         .map(|t| t.targets.iter().map(|x| x.path.as_str()).collect())
         .unwrap_or_default();
+    // a verify run has no tests: its one target and its verdict stand in the history
+    let verify_name = run.verify.as_ref().map(|v| {
+        targets.push(v.target.as_str());
+        format!(
+            "verify{} {}",
+            if v.mode == "check" { " --check" } else { "" },
+            if v.passed { "PASS" } else { "FAIL" }
+        )
+    });
     let h = &run.host;
     db.exec(
         "INSERT INTO runs (run_id, started_at, saved_at, iocap_version, hostname, kernel, \
@@ -105,7 +114,11 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
             run.note.clone().into(),
             run.tags.join("\n").into(),
             run.tests.len().into(),
-            first.map_or(String::new(), |t| t.name.clone()).into(),
+            first
+                .map(|t| t.name.clone())
+                .or(verify_name)
+                .unwrap_or_default()
+                .into(),
             targets.join("\n").into(),
             first.map_or(0.0, |t| t.total.iops).into(),
             first.map_or(0.0, |t| t.total.mb_s).into(),
