@@ -11,6 +11,7 @@ mod safety;
 mod sqlio;
 mod store;
 mod verify;
+mod verify_faults;
 
 use assert_cmd::Command;
 use std::path::Path;

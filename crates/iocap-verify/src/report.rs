@@ -184,6 +184,9 @@ impl Sink {
     pub fn io_failure(&self, rec: VerifyFailure) {
         let mut inner = self.lock();
         inner.classes.add(rec.class);
+        if rec.transient {
+            inner.classes.transient += 1;
+        }
         if inner.failures.len() < MAX_FAILURES {
             inner.failures.push(rec);
         }

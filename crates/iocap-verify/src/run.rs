@@ -525,14 +525,13 @@ fn read_pages(
     }
     let buf = &mut rbuf.as_mut_slice()[..len * pb];
     if let Err(e) = pread_exact(sh.f, buf, start * pb as u64) {
-        sh.sink.failed(
-            sh.f,
-            &sh.id,
-            Some(sh.map),
+        read_failed(
+            sh,
             start,
+            len,
             op,
-            Expect::Exact(u64::from(snaps[0].generation())),
-            First::Io(e),
+            snaps[0].generation(),
+            e,
             scratch.as_mut_slice(),
         );
         return;
@@ -561,6 +560,99 @@ fn read_pages(
                 scratch.as_mut_slice(),
             );
         }
+    }
+}
+
+/// A read of `len` pages from `start` failed with `e`. One bad page fails a whole scan, so a
+/// scan is read again page by page: the error is pinned on the pages that fail alone and the
+/// others are still checked; when every page reads correctly alone, the scan's error is
+/// recorded as transient. This is the error path: it may allocate a page buffer.
+pub(crate) fn read_failed(
+    sh: &Shared,
+    start: u64,
+    len: usize,
+    op: &str,
+    first_generation: u32,
+    e: std::io::Error,
+    scratch: &mut [u8],
+) {
+    let whole = |e: std::io::Error, scratch: &mut [u8]| {
+        sh.sink.failed(
+            sh.f,
+            &sh.id,
+            Some(sh.map),
+            start,
+            op,
+            Expect::Exact(u64::from(first_generation)),
+            First::Io(e),
+            scratch,
+        )
+    };
+    let pb = sh.id.page_bytes;
+    let mut one = match (len > 1).then(|| AlignedBuf::new(pb)) {
+        Some(Ok(b)) => b,
+        _ => return whole(e, scratch),
+    };
+    let before = sh.sink.count();
+    for p in start..start + len as u64 {
+        let snap = sh.map.before_read(p);
+        if snap.busy() {
+            continue;
+        }
+        let expect = Expect::Exact(u64::from(snap.generation()));
+        match pread_exact(sh.f, one.as_mut_slice(), p * pb as u64) {
+            Err(e) => sh.sink.failed(
+                sh.f,
+                &sh.id,
+                Some(sh.map),
+                p,
+                op,
+                expect,
+                First::Io(e),
+                scratch,
+            ),
+            Ok(()) if sh.map.read_was_stable(p, snap) => {
+                let fd = classify(one.as_slice(), &sh.id, p, expect);
+                if !fd.ok() {
+                    sh.sink.failed(
+                        sh.f,
+                        &sh.id,
+                        Some(sh.map),
+                        p,
+                        op,
+                        expect,
+                        First::Bad(one.as_slice(), fd),
+                        scratch,
+                    );
+                }
+            }
+            Ok(()) => {}
+        }
+    }
+    if sh.sink.count() == before {
+        let off = start * pb as u64;
+        sh.sink.io_failure(VerifyFailure {
+            class: FailureClass::IoError,
+            path: sh.sink.path(),
+            page: start,
+            offset_bytes: off,
+            len_bytes: (len * pb) as u64,
+            op: op.to_string(),
+            expected_generation: u64::from(first_generation),
+            found_generation: None,
+            found_page: None,
+            found_file_id: None,
+            sectors_512_differing: vec![],
+            sectors_4k_differing: vec![],
+            transient: true,
+            rereads: len as u32,
+            dump: None,
+            errno: e.raw_os_error(),
+            message: format!(
+                "{op} of {len} pages at offset {off} failed ({e}); each page then read \
+                 correctly on its own"
+            ),
+        });
     }
 }
 

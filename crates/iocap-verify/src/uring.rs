@@ -214,16 +214,14 @@ fn complete(
             }
         }
         Kind::Read { op } => {
-            let expect0 = Expect::Exact(u64::from(s.snaps[0].generation()));
             if res != want {
-                sh.sink.failed(
-                    sh.f,
-                    &sh.id,
-                    Some(sh.map),
+                crate::run::read_failed(
+                    sh,
                     s.start,
+                    s.len,
                     op,
-                    expect0,
-                    First::Io(err()),
+                    s.snaps[0].generation(),
+                    err(),
                     scratch.as_mut_slice(),
                 );
                 return;
