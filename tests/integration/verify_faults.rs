@@ -138,7 +138,7 @@ fn dropped_writes_are_found_as_stale_pages() {
 }
 
 #[test]
-fn stale_reads_are_named_stale_and_transient_when_the_layer_recovers() {
+fn stale_reads_are_named_stale() {
     if !iocap_faultfs::fuse_or_skip("stale_reads_are_named_stale") {
         return;
     }
