@@ -4,6 +4,7 @@
 mod args;
 mod audit;
 mod compare;
+mod cost;
 mod execute;
 mod fill;
 mod history;
@@ -108,6 +109,8 @@ enum Command {
     Audit(audit::AuditArgs),
     /// The kernel's disk counters live, like iostat -x 1 (r/s, w/s, await, aqu-sz, %util)
     Monitor(monitor::MonitorArgs),
+    /// CPU per I/O over engines, block sizes and cache modes; IOPS per core, cores for a target
+    Cost(Box<cost::CostArgs>),
     /// Fill a store with constructed runs (for benchmarks and tests)
     #[command(hide = true)]
     StoreFill(fill::FillArgs),
@@ -167,6 +170,7 @@ pub fn main() -> ExitCode {
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),
+        Command::Cost(a) => cost::cost(*a),
     };
     match res {
         Ok(code) => code.into(),

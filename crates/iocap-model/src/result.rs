@@ -42,6 +42,10 @@ pub struct RunResult {
     /// `compare` can show a scheduler, cache mode or governor that changed between runs.
     #[serde(default)]
     pub config: Vec<ConfigCheck>,
+    /// For `iocap cost`: the CPU spent per I/O over its matrix, the fitted model and the
+    /// answers; `null` for every other command.
+    #[serde(default)]
+    pub cost: Option<crate::CostReport>,
 }
 
 /// One configuration check at the time of a run.
