@@ -141,8 +141,8 @@ w("")
 w("Random reads, O_DIRECT. CPU µs per I/O = user + system CPU of the tool over the measured "
   "time / I/Os completed: iocap's `cpu.us_per_io` (getrusage RUSAGE_SELF: every thread of the "
   "process, io_uring workers included); fio's (usr_cpu + sys_cpu) / 100 × job_runtime / "
-  "total_ios, summed over its jobs (each fio job is a process by default, its CPU its own "
-  "getrusage). fio runs `--fixedbufs --registerfiles --norandommap` so both register the file "
+  "total_ios, summed over its jobs (fio_getrusage() is getrusage(RUSAGE_THREAD) on Linux: "
+  "the job's I/O thread only, not fio's helper threads or io_uring workers). fio runs `--fixedbufs --registerfiles --norandommap` so both register the file "
   "and buffers and keep no random map. psync at qd 16 is 16 threads in iocap and 16 fio jobs. "
   "fio's own t/io_uring benchmark is not in Debian's fio package and is not compared. "
   "Ratio below 1: iocap spends less CPU per I/O. Why they differ: [cost.md](cost.md#against-fio).")
