@@ -58,6 +58,7 @@ pub fn new_run(command: &str) -> RunResult {
             iocap_engine::clock::SELF_CHECK_NS,
         )),
         verify: None,
+        cost: None,
     }
 }
 
@@ -200,6 +201,8 @@ pub fn run_text(run: &RunResult) -> String {
         iocap_report::assess::render_preflight(run, p)
     } else if let Some(s) = &run.saturation {
         iocap_report::assess::render_saturation(run, s)
+    } else if let Some(c) = &run.cost {
+        iocap_report::cost::render(c)
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
     } else if let Some(v) = &run.verify {

@@ -4,6 +4,7 @@
 mod args;
 mod audit;
 mod compare;
+mod cost;
 mod execute;
 mod fill;
 mod history;
@@ -112,6 +113,8 @@ enum Command {
     /// Verify data integrity: pages written and read like a database's, each read checked; with
     /// --journal, whether acknowledged writes survive a crash (--check)
     Verify(Box<verify::VerifyArgs>),
+    /// CPU per I/O over engines, block sizes and cache modes; IOPS per core, cores for a target
+    Cost(Box<cost::CostArgs>),
     /// Fill a store with constructed runs (for benchmarks and tests)
     #[command(hide = true)]
     StoreFill(fill::FillArgs),
@@ -172,6 +175,7 @@ pub fn main() -> ExitCode {
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),
         Command::Verify(a) => verify::verify(*a),
+        Command::Cost(a) => cost::cost(*a),
     };
     match res {
         Ok(code) => code.into(),

@@ -5,6 +5,7 @@
 mod assess;
 mod audit;
 mod cli;
+mod cost;
 mod devices;
 mod monitor;
 mod safety;

@@ -55,7 +55,7 @@ pub fn select_engine(
     use iocap_model::EngineChoice::*;
     match choice {
         Psync => Ok((EngineKind::Psync, None)),
-        IoUring => uring::probe()
+        IoUring | IoUringUnregistered => uring::probe()
             .map(|_| (EngineKind::IoUring, None))
             .map_err(|e| RunError::Setup(format!("io_uring is not available here: {e}"))),
         Auto => Ok(match uring::probe() {
@@ -313,7 +313,8 @@ fn run_context(
             worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
         }
         EngineKind::IoUring => {
-            let mut b = match Uring::new(fd, c.depth, &bufs, true) {
+            let register = spec.engine != iocap_model::EngineChoice::IoUringUnregistered;
+            let mut b = match Uring::new(fd, c.depth, &bufs, register) {
                 Ok(b) => b,
                 Err(e) => {
                     let _ = setup_failed.set(format!("cannot set up an io_uring ring: {e}"));

@@ -231,6 +231,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         config: vec![],
         timer: None,
         verify: None,
+        cost: None,
     }
 }
 

@@ -7,6 +7,7 @@
 //! units live in field names (`_ns`, `_us`, `_bytes`, `_s`).
 
 pub mod assess;
+pub mod cost;
 pub mod fixture;
 pub mod hist;
 pub mod os;
@@ -17,6 +18,7 @@ pub mod units;
 pub mod verify;
 
 pub use assess::*;
+pub use cost::*;
 pub use os::*;
 pub use result::*;
 pub use spec::*;

@@ -49,6 +49,10 @@ pub struct RunResult {
     /// For `iocap verify`: pages checked, failures by class, the crash-consistency check.
     #[serde(default)]
     pub verify: Option<crate::Verify>,
+    /// For `iocap cost`: the CPU spent per I/O over its matrix, the fitted model and the
+    /// answers; `null` for every other command.
+    #[serde(default)]
+    pub cost: Option<crate::CostReport>,
 }
 
 /// One configuration check at the time of a run.

@@ -71,6 +71,10 @@ pub enum EngineChoice {
     Auto,
     IoUring,
     Psync,
+    /// io_uring without registering the file or the I/O buffers (plain READ/WRITE on the fd),
+    /// as fio's io_uring engine runs by default; `iocap cost` compares it with the registered
+    /// default.
+    IoUringUnregistered,
 }
 
 impl EngineChoice {
@@ -79,6 +83,9 @@ impl EngineChoice {
             "auto" => Self::Auto,
             "io_uring" | "iouring" | "uring" => Self::IoUring,
             "psync" | "sync" => Self::Psync,
+            "io_uring_unregistered" | "io_uring-unregistered" | "uring_unregistered" => {
+                Self::IoUringUnregistered
+            }
             _ => return None,
         })
     }

@@ -3,6 +3,7 @@
 
 pub mod assess;
 pub mod compare;
+pub mod cost;
 pub mod csv;
 pub mod html;
 pub mod markdown;

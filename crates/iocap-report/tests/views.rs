@@ -101,6 +101,7 @@ fn result() -> RunResult {
         config: vec![],
         timer: None,
         verify: None,
+        cost: None,
     }
 }
 

@@ -162,7 +162,7 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     let mut warnings = Vec::new();
     let uring = match cfg.engine {
         EngineChoice::Psync => false,
-        EngineChoice::IoUring => {
+        EngineChoice::IoUring | EngineChoice::IoUringUnregistered => {
             crate::uring::probe()
                 .map_err(|e| VerifyError::Invalid(format!("io_uring cannot be used here: {e}")))?;
             true

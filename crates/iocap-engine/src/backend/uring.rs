@@ -121,11 +121,13 @@ fn build_ring(entries: u32, features: &mut Vec<String>) -> io::Result<IoUring> {
 }
 
 impl Uring {
-    /// Sets up a ring for `depth` I/Os in flight on `fd`, registering `bufs` when `fixed_bufs`.
+    /// Sets up a ring for `depth` I/Os in flight on `fd`, registering the file and `bufs` when
+    /// `register` (without: plain READ/WRITE on the fd, as fio's io_uring engine does by
+    /// default; the ring fd itself is registered either way).
     ///
     /// Registration failures (RLIMIT_MEMLOCK for buffers, mostly) are not fatal: the backend
     /// falls back to plain reads and writes and says so in `notes`.
-    pub fn new(fd: RawFd, depth: u32, bufs: &SlotBuffers, fixed_bufs: bool) -> io::Result<Self> {
+    pub fn new(fd: RawFd, depth: u32, bufs: &SlotBuffers, register: bool) -> io::Result<Self> {
         let mut features = Vec::new();
         let mut notes = Vec::new();
         let entries = (depth + 1).next_power_of_two();
@@ -134,20 +136,21 @@ impl Uring {
         if ring_index.is_some() {
             features.push("registered_ring".into());
         }
-        let fixed_file = match ring.submitter().register_files(&[fd]) {
-            Ok(()) => {
-                features.push("registered_files".into());
-                true
-            }
-            Err(e) => {
-                notes.push(format!(
-                    "could not register the file ({e}); using plain fds"
-                ));
-                false
-            }
-        };
+        let fixed_file = register
+            && match ring.submitter().register_files(&[fd]) {
+                Ok(()) => {
+                    features.push("registered_files".into());
+                    true
+                }
+                Err(e) => {
+                    notes.push(format!(
+                        "could not register the file ({e}); using plain fds"
+                    ));
+                    false
+                }
+            };
         let mut fixed = false;
-        if fixed_bufs {
+        if register {
             let iov = bufs.iovecs();
             // SAFETY: the iovecs describe `bufs`, which the worker keeps alive and unmoved until
             // this ring is dropped (buffers module contract); the ring unregisters on drop.

@@ -13,6 +13,7 @@
 //! style sheet and the page frame.
 
 mod charts;
+mod cost;
 mod figures;
 mod preflight;
 mod saturation;
@@ -160,6 +161,7 @@ pub fn render(runs: &[RunResult]) -> String {
         setup::setup(&mut out, runs, &names);
         saturation::saturation(&mut out, runs, &names);
         saturation::scaleup(&mut out, runs, &names);
+        cost::cost(&mut out, runs, &names);
         out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
         let tests = runs.iter().map(|r| r.tests.len()).max().unwrap_or(0);
         for k in 0..tests {

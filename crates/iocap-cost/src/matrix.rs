@@ -1,0 +1,238 @@
+//! Which points `iocap cost` runs. The whole matrix is engines × block sizes × read and write ×
+//! cache modes × queue depth 1 and concurrent; three named subsets pick from it:
+//!
+//! - `quick` (a smoke set, about 30 s at the default 2 s per point): psync and registered
+//!   io_uring, 4K, 64K and 1M, read and write, O_DIRECT, concurrent: 12 points;
+//! - `default`: every engine and size, read and write, O_DIRECT, concurrent (30 points, a model
+//!   per engine and direction); queue depth 1 for 4K, 8K and 64K reads on every engine (9
+//!   points, the synchronous model); buffered cache hit and miss reads at 8K, 64K and 1M on psync
+//!   and registered io_uring (12 points): 51 points, about 2.5 min;
+//! - `full`: everything, 150 points.
+//!
+//! Buffered writes are measured as `hit` only: a whole-page write never reads the page, so a
+//! "miss" would only change whether the page cache allocates a page, and the write-back happens
+//! later in kernel flusher threads either way (docs/cost.md).
+
+use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode};
+
+/// The engines compared.
+pub const ENGINES: [(EngineChoice, &str); 3] = [
+    (EngineChoice::Psync, "psync"),
+    (EngineChoice::IoUringUnregistered, "io_uring"),
+    (EngineChoice::IoUring, "io_uring_registered"),
+];
+
+/// The block sizes of the matrix.
+pub const SIZES: [u64; 5] = [4 << 10, 8 << 10, 64 << 10, 256 << 10, 1 << 20];
+
+/// How the page cache is involved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cache {
+    Direct,
+    Hit,
+    Miss,
+}
+
+impl Cache {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cache::Direct => "direct",
+            Cache::Hit => "hit",
+            Cache::Miss => "miss",
+        }
+    }
+}
+
+/// Which subset to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matrix {
+    Quick,
+    Default,
+    Full,
+}
+
+impl Matrix {
+    pub fn name(self) -> &'static str {
+        match self {
+            Matrix::Quick => "quick",
+            Matrix::Default => "default",
+            Matrix::Full => "full",
+        }
+    }
+}
+
+/// One point to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedPoint {
+    pub engine: EngineChoice,
+    pub engine_name: &'static str,
+    pub write: bool,
+    pub bs_bytes: u64,
+    pub cache: Cache,
+    pub qd: u32,
+}
+
+impl PlannedPoint {
+    pub fn rw_name(&self) -> &'static str {
+        if self.write {
+            "write"
+        } else {
+            "read"
+        }
+    }
+
+    /// `io_uring_registered read 8K direct qd 16`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} {} {} qd {}",
+            self.engine_name,
+            self.rw_name(),
+            format_bytes(self.bs_bytes),
+            self.cache.name(),
+            self.qd
+        )
+    }
+
+    /// The engine's spec for this point: `base` (targets, size, duration, seed, safety flags)
+    /// with this point's workload. Random offsets aligned to the block size; psync runs `qd`
+    /// threads of one I/O each (the engine's own mapping of a queue depth onto psync).
+    pub fn spec(&self, base: &JobSpec) -> JobSpec {
+        let rw = if self.write {
+            RwMode::RandWrite
+        } else {
+            RwMode::RandRead
+        };
+        JobSpec {
+            name: format!("cost {}", self.label()),
+            rw,
+            write_pct: rw.write_pct(0),
+            bs_bytes: self.bs_bytes,
+            align_bytes: self.bs_bytes,
+            qd: self.qd,
+            threads: 1,
+            direct: self.cache == Cache::Direct,
+            engine: self.engine,
+            // a miss must not warm the cache before the window opens
+            warmup_s: if self.cache == Cache::Miss {
+                0.0
+            } else {
+                base.warmup_s
+            },
+            bs_split: vec![],
+            burst: None,
+            rate_iops: None,
+            rate_mb_s: None,
+            fsync_every: 0,
+            write_through: false,
+            ..base.clone()
+        }
+    }
+}
+
+/// The points of `m` with concurrency `qd`, and notes on what was left out.
+pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut push = |e: (EngineChoice, &'static str), write: bool, bs: u64, cache: Cache, q: u32| {
+        out.push(PlannedPoint {
+            engine: e.0,
+            engine_name: e.1,
+            write,
+            bs_bytes: bs,
+            cache,
+            qd: q,
+        })
+    };
+    let notes = vec![format!(
+        "buffered writes are measured with the file's pages in the cache (hit) only: a \
+         whole-page write never reads the page, so a miss changes only the page allocation, and \
+         the write-back runs later in kernel flusher threads either way (matrix: {})",
+        m.name()
+    )];
+    match m {
+        Matrix::Quick => {
+            for e in [ENGINES[0], ENGINES[2]] {
+                for write in [false, true] {
+                    for bs in [4 << 10, 64 << 10, 1 << 20] {
+                        push(e, write, bs, Cache::Direct, qd);
+                    }
+                }
+            }
+        }
+        Matrix::Default => {
+            for e in ENGINES {
+                for write in [false, true] {
+                    for bs in SIZES {
+                        push(e, write, bs, Cache::Direct, qd);
+                    }
+                }
+            }
+            if qd != 1 {
+                for e in ENGINES {
+                    for bs in [4 << 10, 8 << 10, 64 << 10] {
+                        push(e, false, bs, Cache::Direct, 1);
+                    }
+                }
+            }
+            for e in [ENGINES[0], ENGINES[2]] {
+                for cache in [Cache::Hit, Cache::Miss] {
+                    for bs in [8 << 10, 64 << 10, 1 << 20] {
+                        push(e, false, bs, cache, qd);
+                    }
+                }
+            }
+        }
+        Matrix::Full => {
+            let mut qds = vec![1];
+            if qd != 1 {
+                qds.push(qd);
+            }
+            for e in ENGINES {
+                for write in [false, true] {
+                    for cache in [Cache::Direct, Cache::Hit, Cache::Miss] {
+                        if write && cache == Cache::Miss {
+                            continue;
+                        }
+                        for &q in &qds {
+                            for bs in SIZES {
+                                push(e, write, bs, cache, q);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (out, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subset_sizes() {
+        assert_eq!(plan(Matrix::Quick, 16).0.len(), 12);
+        assert_eq!(plan(Matrix::Default, 16).0.len(), 51);
+        assert_eq!(plan(Matrix::Full, 16).0.len(), 150);
+        assert_eq!(plan(Matrix::Full, 1).0.len(), 75);
+        let (full, _) = plan(Matrix::Full, 16);
+        assert!(!full.iter().any(|p| p.write && p.cache == Cache::Miss));
+    }
+
+    #[test]
+    fn specs_follow_the_point() {
+        let base = JobSpec {
+            warmup_s: 0.5,
+            duration_s: 2.0,
+            ..JobSpec::default()
+        };
+        let (pts, _) = plan(Matrix::Default, 16);
+        for p in &pts {
+            let s = p.spec(&base);
+            s.validate().unwrap();
+            assert_eq!(s.direct, p.cache == Cache::Direct);
+            assert_eq!(s.writes(), p.write);
+            assert_eq!(s.warmup_s == 0.0, p.cache == Cache::Miss);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The terminal view of `iocap cost`: CPU per I/O at each point in three accountings, the fitted
+//! models, the answers in plain words and the notes.
+
+use iocap_model::{format_bytes, CostReport, CpuAccount};
+
+use crate::{fmt_count, table};
+
+fn us(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn per_io(a: &Option<CpuAccount>) -> String {
+    a.as_ref()
+        .map(|a| us(a.us_per_io))
+        .unwrap_or_else(|| "-".into())
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The points, the models, the answers and the notes.
+pub fn render(c: &CostReport) -> String {
+    let mut out = format!(
+        "CPU per I/O ({} matrix, {} CPUs; µs of CPU per completed I/O)\n",
+        c.matrix, c.cpus
+    );
+    let mut t = table(&[
+        "engine",
+        "rw",
+        "size",
+        "cache",
+        "qd",
+        "IOPS",
+        "MB/s",
+        "process",
+        "system",
+        "elsewhere",
+        "proc µs/KB",
+        "registered",
+    ]);
+    for p in &c.points {
+        let reg = [("registered_files", "file"), ("registered_buffers", "bufs")]
+            .iter()
+            .filter(|(f, _)| p.engine_features.iter().any(|x| x == f))
+            .map(|(_, s)| *s)
+            .collect::<Vec<_>>()
+            .join("+");
+        t.add_row(vec![
+            p.engine.clone(),
+            p.rw.clone(),
+            format_bytes(p.bs_bytes),
+            match p.resident_after_pct {
+                Some(r) if p.cache == "miss" => format!("miss ({r:.0} % cached after)"),
+                _ => p.cache.clone(),
+            },
+            p.qd.to_string(),
+            fmt_count(p.iops),
+            format!("{:.1}", p.mb_s),
+            us(p.process.us_per_io),
+            per_io(&p.system),
+            per_io(&p.elsewhere),
+            us(p.process.us_per_kb),
+            if reg.is_empty() { "-".into() } else { reg },
+        ]);
+    }
+    out.push_str(&t.to_string());
+    out.push_str("\n\nModel: µs per I/O = fixed + per-KB × KB (least squares over the sizes)\n");
+    let mut m = table(&[
+        "engine",
+        "rw",
+        "cache",
+        "qd",
+        "accounting",
+        "fixed µs",
+        "per-KB µs",
+        "R²",
+        "sizes",
+    ]);
+    for x in &c.models {
+        m.add_row(vec![
+            x.engine.clone(),
+            x.rw.clone(),
+            x.cache.clone(),
+            x.qd.to_string(),
+            x.accounting.clone(),
+            opt(x.fixed_us, us),
+            opt(x.per_kb_us, |v| format!("{v:.4}")),
+            opt(x.r2, |v| format!("{v:.3}")),
+            x.points.len().to_string(),
+        ]);
+    }
+    out.push_str(&m.to_string());
+    if !c.answers.is_empty() {
+        out.push_str("\n\nIn plain words (process CPU; system-wide as the upper bound):\n");
+        for a in &c.answers {
+            out.push_str(&format!("- {}\n", a.text));
+        }
+    }
+    if !c.notes.is_empty() {
+        out.push_str("\nNotes:\n");
+        for n in &c.notes {
+            out.push_str(&format!("- {n}\n"));
+        }
+    }
+    out
+}
