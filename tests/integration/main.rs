@@ -6,8 +6,10 @@ mod assess;
 mod audit;
 mod cli;
 mod devices;
+mod faults;
 mod monitor;
 mod safety;
+mod safety_more;
 mod sqlio;
 mod store;
 
