@@ -54,3 +54,46 @@ pub enum FailOn {
     /// Exit 1 when any line is FAIL
     Fail,
 }
+
+/// The flag parsers that do more than call the model's (`us_arg` scales, `burst_arg` splits)
+/// never panic. Run longer with `PROPTEST_CASES=200000` (`bench/fuzz.sh`).
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cases(default: u32) -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
+    fn flagish() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[0-9.]{0,25}(|ms|us|s|m|h|d|k|K|M|G|T|x)(:[0-9.]{0,25}(|ms|s|m|x))?(:.{0,3})?",
+            "([0-9]{0,12}[KkMm]?:[0-9]{0,11},?){0,4}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases(2000)))]
+
+        #[test]
+        fn value_parsers_never_panic(s in flagish()) {
+            if let Ok(us) = us_arg(&s) {
+                prop_assert!(us.is_finite() && us >= 0.0);
+            }
+            if let Ok(b) = burst_arg(&s) {
+                prop_assert!(b.on_s.is_finite() && b.off_s.is_finite());
+            }
+            let _ = size_arg(&s);
+            let _ = duration_arg(&s);
+            let _ = rate_arg(&s);
+            let _ = rw_arg(&s);
+            let _ = bs_split_arg(&s);
+            let _ = engine_arg(&s);
+        }
+    }
+}

@@ -98,7 +98,8 @@ fn fit_mix_to(split: &[BsWeight], lb: u64) -> Option<(Vec<BsWeight>, String)> {
     for b in split {
         let size = b.bs_bytes.div_ceil(lb) * lb;
         match fitted.iter_mut().find(|f| f.bs_bytes == size) {
-            Some(f) => f.weight += b.weight,
+            // cannot overflow: parse_bs_split and validate cap the total at u32::MAX
+            Some(f) => f.weight = f.weight.saturating_add(b.weight),
             None => fitted.push(BsWeight {
                 bs_bytes: size,
                 weight: b.weight,
@@ -250,6 +251,25 @@ mod tests {
             .map(|ms| super::run_id(t + Duration::from_millis(*ms)))
             .collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    }
+
+    #[test]
+    fn merging_huge_shares_does_not_overflow() {
+        // found by reasoning over the fuzzed parser: two shares near u32::MAX merged into one
+        // size used to overflow (a panic in debug builds)
+        let mix = [
+            iocap_model::BsWeight {
+                bs_bytes: 512,
+                weight: u32::MAX,
+            },
+            iocap_model::BsWeight {
+                bs_bytes: 4096,
+                weight: 1,
+            },
+        ];
+        let (fitted, _) = super::fit_mix_to(&mix, 4096).unwrap();
+        assert_eq!(fitted.len(), 1);
+        assert!(iocap_model::parse_bs_split("512:4294967295,4K:1").is_err());
     }
 
     #[test]

@@ -338,6 +338,9 @@ impl JobSpec {
                     return bad("every block size of a mix needs a share above 0");
                 }
             }
+            if total_weight(&self.bs_split) > u64::from(u32::MAX) {
+                return bad("the shares of a block-size mix add up to more than 4294967295");
+            }
             let max = self.bs_split.iter().map(|b| b.bs_bytes).max().unwrap_or(0);
             if self.bs_bytes != max {
                 return bad(format!(
@@ -368,6 +371,11 @@ impl JobSpec {
     }
 }
 
+/// The sum of a mix's shares (a u64: u32 shares could overflow a u32 sum).
+pub fn total_weight(mix: &[BsWeight]) -> u64 {
+    mix.iter().map(|b| u64::from(b.weight)).sum()
+}
+
 /// Parses a block-size mix such as `8K:70,64K:30` (sizes as for `--bs`, shares as whole
 /// numbers).
 pub fn parse_bs_split(input: &str) -> Result<Vec<BsWeight>, crate::UnitError> {
@@ -393,6 +401,9 @@ pub fn parse_bs_split(input: &str) -> Result<Vec<BsWeight>, crate::UnitError> {
     }
     if out.is_empty() {
         return Err(bad("it is empty"));
+    }
+    if total_weight(&out) > u64::from(u32::MAX) {
+        return Err(bad("the shares add up to more than 4294967295"));
     }
     Ok(out)
 }

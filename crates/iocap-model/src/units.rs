@@ -56,17 +56,42 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
         "t" | "tb" | "tib" => 1 << 40,
         _ => return Err(invalid(WHAT, input, "unknown unit (use K, M, G or T)")),
     };
-    let value: f64 = num
-        .parse()
-        .map_err(|_| invalid(WHAT, input, "not a number"))?;
-    let bytes = value * mult as f64;
-    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err(invalid(WHAT, input, "too large"));
+    exact_bytes(num, mult).map_err(|why| invalid(WHAT, input, why))
+}
+
+/// `num` (digits with at most one decimal point) times `mult`, computed exactly: a float would
+/// silently round byte counts above 2^53 and refuse some that fit in a u64.
+fn exact_bytes(num: &str, mult: u64) -> Result<u64, &'static str> {
+    const TOO_LARGE: &str = "too large";
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if frac.contains('.') || (int.is_empty() && frac.is_empty()) {
+        return Err("not a number");
     }
-    if bytes.fract() != 0.0 {
-        return Err(invalid(WHAT, input, "not a whole number of bytes"));
+    // digits only (split_number), so parsing fails only by overflow
+    let frac = frac.trim_end_matches('0');
+    let int: u128 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| TOO_LARGE)?
+    };
+    if frac.len() > 30 {
+        return Err("not a whole number of bytes");
     }
-    Ok(bytes as u64)
+    let scale = 10u128.pow(frac.len() as u32);
+    let f: u128 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().map_err(|_| TOO_LARGE)?
+    };
+    let scaled = int
+        .checked_mul(scale)
+        .and_then(|v| v.checked_add(f))
+        .and_then(|v| v.checked_mul(u128::from(mult)))
+        .ok_or(TOO_LARGE)?;
+    if scaled % scale != 0 {
+        return Err("not a whole number of bytes");
+    }
+    u64::try_from(scaled / scale).map_err(|_| TOO_LARGE)
 }
 
 /// Parses a duration such as `10s`, `500ms`, `2m`, `1h`, `250us` or a bare number of seconds,
@@ -140,12 +165,15 @@ const UNITS: [(&str, u64); 4] = [
 pub fn format_bytes(bytes: u64) -> String {
     for (name, size) in UNITS {
         if bytes >= size {
-            if bytes % size == 0 {
-                return format!("{}{}", bytes / size, name);
+            let (whole, rest) = (bytes / size, bytes % size);
+            if rest == 0 {
+                return format!("{whole}{name}");
             }
-            let v = bytes as f64 / size as f64;
-            if (v * 100.0).fract() == 0.0 {
-                return format!("{v}{name}");
+            // two decimals at most, and only when exact (integers: a float rounds large counts)
+            let hundredths = u128::from(rest) * 100;
+            if hundredths % u128::from(size) == 0 {
+                let h = format!("{:02}", hundredths / u128::from(size));
+                return format!("{whole}.{}{name}", h.trim_end_matches('0'));
             }
         }
     }

@@ -4,6 +4,15 @@
 use crate::{parse_args, parse_batch, parse_param_file};
 use proptest::prelude::*;
 
+/// The case count: `PROPTEST_CASES` when set (a longer run: `bench/fuzz.sh`), else `default`,
+/// kept small for CI.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Arguments that look like SQLIO's often enough to reach the value parsers.
 fn arg() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -14,7 +23,7 @@ fn arg() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(cases(2000)))]
 
     #[test]
     fn parse_args_never_panics(args in prop::collection::vec(arg(), 0..8), file in any::<String>()) {

@@ -3,6 +3,15 @@
 use iocap_plan::{parse_profile, parse_suite};
 use proptest::prelude::*;
 
+/// The case count: `PROPTEST_CASES` when set (a longer run: `bench/fuzz.sh`), else `default`,
+/// kept small for CI.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 const KEYS: &[&str] = &[
     "name",
     "description",
@@ -96,7 +105,7 @@ fn document() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1500))]
+    #![proptest_config(ProptestConfig::with_cases(cases(1500)))]
 
     #[test]
     fn arbitrary_strings_never_panic(text in any::<String>()) {
