@@ -41,6 +41,7 @@ TARGETS=(
     "CLI value parsers: latencies, bursts (iocap)|-p iocap --bin iocap|fuzz::|src/cli/args.rs"
     "SQLIO flags, parameter files, batch files (iocap-sqlio)|-p iocap-sqlio --lib|fuzz::|crates/iocap-sqlio/src/fuzz.rs"
     "suite and profile TOML (iocap-plan)|-p iocap-plan --test plan|fuzz::|crates/iocap-plan/tests/plan/fuzz.rs"
+    "the verify journal format (iocap-verify)|-p iocap-verify --lib|journal::|crates/iocap-verify/src/journal.rs"
 )
 
 say "building the test binaries (test profile, overflow checks on)"

@@ -245,7 +245,17 @@ mod tests {
         );
     }
 
+    /// The case count: `PROPTEST_CASES` for a longer run (bench/fuzz.sh), else 2000.
+    fn cases(default: u32) -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases(2000)))]
+
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
             let _ = parse(&bytes);
