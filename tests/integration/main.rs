@@ -22,7 +22,10 @@ use std::path::Path;
 /// A data directory for the whole test binary, outside every test's target directory: runs
 /// save their results there (the default store), never in the user's home.
 pub fn data_home() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("iocap-it-data-{}", std::process::id()));
+    // under the build's own scratch directory, which `cargo clean` empties: not in /tmp, where
+    // one directory per test run would pile up
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("iocap-it-data-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }

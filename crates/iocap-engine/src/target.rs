@@ -170,7 +170,13 @@ fn prepare_one(
                     )));
                 }
                 let actual = meta.len();
-                range = size.unwrap_or(actual);
+                // a fill that was cut short (killed, power lost) is finished to the size it was
+                // started with, not taken at the length it reached
+                let intended = match mark {
+                    Some(m) if !m.complete => m.size.max(actual),
+                    _ => actual,
+                };
+                range = size.unwrap_or(intended);
                 match mark {
                     Some(m) if !m.complete || actual < range => {
                         // ours but unfinished or too small: fill it up to the size asked for

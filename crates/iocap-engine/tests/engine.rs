@@ -347,3 +347,34 @@ fn write_through_opens_with_o_dsync_and_cooldown_is_not_measured() {
     // 500 IOPS over the 0.4 s window only: the cooldown's 200 I/Os are not counted
     assert!((170..=230).contains(&r.write.ios), "{}", r.write.ios);
 }
+
+#[test]
+fn a_fill_cut_short_is_finished_to_the_size_it_was_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.dat");
+    // what a killed fill leaves: 1 MiB written of 8 MiB, the marker still `filling`
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(1 << 20).unwrap();
+    iocap_engine::marker::write(
+        &f,
+        &path,
+        iocap_engine::marker::Marker {
+            complete: false,
+            size: 8 << 20,
+        },
+    )
+    .unwrap();
+    drop(f);
+    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::Psync);
+    s.targets[0].size_bytes = None;
+    let t = prepare_targets(&s, &mut NoFillProgress, &NEVER).unwrap();
+    assert_eq!(
+        t[0].range_bytes,
+        8 << 20,
+        "the test covers the whole intended file"
+    );
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 8 << 20);
+    let f = std::fs::File::open(&path).unwrap();
+    let m = iocap_engine::marker::read(&f, &path).unwrap();
+    assert!(m.complete && m.size == 8 << 20, "{m:?}");
+}
