@@ -54,6 +54,7 @@ pub fn new_run(command: &str) -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        fsync: None,
     }
 }
 
@@ -196,6 +197,8 @@ pub fn run_text(run: &RunResult) -> String {
         iocap_report::assess::render_preflight(run, p)
     } else if let Some(s) = &run.saturation {
         iocap_report::assess::render_saturation(run, s)
+    } else if let Some(f) = &run.fsync {
+        iocap_fsync::render_text(f)
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
     } else {

@@ -6,6 +6,7 @@ mod audit;
 mod compare;
 mod execute;
 mod fill;
+mod fsync;
 mod history;
 mod monitor;
 mod oscounters;
@@ -106,6 +107,8 @@ enum Command {
     Suite(suite::SuiteArgs),
     /// Check the host's configuration under PATHs: alignment, scheduler, queues, cache, CPU power
     Audit(audit::AuditArgs),
+    /// Log-flush methods compared at queue depth 1 per write size, like pg_test_fsync
+    Fsync(Box<fsync::FsyncArgs>),
     /// The kernel's disk counters live, like iostat -x 1 (r/s, w/s, await, aqu-sz, %util)
     Monitor(monitor::MonitorArgs),
     /// Fill a store with constructed runs (for benchmarks and tests)
@@ -163,6 +166,7 @@ pub fn main() -> ExitCode {
         Command::StoreFill(a) => fill::fill(a),
         Command::Suite(a) => suite::suite(a),
         Command::Monitor(a) => monitor::monitor(a),
+        Command::Fsync(a) => fsync::fsync(*a),
         Command::Audit(a) => audit::audit(a),
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),

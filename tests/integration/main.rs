@@ -6,6 +6,7 @@ mod assess;
 mod audit;
 mod cli;
 mod devices;
+mod fsync;
 mod monitor;
 mod safety;
 mod sqlio;

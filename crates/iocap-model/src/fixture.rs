@@ -229,6 +229,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        fsync: None,
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod assess;
 pub mod fixture;
+pub mod fsync;
 pub mod hist;
 pub mod os;
 pub mod result;
@@ -15,6 +16,7 @@ pub mod spec;
 pub mod units;
 
 pub use assess::*;
+pub use fsync::*;
 pub use os::*;
 pub use result::*;
 pub use spec::*;

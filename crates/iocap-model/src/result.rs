@@ -42,6 +42,10 @@ pub struct RunResult {
     /// `compare` can show a scheduler, cache mode or governor that changed between runs.
     #[serde(default)]
     pub config: Vec<ConfigCheck>,
+    /// For `iocap fsync`: the log-flush methods compared per write size; `null` for other
+    /// commands and in runs saved before it existed.
+    #[serde(default)]
+    pub fsync: Option<crate::FsyncReport>,
 }
 
 /// One configuration check at the time of a run.

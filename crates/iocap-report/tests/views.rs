@@ -99,6 +99,7 @@ fn result() -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
+        fsync: None,
     }
 }
 
