@@ -58,13 +58,19 @@ RES=$DIR/results/$STAMP
 mkdir -p "$RES"
 say "raw results in $RES"
 
-for r in $(seq 1 "$ROUNDS"); do
-    say "round $r/$ROUNDS: pg_test_fsync -s $SECS"
-    cat /proc/loadavg >"$RES/load-$r-start.txt"
-    "$PG" -s "$SECS" -f "$DIR/pg_test_fsync.out" >"$RES/pg-$r.txt" 2>&1 || die "pg_test_fsync failed: $(tail -3 "$RES/pg-$r.txt")"
-    say "round $r/$ROUNDS: iocap fsync --sizes 8K --duration ${SECS}s"
+run_pg() {
+    say "round $1/$ROUNDS: pg_test_fsync -s $SECS"
+    "$PG" -s "$SECS" -f "$DIR/pg_test_fsync.out" >"$RES/pg-$1.txt" 2>&1 || die "pg_test_fsync failed: $(tail -3 "$RES/pg-$1.txt")"
+}
+run_iocap() {
+    say "round $1/$ROUNDS: iocap fsync --sizes 8K --duration ${SECS}s"
     "$IOCAP" fsync "$DIR" --sizes 8K --duration "${SECS}s" --output json --no-save \
-        >"$RES/iocap-$r.json" 2>"$RES/iocap-$r.err" || die "iocap fsync failed: $(tail -3 "$RES/iocap-$r.err")"
+        >"$RES/iocap-$1.json" 2>"$RES/iocap-$1.err" || die "iocap fsync failed: $(tail -3 "$RES/iocap-$1.err")"
+}
+# odd rounds start with pg_test_fsync, even rounds with iocap: neither tool always runs first
+for r in $(seq 1 "$ROUNDS"); do
+    cat /proc/loadavg >"$RES/load-$r-start.txt"
+    if ((r % 2)); then run_pg "$r"; run_iocap "$r"; else run_iocap "$r"; run_pg "$r"; fi
     cat /proc/loadavg >"$RES/load-$r-end.txt"
 done
 
@@ -74,10 +80,10 @@ import json, os, re, statistics, subprocess, datetime
 
 res, rounds, secs = os.environ["RES"], int(os.environ["ROUNDS"]), int(os.environ["SECS"])
 out_path, pg_bin, iocap_bin, d = os.environ["OUT"], os.environ["PG"], os.environ["IOCAP"], os.environ["DIR"]
-PAIRS = [("open_datasync", "o_direct_o_dsync", "O_DSYNC|O_DIRECT, pwrite at 0"),
+PAIRS = [("open_datasync", "o_direct_o_dsync", "`O_DSYNC\\|O_DIRECT`, pwrite at 0"),
          ("fdatasync", "fdatasync", "pwrite at 0 + fdatasync"),
          ("fsync", "fsync", "pwrite at 0 + fsync"),
-         ("open_sync", "o_direct_o_sync", "O_SYNC|O_DIRECT, pwrite at 0")]
+         ("open_sync", "o_direct_o_sync", "`O_SYNC\\|O_DIRECT`, pwrite at 0")]
 
 def pg_one_write(text):
     """ops/s of the 'one 8kB write' section."""
@@ -147,8 +153,8 @@ w("|---|---|")
 w(f"| Date | {when} |")
 w(f"| Storage | directory `{d}`: {dev[1] or '?'} on `{dev[0] or '?'}` (rotational {dev[2]}, write cache {dev[3]}, fua {dev[4]}) |")
 w(f"| pg_test_fsync | `{pg_bin}` ({pgver}), `-s {secs} -f {d}/pg_test_fsync.out`; its \"one 8kB write\" section |")
-w(f"| iocap | commit `{commit}`, `iocap fsync {d} --sizes 8K --duration {secs}s --output json --no-save` |")
-w(f"| Rounds | {rounds}, alternating: pg_test_fsync, then iocap |")
+w(f"| iocap | `{iocap_bin}` at commit `{commit}`, `iocap fsync {d} --sizes 8K --duration {secs}s --output json --no-save` |")
+w(f"| Rounds | {rounds}, alternating the tools: odd rounds pg_test_fsync first, even rounds iocap first |")
 w(f"| Load average (1 min) per round, start / end | {'; '.join(load)} |")
 w("")
 w("| pg_test_fsync method | iocap method | system calls (both) | pg ops/s | iocap ops/s | ratio | per round | within 10 % | iocap p50 µs |")

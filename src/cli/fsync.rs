@@ -129,7 +129,14 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     if live {
         eprint!("\r\x1b[2K");
     }
-    let outcome = outcome?;
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) if super::signals::interrupted() => {
+            eprintln!("iocap: interrupted before anything was measured: {e}");
+            return Ok(Exit::Interrupted);
+        }
+        Err(e) => return Err(e.into()),
+    };
     args.save.stamp(&mut run);
     run.fsync = Some(outcome.report);
     let r = &run;

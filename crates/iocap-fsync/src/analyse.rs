@@ -222,8 +222,8 @@ pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>
             };
             let direct = at(points, size, Method::ODirectODsync);
             format!(
-                "{first}. At wal_level = minimal, open_datasync adds O_DIRECT \
-                 (O_DIRECT|O_DSYNC: {}).",
+                "{first}. open_datasync adds O_DIRECT only at wal_level = minimal up to \
+                 PostgreSQL 15, or with debug_io_direct = wal from 16 (O_DIRECT|O_DSYNC: {}).",
                 figure(direct)
             )
         }
