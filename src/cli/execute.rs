@@ -59,6 +59,7 @@ pub fn new_run(command: &str) -> RunResult {
         )),
         verify: None,
         cost: None,
+        fsync: None,
     }
 }
 
@@ -204,6 +205,8 @@ pub fn run_text(run: &RunResult) -> String {
         iocap_report::assess::render_saturation(run, s)
     } else if let Some(c) = &run.cost {
         iocap_report::cost::render(c)
+    } else if let Some(f) = &run.fsync {
+        iocap_fsync::render_text(f)
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
     } else if let Some(v) = &run.verify {

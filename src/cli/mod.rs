@@ -7,6 +7,7 @@ mod compare;
 mod cost;
 mod execute;
 mod fill;
+mod fsync;
 mod history;
 mod monitor;
 mod oscounters;
@@ -108,6 +109,8 @@ enum Command {
     Suite(suite::SuiteArgs),
     /// Check the host's configuration under PATHs: alignment, scheduler, queues, cache, CPU power
     Audit(audit::AuditArgs),
+    /// Log-flush methods compared at queue depth 1 per write size, like pg_test_fsync
+    Fsync(Box<fsync::FsyncArgs>),
     /// The kernel's disk counters live, like iostat -x 1 (r/s, w/s, await, aqu-sz, %util)
     Monitor(monitor::MonitorArgs),
     /// Verify data integrity: pages written and read like a database's, each read checked; with
@@ -170,6 +173,7 @@ pub fn main() -> ExitCode {
         Command::StoreFill(a) => fill::fill(a),
         Command::Suite(a) => suite::suite(a),
         Command::Monitor(a) => monitor::monitor(a),
+        Command::Fsync(a) => fsync::fsync(*a),
         Command::Audit(a) => audit::audit(a),
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),

@@ -8,6 +8,7 @@ mod cli;
 mod cost;
 mod devices;
 mod faults;
+mod fsync;
 mod monitor;
 mod safety;
 mod safety_more;

@@ -232,6 +232,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         timer: None,
         verify: None,
         cost: None,
+        fsync: None,
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod assess;
 pub mod cost;
 pub mod fixture;
+pub mod fsync;
 pub mod hist;
 pub mod os;
 pub mod result;
@@ -19,6 +20,7 @@ pub mod verify;
 
 pub use assess::*;
 pub use cost::*;
+pub use fsync::*;
 pub use os::*;
 pub use result::*;
 pub use spec::*;

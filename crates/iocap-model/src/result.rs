@@ -53,6 +53,10 @@ pub struct RunResult {
     /// answers; `null` for every other command.
     #[serde(default)]
     pub cost: Option<crate::CostReport>,
+    /// For `iocap fsync`: the log-flush methods compared per write size; `null` for other
+    /// commands and in runs saved before it existed.
+    #[serde(default)]
+    pub fsync: Option<crate::FsyncReport>,
 }
 
 /// One configuration check at the time of a run.

@@ -102,6 +102,7 @@ fn result() -> RunResult {
         timer: None,
         verify: None,
         cost: None,
+        fsync: None,
     }
 }
 
