@@ -177,7 +177,8 @@ if head in text:
     before, rest = text.split(head, 1)
     nxt = re.search(r"^## ", rest, re.M)
     body, after = (rest[:nxt.start()], rest[nxt.start():]) if nxt else (rest, "")
-    notes = body.split("### Notes", 1)
+    # the subsection is a line of its own: the section's first line mentions "### Notes" too
+    notes = re.split(r"^### Notes$", body, maxsplit=1, flags=re.M)
     keep = ("\n### Notes" + notes[1].rstrip("\n") + "\n") if len(notes) > 1 else ""
     text = before + section + keep + ("\n" + after if after else "")
 else:
