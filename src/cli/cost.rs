@@ -214,7 +214,7 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         .collect();
     if let Some(max) = stolen.iter().copied().reduce(f64::max) {
         notes.push(format!(
-            "the hypervisor stole CPU time in {} of {} points (up to {max:.0} % of all CPUs'              time in the window): virtual CPUs, so the figures are inflated and noisy",
+            "the hypervisor stole CPU time in {} of {} points (up to {max:.0} % of all CPUs' time in the window): virtual CPUs, so the figures are inflated and noisy",
             stolen.len(),
             cost_points.len()
         ));
