@@ -79,6 +79,11 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
     if a.qd == 0 || a.qd > iocap_model::MAX_QD {
         bail!("--qd must be 1 to {}", iocap_model::MAX_QD);
     }
+    for (flag, v) in [("--bs", a.bs), ("--mb-bs", a.mb_bs)] {
+        if v == 0 {
+            bail!("{flag} 0: the answers need a block size of at least one byte (e.g. 8K)");
+        }
+    }
     let (mut points, mut notes) = plan(matrix, a.qd);
     let base = JobSpec {
         targets: vec![TargetSpec::new(

@@ -131,3 +131,21 @@ fn a_foreign_file_is_refused_before_anything_runs() {
         .stderr(predicate::str::contains("iocap: [").not());
     assert_eq!(std::fs::read(&p).unwrap(), data, "the file changed");
 }
+
+#[test]
+fn bad_answers_flags_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in [["--bs", "0"], ["--mb-bs", "0"], ["--qd", "0"]] {
+        iocap(dir.path())
+            .args(["cost", "--quick", "--no-save"])
+            .args(bad)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(bad[0]))
+            .stderr(predicate::str::contains("iocap: [").not());
+    }
+    assert!(
+        !dir.path().join("iocap.testfile").exists(),
+        "nothing was created"
+    );
+}

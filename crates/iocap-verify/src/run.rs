@@ -525,29 +525,45 @@ fn read_pages(
     }
     let buf = &mut rbuf.as_mut_slice()[..len * pb];
     if let Err(e) = pread_exact(sh.f, buf, start * pb as u64) {
-        read_failed(
-            sh,
-            start,
-            len,
-            op,
-            snaps[0].generation(),
-            e,
-            scratch.as_mut_slice(),
-        );
+        read_failed(sh, start, &snaps[..len], op, e, scratch.as_mut_slice(), c);
         return;
     }
     c.pages_read += len as u64;
     c.bytes_read += (len * pb) as u64;
-    for (i, snap) in snaps.iter().enumerate().take(len) {
+    check_read(
+        sh,
+        start,
+        &snaps[..len],
+        rbuf.as_slice(),
+        op,
+        scratch.as_mut_slice(),
+        c,
+    );
+}
+
+/// Checks the pages of a completed read: `data` holds `snaps.len()` pages from `start`, and
+/// `snaps` are the map's states taken before the read. A page a write overlapped is not judged;
+/// every other one is classified, and a bad one recorded (after its re-reads).
+pub(crate) fn check_read(
+    sh: &Shared,
+    start: u64,
+    snaps: &[Snapshot],
+    data: &[u8],
+    op: &str,
+    scratch: &mut [u8],
+    c: &mut VerifyCounts,
+) {
+    let pb = sh.id.page_bytes;
+    for (i, snap) in snaps.iter().enumerate() {
         let p = start + i as u64;
         if !sh.map.read_was_stable(p, *snap) {
             c.reads_skipped += 1;
             continue;
         }
         c.pages_checked += 1;
-        let data = &rbuf.as_slice()[i * pb..(i + 1) * pb];
+        let page = &data[i * pb..(i + 1) * pb];
         let expect = Expect::Exact(u64::from(snap.generation()));
-        let fd = classify(data, &sh.id, p, expect);
+        let fd = classify(page, &sh.id, p, expect);
         if !fd.ok() {
             sh.sink.failed(
                 sh.f,
@@ -556,8 +572,8 @@ fn read_pages(
                 p,
                 op,
                 expect,
-                First::Bad(data, fd),
-                scratch.as_mut_slice(),
+                First::Bad(page, fd),
+                scratch,
             );
         }
     }
@@ -570,12 +586,13 @@ fn read_pages(
 pub(crate) fn read_failed(
     sh: &Shared,
     start: u64,
-    len: usize,
+    snaps: &[Snapshot],
     op: &str,
-    first_generation: u32,
     e: std::io::Error,
     scratch: &mut [u8],
+    c: &mut VerifyCounts,
 ) {
+    let (len, first_generation) = (snaps.len(), snaps[0].generation());
     let whole = |e: std::io::Error, scratch: &mut [u8]| {
         sh.sink.failed(
             sh.f,
@@ -599,7 +616,6 @@ pub(crate) fn read_failed(
         if snap.busy() {
             continue;
         }
-        let expect = Expect::Exact(u64::from(snap.generation()));
         match pread_exact(sh.f, one.as_mut_slice(), p * pb as u64) {
             Err(e) => sh.sink.failed(
                 sh.f,
@@ -607,26 +623,15 @@ pub(crate) fn read_failed(
                 Some(sh.map),
                 p,
                 op,
-                expect,
+                Expect::Exact(u64::from(snap.generation())),
                 First::Io(e),
                 scratch,
             ),
-            Ok(()) if sh.map.read_was_stable(p, snap) => {
-                let fd = classify(one.as_slice(), &sh.id, p, expect);
-                if !fd.ok() {
-                    sh.sink.failed(
-                        sh.f,
-                        &sh.id,
-                        Some(sh.map),
-                        p,
-                        op,
-                        expect,
-                        First::Bad(one.as_slice(), fd),
-                        scratch,
-                    );
-                }
+            Ok(()) => {
+                c.pages_read += 1;
+                c.bytes_read += pb as u64;
+                check_read(sh, p, &[snap], one.as_slice(), op, scratch, c);
             }
-            Ok(()) => {}
         }
     }
     if sh.sink.count() == before {

@@ -16,11 +16,9 @@ use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::buf::AlignedBuf;
-use crate::classify::{classify, Expect};
 use crate::file::now_ns;
 use crate::map::Snapshot;
 use crate::page;
-use crate::report::First;
 use crate::run::{
     record_write_error, Shared, MAX_SCAN_PAGES, MIX_LOG_PCT, MIX_SCAN_PCT, MIX_UPDATE_PCT,
 };
@@ -218,39 +216,25 @@ fn complete(
                 crate::run::read_failed(
                     sh,
                     s.start,
-                    s.len,
+                    &s.snaps[..s.len],
                     op,
-                    s.snaps[0].generation(),
                     err(),
                     scratch.as_mut_slice(),
+                    c,
                 );
                 return;
             }
             c.pages_read += s.len as u64;
             c.bytes_read += want as u64;
-            for (i, snap) in s.snaps.iter().enumerate().take(s.len) {
-                let p = s.start + i as u64;
-                if !sh.map.read_was_stable(p, *snap) {
-                    c.reads_skipped += 1;
-                    continue;
-                }
-                c.pages_checked += 1;
-                let data = &s.buf.as_slice()[i * pb..(i + 1) * pb];
-                let expect = Expect::Exact(u64::from(snap.generation()));
-                let fd = classify(data, &sh.id, p, expect);
-                if !fd.ok() {
-                    sh.sink.failed(
-                        sh.f,
-                        &sh.id,
-                        Some(sh.map),
-                        p,
-                        op,
-                        expect,
-                        First::Bad(data, fd),
-                        scratch.as_mut_slice(),
-                    );
-                }
-            }
+            crate::run::check_read(
+                sh,
+                s.start,
+                &s.snaps[..s.len],
+                s.buf.as_slice(),
+                op,
+                scratch.as_mut_slice(),
+                c,
+            );
         }
     }
 }
