@@ -579,9 +579,9 @@ pub(crate) fn check_read(
     }
 }
 
-/// A read of the pages from `start` (one per entry of `snaps`: the map's states taken before it) failed with `e`. One bad page fails a whole scan, so a
-/// scan is read again page by page: the error is pinned on the pages that fail alone and the
-/// others are still checked; when every page reads correctly alone, the scan's error is
+/// A read of the pages from `start` (one per entry of `snaps`: the map's states taken before
+/// it) failed with `e`. One bad page fails a whole scan, so a scan is read again page by page:
+/// the error is pinned on the pages that fail alone and the others are still checked; when every page reads correctly alone, the scan's error is
 /// recorded as transient. This is the error path: it may allocate a page buffer.
 pub(crate) fn read_failed(
     sh: &Shared,
