@@ -41,6 +41,14 @@ fn sizes_arg(s: &str) -> Result<Sizes, String> {
     iocap_fsync::parse_sizes(s).map(Sizes)
 }
 
+/// A parsed `--methods`, in the order given.
+#[derive(Debug, Clone)]
+pub struct Methods(pub Vec<Method>);
+
+fn methods_arg(s: &str) -> Result<Methods, String> {
+    iocap_fsync::parse_methods(s).map(Methods)
+}
+
 #[derive(Args, Debug)]
 pub struct FsyncArgs {
     /// A directory (DIR/iocap-fsync.testfile is created), a test file, or a block device
@@ -50,6 +58,11 @@ pub struct FsyncArgs {
     /// Write sizes, 512 B to 64K, comma-separated [default: 512,4K,8K,16K,64K; --quick: 8K,16K]
     #[arg(long, value_name = "SIZES", value_parser = sizes_arg)]
     pub sizes: Option<Sizes>,
+
+    /// Methods to measure, in this order, comma-separated [default: all seven: fsync, fdatasync,
+    /// o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync]
+    #[arg(long, value_name = "METHODS", value_parser = methods_arg)]
+    pub methods: Option<Methods>,
 
     /// Measured time per method and size [default: 2s; --quick: 1s]
     #[arg(long, value_parser = duration_arg)]
@@ -97,7 +110,10 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     let plan = Plan {
         target: args.target.clone().into(),
         sizes,
-        methods: Method::ALL.to_vec(),
+        methods: args
+            .methods
+            .clone()
+            .map_or_else(|| Method::ALL.to_vec(), |m| m.0),
         duration_s,
         offsets: match args.offsets {
             OffsetsArg::Same => Offsets::Same,

@@ -189,3 +189,39 @@ fn text_shows_the_tables_and_a_saved_run_shows_again() {
         .success()
         .stdout(predicate::str::contains("write + fdatasync"));
 }
+
+#[test]
+fn methods_limits_the_run_to_the_ones_named_in_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = fsync_json(
+        dir.path(),
+        &[],
+        &[
+            "--sizes",
+            "8K",
+            "--duration",
+            "0.1s",
+            "--methods",
+            "o_direct_o_sync,fdatasync",
+        ],
+    );
+    let measured: Vec<&str> = v["fsync"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(measured, ["o_direct_o_sync", "fdatasync"]);
+}
+
+#[test]
+fn an_unknown_method_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    iocap(dir.path())
+        .args(["fsync", "--methods", "fdatasync,open_datasync", "--no-save"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown method 'open_datasync'"))
+        .stderr(predicate::str::contains("o_direct_o_dsync"));
+    assert!(!dir.path().join("iocap-fsync.testfile").exists());
+}

@@ -114,6 +114,34 @@ pub fn parse_sizes(s: &str) -> Result<Vec<u64>, String> {
     Ok(out)
 }
 
+/// Parses `--methods`, e.g. `fdatasync,o_direct_o_dsync`: method ids ([`Method::id`]), measured
+/// in the order given (so a run can follow another tool's order); a repeated id counts once.
+pub fn parse_methods(s: &str) -> Result<Vec<Method>, String> {
+    let known = || {
+        Method::ALL
+            .iter()
+            .map(|m| m.id())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(format!(
+                "'{s}' has an empty method; give method names separated by commas, e.g. \
+                 fdatasync,o_direct_o_dsync"
+            ));
+        }
+        let m = Method::from_id(&part.to_ascii_lowercase())
+            .ok_or_else(|| format!("unknown method '{part}'; the methods are {}", known()))?;
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
 /// The report as text: ops/s per method (rows) and size (columns), the same for p99, the
 /// fastest method per size, warnings and the recommendation.
 pub fn render_text(r: &FsyncReport) -> String {
@@ -261,6 +289,34 @@ mod tests {
             let e = parse_sizes(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn methods_parse_in_the_order_given_without_repeats() {
+        assert_eq!(
+            parse_methods("o_direct_o_dsync, fdatasync,FSYNC,fdatasync").unwrap(),
+            vec![Method::ODirectODsync, Method::Fdatasync, Method::Fsync]
+        );
+        let all: Vec<&str> = Method::ALL.iter().map(|m| m.id()).collect();
+        assert_eq!(parse_methods(&all.join(",")).unwrap(), Method::ALL.to_vec());
+    }
+
+    #[test]
+    fn unknown_or_empty_methods_are_refused_with_the_list() {
+        for (bad, why) in [
+            ("", "empty method"),
+            ("fsync,,fdatasync", "empty method"),
+            ("open_datasync", "unknown method 'open_datasync'"),
+            ("fsync,o_direct", "unknown method 'o_direct'"),
+        ] {
+            let e = parse_methods(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        let e = parse_methods("nope").unwrap_err();
+        assert!(
+            e.contains("o_direct_o_sync") && e.contains("rwf_dsync"),
+            "{e}"
+        );
     }
 
     #[test]

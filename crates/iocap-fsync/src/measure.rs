@@ -30,6 +30,7 @@ pub struct Plan {
     pub target: PathBuf,
     /// Write sizes in bytes, each a multiple of 512 from 512 to 64 KiB.
     pub sizes: Vec<u64>,
+    /// The methods measured, in this order, for each size.
     pub methods: Vec<Method>,
     /// Measured time per (method, size) point.
     pub duration_s: f64,
