@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{Burst, EngineChoice, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{Burst, EngineChoice, JobSpec, RwMode, SubmitMode, TargetSpec, DEFAULT_TARGET};
 
 use super::args::{
     bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, Mix,
@@ -95,6 +95,11 @@ pub struct RunArgs {
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
 
+    /// io_uring submission: batch (the I/Os freed by one reap together, in the call that waits:
+    /// least CPU) or each (every I/O at once, with its own system call, as fio does by default)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Batch)]
+    pub submit: SubmitArg,
+
     /// Permit writes to files and devices iocap did not create (destroys their contents)
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -105,6 +110,15 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub save: SaveArgs,
+}
+
+/// `--submit`: when io_uring I/Os reach the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SubmitArg {
+    /// The I/Os freed by one reap together, in the io_uring_enter that waits
+    Batch,
+    /// Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)
+    Each,
 }
 
 impl RunArgs {
@@ -166,6 +180,10 @@ impl RunArgs {
             allow_overwrite: self.allow_overwrite,
             bs_split: split,
             burst: self.burst,
+            submit: match self.submit {
+                SubmitArg::Each => SubmitMode::Each,
+                SubmitArg::Batch => SubmitMode::Batch,
+            },
         };
         spec.validate()?;
         Ok(spec)

@@ -182,6 +182,16 @@ fn io_uring_records_its_features() {
     assert_eq!(t["engine"], "io_uring");
     let f = t["engine_features"].to_string();
     assert!(f.contains("registered_files"), "{f}");
+    // batch submission unless asked otherwise, and the choice is in the spec and the features
+    assert!(f.contains("submit_batch"), "{f}");
+    assert_eq!(t["spec"]["submit"], "batch", "{}", t["spec"]);
+    let v = run_json(dir.path(), &["--engine", "io_uring", "--submit", "each"]);
+    let f = v["tests"][0]["engine_features"].to_string();
+    assert!(
+        f.contains("submit_each") && !f.contains("submit_batch"),
+        "{f}"
+    );
+    assert!(v["tests"][0]["total"]["ios"].as_u64().unwrap() > 0);
 }
 
 #[test]

@@ -314,7 +314,8 @@ fn run_context(
         }
         EngineKind::IoUring => {
             let register = spec.engine != iocap_model::EngineChoice::IoUringUnregistered;
-            let mut b = match Uring::new(fd, c.depth, &bufs, register) {
+            let each = spec.submit == iocap_model::SubmitMode::Each;
+            let mut b = match Uring::new(fd, c.depth, &bufs, register, each) {
                 Ok(b) => b,
                 Err(e) => {
                     let _ = setup_failed.set(format!("cannot set up an io_uring ring: {e}"));

@@ -1,9 +1,11 @@
 //! The I/O loop of one worker thread, generic over the backend.
 //!
 //! Per iteration: queue as many new I/Os as there are free slots (and as the throttle and the
-//! burst pattern allow), stamp them all with one submission time, submit and wait for at least one completion in a
-//! single kernel call, take one completion time for the reaped batch (the moment this thread
-//! learned of those completions; fio does the same), record each latency and free the slots.
+//! burst pattern allow), submit them and wait for at least one completion, take one completion
+//! time for the reaped batch (the moment this thread learned of those completions; fio does the
+//! same), record each latency and free the slots. A backend that submits each I/O as it is
+//! queued (io_uring's default, see the backend) has each one stamped just before it goes; one
+//! that submits the batch with the wait has them all stamped with one time just before that call.
 //!
 //! Nothing in the loop allocates, locks or makes a system call other than the backend's own:
 //! slot state lives in arrays sized at start, statistics in preallocated histograms, the clock is
@@ -147,6 +149,7 @@ pub fn run<B: Backend>(
         u64::MAX
     };
 
+    let stamp_at_queue = backend.submits_at_queue();
     loop {
         if !stopping && (now >= issue_end || tl.should_stop()) {
             stopping = true;
@@ -196,6 +199,9 @@ pub fn run<B: Backend>(
                 slot_op[s] = op;
                 slot_off[s] = offset;
                 slot_len[s] = len;
+                if stamp_at_queue {
+                    submit_ns[s] = clock::now_ns();
+                }
                 backend.queue(Io {
                     slot,
                     op,
@@ -230,9 +236,11 @@ pub fn run<B: Backend>(
             now = clock::now_ns();
             continue;
         }
-        let t_submit = clock::now_ns();
-        for &s in &batch {
-            submit_ns[s as usize] = t_submit;
+        if !stamp_at_queue {
+            let t_submit = clock::now_ns();
+            for &s in &batch {
+                submit_ns[s as usize] = t_submit;
+            }
         }
         inflight += batch.len();
         batch.clear();

@@ -378,3 +378,47 @@ fn a_fill_cut_short_is_finished_to_the_size_it_was_started_with() {
     let m = iocap_engine::marker::read(&f, &path).unwrap();
     assert!(m.complete && m.size == 8 << 20, "{m:?}");
 }
+
+/// Both io_uring submission modes: the I/Os add up, writes land where aimed, the mode is
+/// named in the result, and the submission times are stamped right. The achieved queue depth
+/// is the I/Os' time in flight over the window, from those stamps: 2 threads × qd 8 keep 16 in
+/// flight, so a stamp taken too early (before the I/O was queued) pushes it above 16, and one
+/// taken too late (after the wait) pulls it far below.
+#[test]
+fn both_submission_modes_count_place_and_time_their_ios() {
+    for (mode, feature) in [
+        (iocap_model::SubmitMode::Each, "submit_each"),
+        (iocap_model::SubmitMode::Batch, "submit_batch"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(dir.path(), RwMode::RandRw, EngineChoice::IoUring);
+        s.submit = mode;
+        s.qd = 8;
+        s.align_bytes = 4096;
+        s.duration_s = 0.5;
+        let r = run(&s).result;
+        let what = format!("{mode:?}");
+        assert!(
+            r.engine_features.iter().any(|f| f == feature),
+            "{what}: {:?}",
+            r.engine_features
+        );
+        assert!(r.total.ios > 50, "{what}: only {} I/Os", r.total.ios);
+        assert_eq!(r.total.bytes, r.total.ios * 8192, "{what}");
+        assert!(r.read.ios > 0 && r.write.ios > 0, "{what}");
+        assert!(
+            (9.6..=16.05).contains(&r.qd_mean),
+            "{what}: achieved qd {:.2} with 16 slots",
+            r.qd_mean
+        );
+        let after = std::fs::read(dir.path().join("t.dat")).unwrap();
+        let st = stamps(&after);
+        assert!(!st.is_empty(), "{what}: no write landed");
+        for (pos, stamped) in st {
+            assert_eq!(
+                pos, stamped,
+                "{what}: a write aimed at {stamped} landed at {pos}"
+            );
+        }
+    }
+}

@@ -91,6 +91,29 @@ impl EngineChoice {
     }
 }
 
+/// When new I/Os reach the kernel (io_uring; psync issues each I/O as it goes anyway).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SubmitMode {
+    /// The I/Os freed by one reap are submitted together, in the call that waits for the next
+    /// completion: one system call per loop, the least CPU per I/O.
+    #[default]
+    Batch,
+    /// Each I/O is submitted as soon as its slot is free, with its own `io_uring_enter`, as
+    /// fio does by default (`iodepth_batch_submit=1`). On a virtual disk that handles a batch of
+    /// requests before it signals any of them, this keeps the device busiest.
+    Each,
+}
+
+impl SubmitMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Each => "each",
+            Self::Batch => "batch",
+        }
+    }
+}
+
 /// One file or block device of a test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetSpec {
@@ -171,6 +194,9 @@ pub struct JobSpec {
     /// Issue in bursts instead of continuously.
     #[serde(default)]
     pub burst: Option<Burst>,
+    /// When io_uring I/Os are submitted: in batches (the default), or each at once.
+    #[serde(default)]
+    pub submit: SubmitMode,
 }
 
 impl Default for JobSpec {
@@ -198,6 +224,7 @@ impl Default for JobSpec {
             allow_overwrite: false,
             bs_split: Vec::new(),
             burst: None,
+            submit: SubmitMode::Batch,
         }
     }
 }

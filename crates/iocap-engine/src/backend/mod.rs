@@ -46,9 +46,17 @@ pub struct Completion {
 }
 
 pub trait Backend {
-    /// Queues one I/O; it reaches the kernel at the next [`Backend::submit_and_wait`]. The worker
-    /// never has more than the backend's depth in flight.
+    /// Queues one I/O; it reaches the kernel at the next [`Backend::submit_and_wait`], or at once
+    /// when [`Backend::submits_at_queue`]. The worker never has more than the backend's depth in
+    /// flight.
     fn queue(&mut self, io: Io);
+
+    /// Whether I/Os go to the kernel one by one as they are queued (each at the latest when the
+    /// next is queued or the worker waits), so the worker stamps each one's submission time as it
+    /// queues it rather than all of them before `submit_and_wait`.
+    fn submits_at_queue(&self) -> bool {
+        false
+    }
 
     /// Submits everything queued and blocks until at least `min_complete` I/Os have completed,
     /// or until `deadline_ns` (CLOCK_MONOTONIC) passes when one is given. EINTR and a passed
