@@ -121,6 +121,15 @@ pub enum SubmitArg {
     Each,
 }
 
+impl SubmitArg {
+    pub fn mode(self) -> SubmitMode {
+        match self {
+            SubmitArg::Batch => SubmitMode::Batch,
+            SubmitArg::Each => SubmitMode::Each,
+        }
+    }
+}
+
 impl RunArgs {
     pub fn to_spec(&self) -> Result<JobSpec> {
         let write_pct = match (self.rw, self.write_pct) {
@@ -180,10 +189,7 @@ impl RunArgs {
             allow_overwrite: self.allow_overwrite,
             bs_split: split,
             burst: self.burst,
-            submit: match self.submit {
-                SubmitArg::Each => SubmitMode::Each,
-                SubmitArg::Batch => SubmitMode::Batch,
-            },
+            submit: self.submit.mode(),
         };
         spec.validate()?;
         Ok(spec)

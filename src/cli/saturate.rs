@@ -13,6 +13,7 @@ use iocap_model::{
 
 use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg};
 use super::execute::{finish, new_run, run_one, run_text};
+use super::run::SubmitArg;
 use super::save::SaveArgs;
 use super::signals::interrupted;
 use super::{Exit, OutputFormat};
@@ -60,6 +61,10 @@ pub struct SaturateArgs {
     /// I/O engine: auto, io_uring or psync
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
+    /// io_uring submission: batch (the I/Os freed by one reap together, in the call that waits:
+    /// least CPU) or each (every I/O at once, as fio does by default)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Batch)]
+    pub submit: SubmitArg,
     /// Permit writes to files and devices iocap did not create (destroys their contents)
     #[arg(long)]
     pub allow_overwrite: bool,
@@ -98,6 +103,7 @@ fn base_spec(a: &SaturateArgs) -> JobSpec {
         duration_s: a.step_duration,
         warmup_s: a.warmup,
         engine: a.engine,
+        submit: a.submit.mode(),
         allow_overwrite: a.allow_overwrite,
         ..JobSpec::default()
     }

@@ -216,11 +216,24 @@ fn saturate_steps_the_queue_depth_and_records_the_curve() {
             "16M",
             "--max-qd",
             "4",
+            "--engine",
+            "io_uring",
+            "--submit",
+            "each",
             "--no-save",
             "--output",
             "json",
         ],
     );
+    // --submit reaches every step's test
+    for t in run["tests"].as_array().unwrap() {
+        assert_eq!(t["spec"]["submit"], "each", "{}", t["spec"]);
+        assert!(
+            t["engine_features"].to_string().contains("submit_each"),
+            "{}",
+            t["engine_features"]
+        );
+    }
     let s = &run["saturation"];
     let qds: Vec<u64> = s["steps"]
         .as_array()

@@ -275,6 +275,7 @@ fn help_documents_every_flag() {
         "--fsync-every",
         "--buffered",
         "--engine",
+        "--submit",
         "--allow-overwrite",
         "--output",
     ] {
