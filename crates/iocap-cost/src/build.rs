@@ -174,7 +174,10 @@ fn f1(v: f64) -> String {
 /// The answers, from every model fitted over at least two sizes: IOPS and MB/s per core, cores
 /// for the targets, and one 64K I/O against eight 8K I/Os. Process accounting first, the
 /// system-wide one as the upper bound. A model whose line predicts no cost at a size (a noisy
-/// fit with a negative fixed cost) gives no answer there.
+/// fit with a negative fixed cost) gives no answer there. A system-wide line that falls below
+/// the process's at a size is no upper bound: the system-wide busy time includes the process's,
+/// so only steal (a vCPU stopped by the hypervisor counts as running for the process but as
+/// stolen for /proc/stat) or noise can put it there; it is left out and the text says why.
 pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
     let mut out = Vec::new();
     for m in models.iter().filter(|m| m.accounting == "process") {
@@ -201,9 +204,17 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
         let kb = q.bs_bytes as f64 / 1024.0;
         let mkb = q.mb_bs_bytes as f64 / 1024.0;
         let at = |f: &Fit, kb: f64| positive(f.at(kb));
-        let sys_at = |kb: f64| fs.as_ref().and_then(|f| at(f, kb));
-        let both = |v: f64, s: Option<f64>, unit: &str| match s {
+        let sys_raw = |kb: f64| fs.as_ref().and_then(|f| at(f, kb));
+        // the system-wide µs at a size, when it is an upper bound of the process's
+        let sys_at =
+            |kb: f64| sys_raw(kb).filter(|s| at(&fp, kb).is_none_or(|p| *s >= p * (1.0 - 1e-9)));
+        let both = |v: f64, s: Option<f64>, unit: &str, kb: f64| match s {
             Some(s) => format!("{} {unit} (system-wide: {} {unit})", f1(v), f1(s)),
+            None if sys_raw(kb).is_some() => format!(
+                "{} {unit} (the system-wide figure is left out: it fell below the process's, \
+                 which only steal or noise can do)",
+                f1(v)
+            ),
             None => format!("{} {unit}", f1(v)),
         };
         if let Some(us) = at(&fp, kb) {
@@ -214,7 +225,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
                 s,
                 format!(
                     "{what}: one core drives {} of {} (model: {} µs each)",
-                    both(v, s, "I/Os per second"),
+                    both(v, s, "I/Os per second", kb),
                     format_bytes(q.bs_bytes),
                     f1(us)
                 ),
@@ -229,7 +240,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
                         "{what}: {} {} I/Os per second need {}",
                         f1(t),
                         format_bytes(q.bs_bytes),
-                        both(c, cs, "cores")
+                        both(c, cs, "cores", kb)
                     ),
                 ));
             }
@@ -243,7 +254,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
                 s,
                 format!(
                     "{what}: one core moves {} in {} I/Os",
-                    both(v, s, "MB/s"),
+                    both(v, s, "MB/s", mkb),
                     format_bytes(q.mb_bs_bytes)
                 ),
             ));
@@ -257,7 +268,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
                         "{what}: {} MB/s in {} I/Os need {}",
                         f1(t),
                         format_bytes(q.mb_bs_bytes),
-                        both(c, cs, "cores")
+                        both(c, cs, "cores", mkb)
                     ),
                 ));
             }
@@ -361,6 +372,39 @@ mod tests {
             r.text
         );
         assert!(ipc.text.contains("system-wide"), "{}", ipc.text);
+    }
+
+    #[test]
+    fn a_system_wide_figure_below_the_process_one_is_left_out_and_said_so() {
+        // process: 10 µs + 0.05 µs/KiB; system-wide (steal): 2 µs + 0.01 µs/KiB, below it
+        let pts: Vec<CostPoint> = [4, 8, 64, 1024]
+            .iter()
+            .map(|&kb| {
+                let k = kb as f64;
+                pt("psync", kb, 10.0 + 0.05 * k, 2.0 + 0.01 * k)
+            })
+            .collect();
+        let q = Questions {
+            target_iops: Some(200_000.0),
+            ..Questions::default()
+        };
+        let a = answers(&models(&pts), &q);
+        for kind in [
+            "iops_per_core",
+            "cores_for_iops",
+            "mb_s_per_core",
+            "large_vs_small",
+        ] {
+            let x = a.iter().find(|x| x.kind == kind).unwrap();
+            assert_eq!(x.value_system, None, "{x:?}");
+        }
+        let ipc = a.iter().find(|x| x.kind == "iops_per_core").unwrap();
+        assert!(
+            ipc.text.contains("fell below the process's"),
+            "{}",
+            ipc.text
+        );
+        assert!((ipc.value - 1e6 / 10.4).abs() < 1e-6, "{ipc:?}");
     }
 
     #[test]
