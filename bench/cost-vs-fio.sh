@@ -21,6 +21,7 @@
 #   BENCH_SIZE   size of the test file                        (default 1G)
 #   IOCAP        the iocap binary (default: cargo build --release, target/release/iocap)
 #   OUT          the report to update                         (default docs/PERFORMANCE.md)
+#   SUBMIT       iocap's io_uring submission, batch or each (default: iocap's default, batch)
 #
 # The section is replaced where it is, or appended at the end (after "## Notes", so
 # bench/vs-fio.sh keeps it); a "### Notes" subsection inside it, written by hand, is kept.
@@ -43,6 +44,7 @@ case $BENCH_DIR in /*) ;; *) BENCH_DIR=$CALLER_PWD/$BENCH_DIR ;; esac
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of seconds"
 [[ $RAMP =~ ^[0-9]+$ ]] || die "RAMP must be a whole number of seconds"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive whole number"
+[[ -z ${SUBMIT:-} || $SUBMIT == batch || $SUBMIT == each ]] || die "SUBMIT must be batch or each (got '$SUBMIT')"
 command -v python3 >/dev/null || die "python3 is required"
 command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
 fio --enghelp=io_uring >/dev/null 2>&1 || die "this fio has no io_uring engine"
@@ -77,7 +79,8 @@ fi
 
 run_iocap() { # engine bs qd out
     "$IOCAP" run "$FILE" --rw randread --bs "$2" --qd "$3" --engine "$1" \
-        --duration "${DURATION}s" --warmup "${RAMP}s" --no-save --output json >"$4"
+        --duration "${DURATION}s" --warmup "${RAMP}s" ${SUBMIT:+--submit "$SUBMIT"} \
+        --no-save --output json >"$4"
 }
 run_fio() { # engine bs qd out
     local eng=(--ioengine=io_uring --iodepth="$3" --fixedbufs=1 --registerfiles=1) jobs=1

@@ -11,6 +11,8 @@
 #   BENCH_DIR    where the test file and raw results go (default target/bench in the repository)
 #   BENCH_SIZE   size of the test file, K/M/G/T = 1024^n (default 4G)
 #   CACHED_SIZE  region used by the page-cache workload (c) (default 1G, at most BENCH_SIZE)
+#   SUBMIT       iocap's io_uring submission, batch or each (default: iocap's default, batch);
+#                each submits like fio's defaults (see docs/run.md)
 #
 # It writes only BENCH_DIR (bench.dat, results/<stamp>/) and docs/PERFORMANCE.md; an existing
 # "## Notes" section of docs/PERFORMANCE.md is kept. See bench/README.md.
@@ -35,6 +37,7 @@ case $BENCH_DIR in /*) ;; *) BENCH_DIR=$CALLER_PWD/$BENCH_DIR ;; esac
 
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of seconds (got '$DURATION')"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive whole number (got '$ROUNDS')"
+[[ -z ${SUBMIT:-} || $SUBMIT == batch || $SUBMIT == each ]] || die "SUBMIT must be batch or each (got '$SUBMIT')"
 size_re='^[1-9][0-9]*[KMGT]?$'
 [[ $BENCH_SIZE =~ $size_re ]] || die "BENCH_SIZE must look like 4G, 512M or a byte count (got '$BENCH_SIZE')"
 to_bytes() { numfmt --from=iec "$1"; }
@@ -352,6 +355,7 @@ build_cmds() { # wl: fills the arrays ICMD and FCMD
     ICMD=("$IOCAP" run --rw "${RW[$wl]}" --bs "${BS[$wl]}" --qd "${QD[$wl]}" --threads 1
         --size "${WSIZE[$wl]}" --duration "${DURATION}s" --warmup "${RAMP}s" --engine io_uring)
     ((DIRECT[$wl])) || ICMD+=(--buffered)
+    [[ -z ${SUBMIT:-} ]] || ICMD+=(--submit "$SUBMIT")
     ICMD+=(--output json "$FILE")
     FCMD=(fio "--name=$wl" "--filename=$FILE" "--size=${WSIZE[$wl]}" "--rw=${RW[$wl]}"
         "--bs=${BS[$wl],,}" "--iodepth=${QD[$wl]}" --numjobs=1 "--direct=${DIRECT[$wl]}"
