@@ -627,3 +627,66 @@ fn assessment_strings_are_escaped() {
         assert_eq!(c.claimed, c.pts + c.bars, "{}", c.kind);
     }
 }
+
+/// A run of `iocap cost`: one chart per cache mode and queue depth, one measured line per
+/// engine and direction (process accounting) plus its model dashed where it was fitted, and the
+/// terminal view's tables below.
+#[test]
+fn a_cost_run_has_its_cpu_per_io_chart_with_every_point() {
+    use iocap_model::{CostModel, CostReport, ModelPoint};
+    let model = |engine: &str, accounting: &str, fixed: Option<f64>, qd: u32| CostModel {
+        engine: engine.into(),
+        rw: "read".into(),
+        cache: "direct".into(),
+        qd,
+        accounting: accounting.into(),
+        fixed_us: fixed,
+        per_kb_us: fixed.map(|_| 0.05),
+        r2: fixed.map(|_| 0.99),
+        points: [4.0, 8.0, 64.0]
+            .iter()
+            .map(|&kb| ModelPoint {
+                size_kb: kb,
+                us_per_io: 10.0 + 0.05 * kb,
+            })
+            .collect(),
+    };
+    let mut r = run("cost", 3, &["/data/a"]);
+    r.cost = Some(CostReport {
+        matrix: "quick".into(),
+        cpus: 2,
+        clock_ticks_per_s: 100,
+        models: vec![
+            model("psync", "process", Some(10.0), 16),
+            // not fitted: drawn without a model line, and no NaN
+            model("io_uring", "process", None, 16),
+            // system-wide models are not drawn
+            model("psync", "system", Some(20.0), 16),
+            model("psync", "process", Some(50.0), 1),
+        ],
+        ..CostReport::default()
+    });
+    let html = render(std::slice::from_ref(&r));
+    let cs = charts(&html);
+    let cost: Vec<&Chart> = cs.iter().filter(|c| c.kind.starts_with("cost")).collect();
+    assert_eq!(cost.len(), 2, "one chart for qd 16, one for qd 1: {cs:?}");
+    for c in &cost {
+        assert_eq!(
+            c.claimed,
+            c.pts + c.bars,
+            "{}: data-points matches marks",
+            c.kind
+        );
+        assert!(
+            !c.svg.contains("NaN") && !c.svg.contains("inf\""),
+            "{}",
+            c.svg
+        );
+    }
+    // qd 16: psync measured + model (3 + 3) and io_uring measured (3)
+    assert_eq!(cost[0].pts, 9, "{}", cost[0].svg);
+    assert_eq!(cost[1].pts, 6, "{}", cost[1].svg);
+    assert!(html.contains("CPU per I/O against block size: direct, qd 16"));
+    assert!(html.contains("psync read model: 10.00 + 0.0500 × 64 KB"));
+    assert!(html.contains(r#"<section id="cost">"#));
+}
