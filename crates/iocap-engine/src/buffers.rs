@@ -15,27 +15,25 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Alignment of every buffer: a page, which satisfies O_DIRECT on any logical block size.
 pub const BUF_ALIGN: usize = 4096;
 
-/// `slots` buffers of `bs` bytes each, one per I/O that can be in flight.
-pub struct SlotBuffers {
+/// A zeroed, [`BUF_ALIGN`]-aligned block of memory, allocated once, never resized or moved,
+/// freed on drop. Whoever hands it to the kernel keeps it alive until that I/O is reaped (and
+/// `std::mem::forget`s it when it cannot know), as the module contract says.
+pub struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,
-    bs: usize,
-    slots: usize,
-    /// Offset and length of the last write stamped into each slot, to erase its stamps.
-    stamped: Box<[(u64, usize)]>,
 }
 
 // SAFETY: the allocation is owned exclusively by this value; moving it to another thread moves
 // that ownership.
-unsafe impl Send for SlotBuffers {}
+unsafe impl Send for AlignedBuf {}
 
-impl SlotBuffers {
-    /// Allocates the buffers and fills them with incompressible bytes from `seed`.
-    pub fn new(slots: usize, bs: usize, seed: u64) -> std::io::Result<Self> {
-        let stride = bs.div_ceil(BUF_ALIGN) * BUF_ALIGN;
-        let size = stride
-            .checked_mul(slots)
-            .filter(|s| *s > 0)
+impl AlignedBuf {
+    /// A zeroed buffer of `len` bytes, rounded up to a whole number of [`BUF_ALIGN`] (at least
+    /// one).
+    pub fn new(len: usize) -> std::io::Result<Self> {
+        let size = len
+            .max(1)
+            .checked_next_multiple_of(BUF_ALIGN)
             .ok_or_else(|| std::io::Error::other("buffer size overflow"))?;
         let layout = Layout::from_size_align(size, BUF_ALIGN)
             .map_err(|_| std::io::Error::other("bad buffer layout"))?;
@@ -47,9 +45,62 @@ impl SlotBuffers {
                 format!("cannot allocate {size} bytes of I/O buffers"),
             ));
         }
+        Ok(Self { ptr, layout })
+    }
+
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The start of the block, for handing to the kernel.
+    #[inline]
+    pub fn as_mut_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `ptr` is valid for `size` initialised (zeroed at first) bytes while `self`
+        // lives.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout; no I/O uses it any more (module
+        // contract).
+        unsafe { dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// `slots` buffers of `bs` bytes each, one per I/O that can be in flight.
+pub struct SlotBuffers {
+    mem: AlignedBuf,
+    bs: usize,
+    slots: usize,
+    /// Offset and length of the last write stamped into each slot, to erase its stamps.
+    stamped: Box<[(u64, usize)]>,
+}
+
+impl SlotBuffers {
+    /// Allocates the buffers and fills them with incompressible bytes from `seed`.
+    pub fn new(slots: usize, bs: usize, seed: u64) -> std::io::Result<Self> {
+        let stride = bs.div_ceil(BUF_ALIGN) * BUF_ALIGN;
+        let size = stride
+            .checked_mul(slots)
+            .filter(|s| *s > 0)
+            .ok_or_else(|| std::io::Error::other("buffer size overflow"))?;
         let mut me = Self {
-            ptr,
-            layout,
+            mem: AlignedBuf::new(size)?,
             bs: stride,
             slots,
             stamped: vec![(0, 0); slots].into_boxed_slice(),
@@ -75,7 +126,7 @@ impl SlotBuffers {
     pub fn ptr(&self, i: usize) -> *mut u8 {
         debug_assert!(i < self.slots);
         // SAFETY: i < slots, so the offset stays inside the allocation.
-        unsafe { self.ptr.add(i * self.stride()) }
+        unsafe { self.mem.as_mut_ptr().add(i * self.stride()) }
     }
 
     /// Slot `i` as a mutable slice. Only for slots with no I/O in flight.
@@ -115,13 +166,6 @@ impl SlotBuffers {
                 iov_len: self.bs,
             })
             .collect()
-    }
-}
-
-impl Drop for SlotBuffers {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout; no I/O is in flight (module contract).
-        unsafe { dealloc(self.ptr, self.layout) };
     }
 }
 
@@ -176,6 +220,20 @@ fn next_stamp(offset: u64, pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aligned_buffers_are_zeroed_and_rounded_up_to_pages() {
+        let b = AlignedBuf::new(8192).unwrap();
+        assert_eq!(b.as_slice().as_ptr() as usize % BUF_ALIGN, 0);
+        assert!(b.as_slice().iter().all(|x| *x == 0));
+        assert_eq!(b.len(), 8192);
+        assert_eq!(AlignedBuf::new(1).unwrap().len(), BUF_ALIGN);
+        assert_eq!(AlignedBuf::new(0).unwrap().len(), BUF_ALIGN);
+        assert!(
+            AlignedBuf::new(usize::MAX).is_err(),
+            "an error, not a panic"
+        );
+    }
 
     #[test]
     fn buffers_are_aligned_and_distinct() {

@@ -15,13 +15,13 @@ use std::time::Instant;
 
 use iocap_model::{Verify, VerifyCheck, VerifyCounts};
 
-use crate::buf::AlignedBuf;
 use crate::classify::{classify, Expect};
 use crate::file::{self, pread_exact};
 use crate::journal;
 use crate::page::{self, FileIdent};
 use crate::report::{default_dump_dir, First, Sink};
 use crate::VerifyError;
+use iocap_engine::buffers::AlignedBuf;
 
 #[derive(Debug, Clone)]
 pub struct CheckConfig {

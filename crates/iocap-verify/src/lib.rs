@@ -8,7 +8,6 @@
 //! was lost. The crate knows nothing of the command line or the result store: it takes a
 //! configuration and returns an [`iocap_model::Verify`].
 
-pub mod buf;
 pub mod check;
 pub mod classify;
 pub mod file;

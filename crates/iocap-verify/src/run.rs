@@ -22,7 +22,6 @@ use iocap_model::{EngineChoice, FailureClass, Verify, VerifyCounts, VerifyFailur
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::buf::AlignedBuf;
 use crate::classify::{classify, Expect};
 use crate::file::{self, now_ns, pread_exact, pwrite_all};
 use crate::journal::{JournalHeader, JournalWriter, Record};
@@ -30,6 +29,7 @@ use crate::map::{GenMap, Snapshot};
 use crate::page::{self, FileIdent};
 use crate::report::{default_dump_dir, First, Sink};
 use crate::VerifyError;
+use iocap_engine::buffers::AlignedBuf;
 
 /// Longest read-ahead scan, in pages.
 pub const MAX_SCAN_PAGES: usize = 64;

@@ -15,7 +15,6 @@ use iocap_model::VerifyCounts;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::buf::AlignedBuf;
 use crate::file::now_ns;
 use crate::map::Snapshot;
 use crate::page;
@@ -23,6 +22,7 @@ use crate::run::{
     record_write_error, Shared, MAX_SCAN_PAGES, MIX_LOG_PCT, MIX_SCAN_PCT, MIX_UPDATE_PCT,
 };
 use crate::VerifyError;
+use iocap_engine::buffers::AlignedBuf;
 
 /// Whether a ring can be set up here (seccomp and `kernel.io_uring_disabled` forbid it).
 pub fn probe() -> Result<(), String> {
