@@ -62,14 +62,6 @@ pub struct CostArgs {
     pub save: SaveArgs,
 }
 
-/// MemAvailable from /proc/meminfo, in bytes.
-fn mem_available() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
 pub fn cost(a: CostArgs) -> Result<Exit> {
     let matrix = match (a.quick, a.full) {
         (true, _) => Matrix::Quick,
@@ -119,7 +111,7 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         (t[0].path.clone(), t[0].range_bytes)
     };
     if points.iter().any(|p| p.cache == Cache::Hit) {
-        if let Some(avail) = mem_available().filter(|m| range > m / 2) {
+        if let Some(avail) = iocap_engine::host::mem_available_bytes().filter(|m| range > m / 2) {
             points.retain(|p| p.cache != Cache::Hit);
             notes.push(format!(
                 "cache-hit points skipped: the {} MiB test range does not fit in half of the \
@@ -189,6 +181,17 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         }
     }
     for p in &cost_points {
+        if p.ios == 0 {
+            notes.push(format!(
+                "{} {} {} {} qd {}: no I/O completed in its window (is --duration too short?), so it \
+                 has no CPU per I/O and is left out of the models",
+                p.engine,
+                p.rw,
+                iocap_model::format_bytes(p.bs_bytes),
+                p.cache,
+                p.qd
+            ));
+        }
         if p.cache == "miss" && p.resident_after_pct.is_some_and(|r| r > 50.0) {
             notes.push(format!(
                 "{} {} {} qd {}: {:.0} % of the file was cached when it ended, so part of its \
@@ -214,6 +217,7 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
     }
     let stolen: Vec<f64> = cost_points
         .iter()
+        .filter(|p| p.duration_s > 0.0)
         .filter_map(|p| Some(100.0 * p.steal_s? / (p.duration_s * f64::from(run.host.cpus.max(1)))))
         .filter(|pct| *pct > 2.0)
         .collect();

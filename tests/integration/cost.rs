@@ -149,3 +149,30 @@ fn bad_answers_flags_are_refused_before_anything_runs() {
         "nothing was created"
     );
 }
+
+#[test]
+fn points_without_io_are_said_so_not_shown_as_zero_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iocap(dir.path())
+        .args(["cost", "--quick", "--duration", "1us", "--warmup", "0s"])
+        .args(["--size", "16M", "--no-save"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // a 1 µs window completes no I/O at any point: each one is named, none shows 0.00 µs
+    let said = text.matches("no I/O completed in its window").count();
+    assert!(said >= 10, "{said} points said so:\n{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("direct") && l.contains("psync") && l.contains('│'))
+        .collect();
+    assert!(!rows.is_empty(), "{text}");
+    for r in rows {
+        assert!(!r.contains("0.00"), "a zero shown as a figure: {r}");
+    }
+}

@@ -4,8 +4,9 @@
 //! burst pattern allow), submit them and wait for at least one completion, take one completion
 //! time for the reaped batch (the moment this thread learned of those completions; fio does the
 //! same), record each latency and free the slots. A backend that submits each I/O as it is
-//! queued (io_uring's default, see the backend) has each one stamped just before it goes; one
-//! that submits the batch with the wait has them all stamped with one time just before that call.
+//! queued (io_uring with `--submit each`) has each one stamped once it is queued, after the
+//! previous one's submission; one that submits the batch with the wait (the default) has them
+//! all stamped with one time just before that call.
 //!
 //! Nothing in the loop allocates, locks or makes a system call other than the backend's own:
 //! slot state lives in arrays sized at start, statistics in preallocated histograms, the clock is
@@ -199,9 +200,6 @@ pub fn run<B: Backend>(
                 slot_op[s] = op;
                 slot_off[s] = offset;
                 slot_len[s] = len;
-                if stamp_at_queue {
-                    submit_ns[s] = clock::now_ns();
-                }
                 backend.queue(Io {
                     slot,
                     op,
@@ -213,6 +211,11 @@ pub fn run<B: Backend>(
                         bufs.ptr(s)
                     },
                 });
+                // after `queue`: it may first submit the I/O queued before this one, and that
+                // call is not this I/O's time in flight
+                if stamp_at_queue {
+                    submit_ns[s] = clock::now_ns();
+                }
                 batch.push(slot);
             }
         }

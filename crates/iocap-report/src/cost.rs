@@ -54,6 +54,8 @@ pub fn render(c: &CostReport) -> String {
             .map(|(_, s)| *s)
             .collect::<Vec<_>>()
             .join("+");
+        // a point without I/O has no CPU per I/O: its zeros are not figures
+        let fig = |v: String| if p.ios == 0 { "-".to_string() } else { v };
         t.add_row(vec![
             p.engine.clone(),
             p.rw.clone(),
@@ -65,10 +67,10 @@ pub fn render(c: &CostReport) -> String {
             p.qd.to_string(),
             fmt_count(p.iops),
             format!("{:.1}", p.mb_s),
-            us(p.process.us_per_io),
-            per_io(&p.system),
-            per_io(&p.elsewhere),
-            us(p.process.us_per_kb),
+            fig(us(p.process.us_per_io)),
+            fig(per_io(&p.system)),
+            fig(per_io(&p.elsewhere)),
+            fig(us(p.process.us_per_kb)),
             if reg.is_empty() { "-".into() } else { reg },
         ]);
     }
