@@ -212,6 +212,12 @@ pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>
                      does {}, and no other method is more than 5 % faster here",
                     figure(default)
                 )
+            } else if default.is_none() {
+                format!(
+                    "PostgreSQL: wal_sync_method = {name} is fastest here at {sz} ({}); \
+                     fdatasync, the Linux default, was not measured",
+                    figure(Some(p))
+                )
             } else {
                 format!(
                     "PostgreSQL: wal_sync_method = {name} is fastest here at {sz} ({}), against \
@@ -317,6 +323,18 @@ mod tests {
             .iter()
             .flat_map(|s| f.iter().map(move |(m, o)| pt(*m, *s, *o)))
             .collect()
+    }
+
+    #[test]
+    fn postgres_without_fdatasync_measured_says_so_plainly() {
+        let pts = figures(&[(Method::Fsync, 900.0), (Method::ODsync, 1000.0)]);
+        let r = recommendation(Profile::Postgres, &pts, None);
+        assert!(r.contains("open_datasync is fastest"), "{r}");
+        assert!(
+            r.contains("fdatasync, the Linux default, was not measured"),
+            "{r}"
+        );
+        assert!(!r.contains("against not measured"), "{r}");
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub fn render(c: &CostReport) -> String {
         "process",
         "system",
         "elsewhere",
-        "proc µs/KB",
+        "proc µs/KiB",
         "registered",
     ]);
     for p in &c.points {
@@ -75,7 +75,7 @@ pub fn render(c: &CostReport) -> String {
         ]);
     }
     out.push_str(&t.to_string());
-    out.push_str("\n\nModel: µs per I/O = fixed + per-KB × KB (least squares over the sizes)\n");
+    out.push_str("\n\nModel: µs per I/O = fixed + per-KiB × KiB (least squares over the sizes)\n");
     let mut m = table(&[
         "engine",
         "rw",
@@ -83,7 +83,7 @@ pub fn render(c: &CostReport) -> String {
         "qd",
         "accounting",
         "fixed µs",
-        "per-KB µs",
+        "per-KiB µs",
         "R²",
         "sizes",
     ]);

@@ -687,6 +687,6 @@ fn a_cost_run_has_its_cpu_per_io_chart_with_every_point() {
     assert_eq!(cost[0].pts, 9, "{}", cost[0].svg);
     assert_eq!(cost[1].pts, 6, "{}", cost[1].svg);
     assert!(html.contains("CPU per I/O against block size: direct, qd 16"));
-    assert!(html.contains("psync read model: 10.00 + 0.0500 × 64 KB"));
+    assert!(html.contains("psync read model: 10.00 + 0.0500 × 64 KiB"));
     assert!(html.contains(r#"<section id="cost">"#));
 }

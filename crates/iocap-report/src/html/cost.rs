@@ -21,7 +21,7 @@ fn line_of(m: &CostModel, i: usize) -> Vec<Series> {
             .map(|p| Point {
                 x: p.size_kb,
                 y: p.us_per_io,
-                tip: format!("{name} {} KB: {:.2} µs per I/O", p.size_kb, p.us_per_io),
+                tip: format!("{name} {} KiB: {:.2} µs per I/O", p.size_kb, p.us_per_io),
             })
             .collect(),
     };
@@ -37,7 +37,7 @@ fn line_of(m: &CostModel, i: usize) -> Vec<Series> {
                 .map(|p| Point {
                     x: p.size_kb,
                     y: a + b * p.size_kb,
-                    tip: format!("{name} model: {a:.2} + {b:.4} × {} KB", p.size_kb),
+                    tip: format!("{name} model: {a:.2} + {b:.4} × {} KiB", p.size_kb),
                 })
                 .collect(),
         });
@@ -89,7 +89,7 @@ pub(super) fn cost(out: &mut String, runs: &[RunResult], names: &[String]) {
                 &format!(
                     "CPU per I/O against block size: {cache}, qd {qd} (process; dashed: model)"
                 ),
-                &Axis::log2("block size (KB)", &xs),
+                &Axis::log2("block size (KiB)", &xs),
                 &Axis::log("CPU µs per I/O", &ys, TickFmt::Plain),
                 &series,
                 "no point completed an I/O",
