@@ -42,8 +42,9 @@ pub fn burst_arg(s: &str) -> Result<Burst, String> {
     })
 }
 pub fn engine_arg(s: &str) -> Result<EngineChoice, String> {
-    EngineChoice::parse(s)
-        .ok_or_else(|| format!("unknown engine '{s}': use auto, io_uring or psync"))
+    EngineChoice::parse(s).ok_or_else(|| {
+        format!("unknown engine '{s}': use auto, io_uring, io_uring_unregistered or psync")
+    })
 }
 
 /// How bad a verdict or check must be for `--fail-on` to exit with 1.

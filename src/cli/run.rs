@@ -91,7 +91,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub buffered: bool,
 
-    /// I/O engine: auto (io_uring, else psync), io_uring or psync
+    /// I/O engine: auto (io_uring, else psync), io_uring, io_uring_unregistered (no registered
+    /// file or buffers, as fio by default) or psync
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
 

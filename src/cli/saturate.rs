@@ -58,7 +58,7 @@ pub struct SaturateArgs {
     /// Skip the throttled points at 10 to 100 % of the maximum
     #[arg(long)]
     pub no_throttled: bool,
-    /// I/O engine: auto, io_uring or psync
+    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
     /// io_uring submission: batch (the I/Os freed by one reap together, in the call that waits:

@@ -36,7 +36,7 @@ pub struct ScaleupArgs {
     pub duration: f64,
     #[arg(long, default_value = "2s", value_parser = duration_arg)]
     pub warmup: f64,
-    /// I/O engine: auto, io_uring or psync
+    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
     /// io_uring submission: batch (the I/Os freed by one reap together, in the call that waits:
