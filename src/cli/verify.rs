@@ -107,7 +107,7 @@ fn target_path(t: Option<&str>) -> PathBuf {
 }
 
 pub fn verify(args: VerifyArgs) -> Result<Exit> {
-    if !args.check && args.size < args.page_size * 16 {
+    if !args.check && args.size < args.page_size.saturating_mul(16) {
         bail!(
             "--size {} holds fewer than 16 pages of {}",
             format_bytes(args.size),

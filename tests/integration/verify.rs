@@ -268,3 +268,48 @@ fn a_file_iocap_did_not_create_and_symlinks_are_never_written() {
         .assert()
         .code(2);
 }
+
+/// Inputs found in review: a FIFO target is refused instead of blocking in open(); a journal
+/// named like the target is refused and leaves nothing behind (it used to be created first and
+/// then claimed as the target); threads × qd is compared without overflowing.
+#[test]
+fn a_fifo_a_journal_on_the_target_and_huge_threads_are_refused_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(StdCommand::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    iocap(dir.path())
+        .args(["verify", "--duration", "0.2s", "--no-save"])
+        .arg(&fifo)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a regular file"));
+    let t = dir.path().join("t.dat");
+    iocap(dir.path())
+        .args([
+            "verify",
+            "--duration",
+            "0.2s",
+            "--size",
+            "1M",
+            "--allow-overwrite",
+        ])
+        .args(["--no-save", "--journal"])
+        .arg(&t)
+        .arg(&t)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already exists"));
+    assert!(!t.exists(), "the target made for the run was removed");
+    iocap(dir.path())
+        .args(["verify", "--threads", "65536", "--qd", "65536", "--no-save"])
+        .arg(dir.path().join("u.dat"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at most 1024"));
+    assert!(!dir.path().join("u.dat").exists());
+}

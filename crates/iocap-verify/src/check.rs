@@ -66,7 +66,13 @@ pub fn check(cfg: &CheckConfig, stop: &AtomicBool) -> Result<CheckOutcome, Verif
     })?;
     let h = &j.header;
     let pb = h.page_bytes as usize;
-    if !page::valid_page_bytes(pb as u64) || h.pages == 0 || h.initial_generation == 0 {
+    // the same bound a run accepts (VerifyConfig::validate): a header past it is not one iocap
+    // wrote, and must not size an allocation
+    if !page::valid_page_bytes(pb as u64)
+        || h.pages == 0
+        || h.pages >= 1 << 40
+        || h.initial_generation == 0
+    {
         return Err(VerifyError::Invalid(format!(
             "the journal {} has an impossible header",
             cfg.journal.display()
@@ -87,6 +93,13 @@ pub fn check(cfg: &CheckConfig, stop: &AtomicBool) -> Result<CheckOutcome, Verif
         })?
         .len();
     let size = h.pages * pb as u64;
+    if size > len {
+        return Err(VerifyError::Invalid(format!(
+            "{shown} holds {len} bytes, fewer than the {size} the journal {} describes: not the \
+             file that run wrote",
+            cfg.journal.display()
+        )));
+    }
     let mut expected = vec![h.initial_generation; h.pages as usize];
     let mut journaled = 0u64;
     for r in &j.records {

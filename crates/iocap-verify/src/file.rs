@@ -52,6 +52,10 @@ pub fn create_or_claim(
                  real path)"
             )))
         }
+        // checked before opening: opening a FIFO blocks until a writer comes
+        Ok(m) if !m.file_type().is_file() => {
+            return Err(not_a_file(&shown));
+        }
         Ok(_) => {
             let ro = OpenOptions::new()
                 .read(true)
@@ -62,10 +66,7 @@ pub fn create_or_claim(
                 .metadata()
                 .map_err(io_err(format!("cannot stat {shown}")))?;
             if !meta.file_type().is_file() {
-                return Err(VerifyError::Refused(format!(
-                    "{shown} is not a regular file; iocap verify rewrites every byte of its \
-                     target, so it takes only files (give a file on the file system to test)"
-                )));
+                return Err(not_a_file(&shown));
             }
             if marker::read(&ro, path).is_none() && !allow_overwrite {
                 return Err(VerifyError::Refused(format!(
@@ -100,6 +101,13 @@ pub fn set_marker(f: &File, path: &Path, complete: bool, size: u64) -> Result<()
     )))
 }
 
+fn not_a_file(shown: &str) -> VerifyError {
+    VerifyError::Refused(format!(
+        "{shown} is not a regular file; iocap verify rewrites every byte of its target, so it \
+         takes only files (give a file on the file system to test)"
+    ))
+}
+
 /// Reopens `path` for the I/O, with O_DIRECT if `direct` and the file system takes it; the
 /// descriptor must be the inode of `same_as`. Returns the file and whether it is O_DIRECT.
 pub fn open_io(
@@ -110,6 +118,10 @@ pub fn open_io(
     warnings: &mut Vec<String>,
 ) -> Result<(File, bool), VerifyError> {
     let shown = path.display().to_string();
+    // checked before opening (a FIFO would block the open); the descriptor is checked again
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return Err(not_a_file(&shown));
+    }
     let open = |extra: i32| {
         OpenOptions::new()
             .read(true)

@@ -102,7 +102,8 @@ impl VerifyConfig {
         if self.pages() >= 1 << 40 {
             return bad("size too large".into());
         }
-        if self.threads == 0 || self.qd == 0 || self.threads * self.qd > 1024 {
+        if self.threads == 0 || self.qd == 0 || u64::from(self.threads) * u64::from(self.qd) > 1024
+        {
             return bad("threads and qd must be at least 1, and threads × qd at most 1024".into());
         }
         Ok(())
@@ -142,20 +143,20 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     cfg.validate()?;
     let started = Instant::now();
     let shown = cfg.target.display().to_string();
-    let journal = match &cfg.journal {
-        Some(j) if std::fs::symlink_metadata(j).is_ok() => {
-            return Err(VerifyError::Refused(format!(
-                "the journal {} already exists; iocap does not overwrite files (remove it, or \
-                 give another name)",
-                j.display()
-            )));
-        }
-        Some(j) => Some(JournalWriter::create_empty(j).map_err(io_ctx(&format!(
-            "cannot create the journal {}",
+    let journal_exists = |j: &PathBuf| {
+        VerifyError::Refused(format!(
+            "the journal {} already exists; iocap does not overwrite files (remove it, or give \
+             another name)",
             j.display()
-        )))?),
-        None => None,
+        ))
     };
+    if let Some(j) = cfg
+        .journal
+        .as_ref()
+        .filter(|j| std::fs::symlink_metadata(j).is_ok())
+    {
+        return Err(journal_exists(j));
+    }
     let pb = cfg.page_bytes;
     let pages = cfg.pages();
     let size = pages * pb as u64;
@@ -181,6 +182,26 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
     let (claim, created) = file::create_or_claim(&cfg.target, size, cfg.allow_overwrite)?;
     let (mut f, mut direct) =
         file::open_io(&cfg.target, true, cfg.direct, Some(&claim), &mut warnings)?;
+    // created only now, after the target: a journal named like the target finds it there and
+    // is refused, instead of being claimed as the target; and a refused target leaves no
+    // journal behind
+    let journal = match &cfg.journal {
+        Some(j) => match JournalWriter::create_empty(j) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                if created {
+                    let _ = std::fs::remove_file(&cfg.target);
+                    iocap_engine::marker::remove_sidecar(&cfg.target);
+                }
+                return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    journal_exists(j)
+                } else {
+                    io_ctx(&format!("cannot create the journal {}", j.display()))(e)
+                });
+            }
+        },
+        None => None,
+    };
     let id = FileIdent {
         file_id: file::random_u64(),
         seed: cfg.seed,
