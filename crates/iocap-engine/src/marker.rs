@@ -9,7 +9,7 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 const XATTR: &[u8] = b"user.iocap\0";
@@ -91,9 +91,16 @@ pub fn write(f: &File, path: &Path, m: Marker) -> io::Result<()> {
         return Ok(());
     }
     let meta = f.metadata()?;
-    std::fs::write(
-        sidecar(path),
-        format!("{text} dev={} ino={}\n", meta.dev(), meta.ino()),
+    // O_NOFOLLOW: a symlink planted under the sidecar's name is not written through
+    let mut side = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(sidecar(path))?;
+    std::io::Write::write_all(
+        &mut side,
+        format!("{text} dev={} ino={}\n", meta.dev(), meta.ino()).as_bytes(),
     )
 }
 
