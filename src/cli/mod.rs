@@ -137,11 +137,56 @@ pub fn print_stdout(s: &str) {
 
 /// Prints an error with its whole chain of causes.
 pub fn print_error(e: &anyhow::Error) {
+    eprintln!("{}", error_text(e));
+}
+
+/// The message and its causes, each once: error types that print their source in their own
+/// message (`"{context}: {source}"`) and also report it as the source are not repeated.
+fn error_text(e: &anyhow::Error) -> String {
     let mut msg = format!("iocap: error: {e}");
     for cause in e.chain().skip(1) {
-        msg.push_str(&format!(": {cause}"));
+        let c = cause.to_string();
+        if !msg.ends_with(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
     }
-    eprintln!("{msg}");
+    msg
+}
+
+#[cfg(test)]
+mod error_text_tests {
+    /// As `#[error("cannot open /x: {source}")]` with `#[source]` writes it.
+    #[derive(Debug)]
+    struct Twice {
+        source: std::io::Error,
+    }
+
+    impl std::fmt::Display for Twice {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "cannot open /x: {}", self.source)
+        }
+    }
+
+    impl std::error::Error for Twice {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.source)
+        }
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let e = anyhow::Error::new(Twice {
+            source: std::io::Error::from_raw_os_error(2),
+        });
+        let t = super::error_text(&e);
+        assert_eq!(t.matches("os error 2").count(), 1, "{t}");
+        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2)).context("reading /y");
+        assert_eq!(
+            super::error_text(&e),
+            "iocap: error: reading /y: No such file or directory (os error 2)"
+        );
+    }
 }
 
 pub fn main() -> ExitCode {

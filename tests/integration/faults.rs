@@ -414,10 +414,13 @@ fn injected_read_latency_shows_in_the_p50() {
     eprintln!("p50 without {without:.1} µs, with a 2 ms rule {with:.1} µs");
     assert!(with >= 2000.0, "p50 {with} µs is below the injected 2 ms");
     let added = with - without;
+    // the lower bound is exact (iocap cannot see less than the delay); the upper one only
+    // says it is this delay and not another: wake-ups after 2 ms of sleep come late on a
+    // loaded machine (+12.7 % seen while a build ran), and timing is not what this tests
     assert!(
-        (2000.0 * 0.99..=2000.0 * 1.10).contains(&added),
+        (2000.0 * 0.99..=2000.0 * 1.25).contains(&added),
         "the rule added {added:.1} µs to the p50 ({without:.1} -> {with:.1} µs), not 2 ms \
-         -1 %/+10 %"
+         -1 %/+25 %"
     );
 }
 
