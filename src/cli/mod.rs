@@ -154,41 +154,6 @@ fn error_text(e: &anyhow::Error) -> String {
     msg
 }
 
-#[cfg(test)]
-mod error_text_tests {
-    /// As `#[error("cannot open /x: {source}")]` with `#[source]` writes it.
-    #[derive(Debug)]
-    struct Twice {
-        source: std::io::Error,
-    }
-
-    impl std::fmt::Display for Twice {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "cannot open /x: {}", self.source)
-        }
-    }
-
-    impl std::error::Error for Twice {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            Some(&self.source)
-        }
-    }
-
-    #[test]
-    fn a_cause_already_in_the_message_is_not_repeated() {
-        let e = anyhow::Error::new(Twice {
-            source: std::io::Error::from_raw_os_error(2),
-        });
-        let t = super::error_text(&e);
-        assert_eq!(t.matches("os error 2").count(), 1, "{t}");
-        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2)).context("reading /y");
-        assert_eq!(
-            super::error_text(&e),
-            "iocap: error: reading /y: No such file or directory (os error 2)"
-        );
-    }
-}
-
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -232,5 +197,40 @@ pub fn main() -> ExitCode {
             print_error(&e);
             Exit::Error.into()
         }
+    }
+}
+
+#[cfg(test)]
+mod error_text_tests {
+    /// As `#[error("cannot open /x: {source}")]` with `#[source]` writes it.
+    #[derive(Debug)]
+    struct Twice {
+        source: std::io::Error,
+    }
+
+    impl std::fmt::Display for Twice {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "cannot open /x: {}", self.source)
+        }
+    }
+
+    impl std::error::Error for Twice {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.source)
+        }
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let e = anyhow::Error::new(Twice {
+            source: std::io::Error::from_raw_os_error(2),
+        });
+        let t = super::error_text(&e);
+        assert_eq!(t.matches("os error 2").count(), 1, "{t}");
+        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2)).context("reading /y");
+        assert_eq!(
+            super::error_text(&e),
+            "iocap: error: reading /y: No such file or directory (os error 2)"
+        );
     }
 }
