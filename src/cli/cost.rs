@@ -14,6 +14,7 @@ use iocap_model::{CostReport, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 use super::args::{duration_arg, rate_arg, size_arg};
 use super::execute::{finish, new_run, run_text};
 use super::progress::FillBar;
+use super::run::SubmitArg;
 use super::save::SaveArgs;
 use super::signals::{interrupted, INTERRUPTED};
 use super::{Exit, OutputFormat};
@@ -56,6 +57,10 @@ pub struct CostArgs {
     /// Permit writes to a file iocap did not create (destroys its contents)
     #[arg(long)]
     pub allow_overwrite: bool,
+    /// io_uring submission for every point: auto (both tried in the warm-up, the faster kept),
+    /// batch or each (see `iocap run --help`)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
+    pub submit: SubmitArg,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
@@ -85,6 +90,7 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         duration_s: a.duration,
         warmup_s: a.warmup,
         allow_overwrite: a.allow_overwrite,
+        submit: a.submit.mode(),
         ..JobSpec::default()
     };
     for p in &points {

@@ -96,9 +96,10 @@ pub struct RunArgs {
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
 
-    /// io_uring submission: batch (the I/Os freed by one reap together, in the call that waits:
-    /// least CPU) or each (every I/O at once, with its own system call, as fio does by default)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Batch)]
+    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
+    /// freed by one reap together, in the call that waits: least CPU) or each (every I/O at
+    /// once, with its own system call, as fio does by default)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
     pub submit: SubmitArg,
 
     /// Permit writes to files and devices iocap did not create (destroys their contents)
@@ -116,6 +117,8 @@ pub struct RunArgs {
 /// `--submit`: when io_uring I/Os reach the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SubmitArg {
+    /// Try both in the warm-up, alternating in 100 ms slices, and keep the faster
+    Auto,
     /// The I/Os freed by one reap together, in the io_uring_enter that waits
     Batch,
     /// Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)
@@ -125,6 +128,7 @@ pub enum SubmitArg {
 impl SubmitArg {
     pub fn mode(self) -> SubmitMode {
         match self {
+            SubmitArg::Auto => SubmitMode::Auto,
             SubmitArg::Batch => SubmitMode::Batch,
             SubmitArg::Each => SubmitMode::Each,
         }

@@ -39,9 +39,9 @@ pub struct ScaleupArgs {
     /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
     #[arg(long, default_value = "auto", value_parser = engine_arg)]
     pub engine: EngineChoice,
-    /// io_uring submission: batch (the I/Os freed by one reap together, in the call that waits:
-    /// least CPU) or each (every I/O at once, as fio does by default)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Batch)]
+    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
+    /// freed by one reap together: least CPU) or each (every I/O at once, as fio does)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
     pub submit: SubmitArg,
     /// Permit writes to files and devices iocap did not create (destroys their contents)
     #[arg(long)]

@@ -182,9 +182,23 @@ fn io_uring_records_its_features() {
     assert_eq!(t["engine"], "io_uring");
     let f = t["engine_features"].to_string();
     assert!(f.contains("registered_files"), "{f}");
-    // batch submission unless asked otherwise, and the choice is in the spec and the features
-    assert!(f.contains("submit_batch"), "{f}");
-    assert_eq!(t["spec"]["submit"], "batch", "{}", t["spec"]);
+    // auto submission unless asked otherwise: the trial's choice is in the features and the
+    // record, and the spec keeps what was asked
+    assert!(f.contains("submit_auto"), "{f}");
+    assert_eq!(t["spec"]["submit"], "auto", "{}", t["spec"]);
+    let rec = &t["submit"];
+    assert_eq!(rec["requested"], "auto", "{rec}");
+    let chosen = rec["chosen"].as_str().unwrap();
+    assert!(
+        f.contains(&format!("submit_{chosen}")),
+        "features {f} do not name the mode kept, {chosen}"
+    );
+    let v = run_json(dir.path(), &["--engine", "io_uring", "--submit", "batch"]);
+    let f = v["tests"][0]["engine_features"].to_string();
+    assert!(
+        f.contains("submit_batch") && !f.contains("submit_each"),
+        "{f}"
+    );
     let v = run_json(dir.path(), &["--engine", "io_uring", "--submit", "each"]);
     let f = v["tests"][0]["engine_features"].to_string();
     assert!(

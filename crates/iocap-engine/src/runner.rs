@@ -213,6 +213,10 @@ pub fn run_group(
             tl: &tl,
             live: &live,
             jobs: jobs.iter().map(|j| j.ctxs.clone()).collect(),
+            uring: jobs
+                .iter()
+                .map(|j| j.engine == EngineKind::IoUring)
+                .collect(),
             finished: &finished,
             t0,
             measure_start,
@@ -242,12 +246,19 @@ pub fn run_group(
         .iter()
         .map(|r| r.stats.read.ios + r.stats.write.ios)
         .sum();
+    let window = monitored.window;
     Ok(monitored
         .per_second
         .into_iter()
         .enumerate()
         .map(|(ji, series)| {
-            assemble::assemble(&jobs, ji, &tl, &reports, series, monitored.cpu, group_ios)
+            let mut o =
+                assemble::assemble(&jobs, ji, &tl, &reports, series, monitored.cpu, group_ios);
+            if jobs[ji].engine == EngineKind::IoUring {
+                let each_pct = window.get(ji).and_then(|(a, b)| monitor::each_pct(a, b));
+                assemble::record_submit(&mut o.result, &reports, ji, &tl, each_pct);
+            }
+            o
         })
         .collect())
 }
@@ -282,6 +293,7 @@ fn run_context(
         rate_interval_ns: job.rate_interval_ns,
         burst_ns: job.burst_ns,
         write_seed: c.seed,
+        auto_submit: engine == EngineKind::IoUring && spec.submit == iocap_model::SubmitMode::Auto,
     };
     let mut gen = OffsetGen::new(
         spec.rw.is_random(),

@@ -146,6 +146,8 @@ pub struct WorkerStats {
     /// Sum over I/Os of the part of their flight that lies inside the measured window: divided by
     /// the window's length, the time-averaged number of I/Os in flight.
     pub inflight_ns: u64,
+    /// What `--submit auto`'s trial found on this worker; `None` for other modes.
+    pub auto: Option<crate::autosubmit::AutoOutcome>,
 }
 
 impl WorkerStats {
@@ -202,6 +204,10 @@ pub struct LiveCounters {
     ios: AtomicU64,
     bytes: AtomicU64,
     lat_sum_ns: AtomicU64,
+    /// I/Os handed to the backend, and those of them submitted one by one (io_uring's each
+    /// mode), for the share per second.
+    submitted: AtomicU64,
+    submitted_each: AtomicU64,
     buckets: Box<[AtomicU64]>,
 }
 
@@ -211,6 +217,8 @@ impl Default for LiveCounters {
             ios: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             lat_sum_ns: AtomicU64::new(0),
+            submitted: AtomicU64::new(0),
+            submitted_each: AtomicU64::new(0),
             buckets: (0..LIVE_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -232,8 +240,20 @@ impl LiveCounters {
         bump(&self.buckets[live_bucket(lat_ns)], 1);
     }
 
+    /// Called only by the owning worker, for each I/O it queues; `each`: it goes to the kernel
+    /// on its own.
+    #[inline]
+    pub fn submitted(&self, each: bool) {
+        bump(&self.submitted, 1);
+        if each {
+            bump(&self.submitted_each, 1);
+        }
+    }
+
     /// Adds this worker's cumulative counters into `into`.
     pub fn accumulate(&self, into: &mut LiveSnapshot) {
+        into.submitted += self.submitted.load(Relaxed);
+        into.submitted_each += self.submitted_each.load(Relaxed);
         into.ios += self.ios.load(Relaxed);
         into.bytes += self.bytes.load(Relaxed);
         into.lat_sum_ns += self.lat_sum_ns.load(Relaxed);
@@ -249,6 +269,8 @@ pub struct LiveSnapshot {
     pub ios: u64,
     pub bytes: u64,
     pub lat_sum_ns: u64,
+    pub submitted: u64,
+    pub submitted_each: u64,
     pub buckets: Vec<u64>,
 }
 
@@ -258,6 +280,8 @@ impl Default for LiveSnapshot {
             ios: 0,
             bytes: 0,
             lat_sum_ns: 0,
+            submitted: 0,
+            submitted_each: 0,
             buckets: vec![0; LIVE_BUCKETS],
         }
     }
@@ -269,6 +293,8 @@ impl LiveSnapshot {
         self.ios += o.ios;
         self.bytes += o.bytes;
         self.lat_sum_ns += o.lat_sum_ns;
+        self.submitted += o.submitted;
+        self.submitted_each += o.submitted_each;
         for (d, s) in self.buckets.iter_mut().zip(&o.buckets) {
             *d += s;
         }

@@ -15,6 +15,10 @@
 //! Each slot remembers its own operation, offset and length, so with a block-size mix every
 //! completion is checked against the length it was issued with and counted with its own bytes.
 //!
+//! With `--submit auto` an [`AutoTrial`] switches the backend between the two submission
+//! modes in short slices during the warm-up and then keeps the faster (see `autosubmit`); the
+//! worker counts the I/Os it submits one by one, so the result can say what auto did each second.
+//!
 //! Bursts: the period `on + off` is measured from the common start instant, so all workers of a
 //! test (and of a group of tests) are on and off together. In the off part nothing new is issued;
 //! what is in flight is still reaped, then the worker sleeps, like the throttle's idle path, until
@@ -24,6 +28,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
+use crate::autosubmit::AutoTrial;
 use crate::backend::{Backend, Io, Op};
 use crate::buffers::SlotBuffers;
 use crate::clock;
@@ -95,6 +100,8 @@ pub struct WorkerConfig {
     /// Issue only in bursts: (on, off) in nanoseconds, off above zero.
     pub burst_ns: Option<(u64, u64)>,
     pub write_seed: u64,
+    /// Try both io_uring submission modes in the warm-up and keep the faster (`--submit auto`).
+    pub auto_submit: bool,
 }
 
 /// Where a burst pattern stands at `now`: whether it is on, and when that changes.
@@ -150,8 +157,17 @@ pub fn run<B: Backend>(
         u64::MAX
     };
 
-    let stamp_at_queue = backend.submits_at_queue();
+    let mut trial = cfg
+        .auto_submit
+        .then(|| AutoTrial::new(start, measure_start));
+    let mut stamp_at_queue = backend.submits_at_queue();
     loop {
+        if let Some(t) = trial.as_mut() {
+            if let Some(each) = t.at(now) {
+                backend.set_submit_each(each);
+                stamp_at_queue = backend.submits_at_queue();
+            }
+        }
         if !stopping && (now >= issue_end || tl.should_stop()) {
             stopping = true;
             if tl.interrupt.load(Relaxed) {
@@ -216,6 +232,7 @@ pub fn run<B: Backend>(
                 if stamp_at_queue {
                     submit_ns[s] = clock::now_ns();
                 }
+                live.submitted(stamp_at_queue);
                 batch.push(slot);
             }
         }
@@ -227,6 +244,7 @@ pub fn run<B: Backend>(
         };
         if inflight == 0 && batch.is_empty() {
             if stopping {
+                stats.auto = trial.as_ref().map(AutoTrial::outcome);
                 return Ok(());
             }
             // throttled or between bursts, and idle: sleep until the next I/O may start, waking
@@ -255,6 +273,7 @@ pub fn run<B: Backend>(
         now = clock::now_ns();
         let window_end = tl.window_end_ns.load(Relaxed);
         let counted = now >= measure_start && now < window_end;
+        let before = inflight;
         backend.reap(|c| {
             inflight -= 1;
             let s = c.slot as usize;
@@ -299,6 +318,9 @@ pub fn run<B: Backend>(
             }
             free.push(c.slot);
         });
+        if let Some(t) = trial.as_mut() {
+            t.count((before - inflight) as u64);
+        }
     }
 }
 

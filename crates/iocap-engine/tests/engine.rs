@@ -422,3 +422,60 @@ fn both_submission_modes_count_place_and_time_their_ios() {
         }
     }
 }
+
+/// `--submit auto` tries both modes in the warm-up, keeps one, and says so: what was asked and
+/// kept, the trial's rate in each mode over the slices it counted, and each second's share of
+/// I/Os submitted one by one, which after the trial is all or nothing.
+#[test]
+fn auto_submission_tries_both_modes_and_records_its_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::IoUring);
+    s.submit = iocap_model::SubmitMode::Auto;
+    s.qd = 8;
+    s.threads = 2;
+    s.align_bytes = 4096;
+    s.warmup_s = 1.0;
+    s.duration_s = 2.0;
+    let r = run(&s).result;
+    let rec = r
+        .submit
+        .clone()
+        .expect("an io_uring test records its submission");
+    assert_eq!(rec.requested, iocap_model::SubmitMode::Auto);
+    assert_eq!(rec.workers_each + rec.workers_batch, 2, "{rec:?}");
+    // a 1 s warm-up: 10 slices, the first not counted
+    assert!((rec.trial_s - 0.9).abs() < 0.05, "{rec:?}");
+    assert_eq!(rec.trial_in_window_s, 0.0);
+    assert!(rec.trial_iops_each.unwrap() > 0.0 && rec.trial_iops_batch.unwrap() > 0.0);
+    assert!(r.engine_features.iter().any(|f| f == "submit_auto"));
+    let kept = if rec.chosen == "each" { 100.0 } else { 0.0 };
+    assert!(rec.chosen == "each" || rec.chosen == "batch", "{rec:?}");
+    assert!(r
+        .engine_features
+        .contains(&format!("submit_{}", rec.chosen)));
+    assert_eq!(rec.each_pct, kept);
+    assert!(!r.per_second.is_empty());
+    for p in &r.per_second {
+        assert_eq!(p.submit_each_pct, Some(kept), "{p:?}");
+    }
+
+    // no warm-up: the trial runs into the measured window, which is said, and the first
+    // second mixes both modes
+    s.warmup_s = 0.0;
+    let r = run(&s).result;
+    let rec = r.submit.unwrap();
+    assert!((rec.trial_in_window_s - 0.6).abs() < 1e-9, "{rec:?}");
+    let first = r.per_second[0].submit_each_pct.unwrap();
+    assert!(first > 0.0 && first < 100.0, "first second: {first} % each");
+}
+
+/// psync has no submission modes and records none.
+#[test]
+fn psync_records_no_submission() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::Psync);
+    s.duration_s = 0.5;
+    let r = run(&s).result;
+    assert!(r.submit.is_none());
+    assert!(r.per_second.iter().all(|p| p.submit_each_pct.is_none()));
+}

@@ -154,6 +154,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
                 mb_s: (ios * bs) as f64 / secs / 1e6 * wobble,
                 lat_us_mean: Some(total_h.mean() / 1000.0 / wobble),
                 lat_us_p99: Some(quantile_us(&total_h, 0.99) / wobble),
+                submit_each_pct: None,
             }
         })
         .collect();
@@ -219,6 +220,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
             interrupted: false,
             error: None,
             os_counters: None,
+            submit: None,
         }],
         label: f.label.clone(),
         tags: f.tags.clone(),

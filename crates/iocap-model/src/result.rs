@@ -132,6 +132,35 @@ pub struct TestResult {
     /// were recorded and for tests that did not run.
     #[serde(default)]
     pub os_counters: Option<crate::OsCounters>,
+    /// How the io_uring engine submitted I/O, and what `--submit auto` tried and chose; `null`
+    /// for psync and in results saved before it was recorded.
+    #[serde(default)]
+    pub submit: Option<SubmitRecord>,
+}
+
+/// What the io_uring engine did with `--submit`: the mode asked for, the mode that ran, and
+/// for `auto` the trial that chose it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitRecord {
+    /// `auto`, `batch` or `each`, as asked.
+    pub requested: crate::SubmitMode,
+    /// The mode of the measured window: `batch`, `each`, or `mixed` when workers kept
+    /// different modes.
+    pub chosen: String,
+    /// Workers that kept each mode.
+    pub workers_each: u32,
+    pub workers_batch: u32,
+    /// For `auto`: I/Os per second completed, over all workers, in the trial's slices of each
+    /// mode; `null` when there was no trial or a mode got no slice.
+    pub trial_iops_each: Option<f64>,
+    pub trial_iops_batch: Option<f64>,
+    /// For `auto`: seconds the trial counted (both modes together, per worker); 0 without one.
+    pub trial_s: f64,
+    /// For `auto`: seconds of the measured window the trial took, when the warm-up was shorter
+    /// than the trial (its figures then include both modes).
+    pub trial_in_window_s: f64,
+    /// Share of the measured window's I/Os that went to the kernel one by one, in percent.
+    pub each_pct: f64,
 }
 
 /// Counters and latency distribution of one class of operation.
@@ -213,6 +242,10 @@ pub struct SecondSample {
     /// `null` when nothing completed in the interval.
     pub lat_us_mean: Option<f64>,
     pub lat_us_p99: Option<f64>,
+    /// Share of the I/Os queued in the interval that io_uring submitted one by one (each mode),
+    /// in percent; `null` for psync and in results saved before it was recorded.
+    #[serde(default)]
+    pub submit_each_pct: Option<f64>,
 }
 
 /// An I/O that failed: which, where and why.

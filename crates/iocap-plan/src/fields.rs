@@ -7,7 +7,7 @@
 //! spliced into each struct by the [`job_table!`] macro instead.
 
 use crate::values::{BlockSize, BsSplit};
-use iocap_model::{BsWeight, Burst, JobSpec, RwMode, TargetSpec};
+use iocap_model::{BsWeight, Burst, JobSpec, RwMode, SubmitMode, TargetSpec};
 
 /// Duration, warmup and cooldown when no level of a file gives one.
 pub const BASE_DURATION_S: f64 = 60.0;
@@ -46,6 +46,7 @@ pub(crate) struct JobFields {
     pub rate_mbps: Option<f64>,
     pub burst: Option<Burst>,
     pub seed: Option<u64>,
+    pub submit: Option<SubmitMode>,
 }
 
 /// Declares a table struct with its own keys followed by the shared workload keys, and a
@@ -76,6 +77,7 @@ macro_rules! job_table {
             #[serde(default)] pub rate_mbps: Option<crate::values::Rate>,
             #[serde(default)] pub burst: Option<crate::values::BurstCfg>,
             #[serde(default)] pub seed: Option<u64>,
+            #[serde(default)] pub submit: Option<iocap_model::SubmitMode>,
         }
 
         impl $name {
@@ -103,6 +105,7 @@ macro_rules! job_table {
                         off_s: b.off.0,
                     }),
                     seed: self.seed,
+                    submit: self.submit,
                 })
             }
         }
@@ -151,6 +154,7 @@ impl JobFields {
             rate_mbps: t.rate_mbps.or(b.rate_mbps),
             burst: t.burst.or(b.burst),
             seed: t.seed.or(b.seed),
+            submit: t.submit.or(b.submit),
         }
     }
 
@@ -213,6 +217,7 @@ impl JobFields {
             write_through: self.write_through.unwrap_or(base.write_through),
             fsync_every: self.fsync_every.unwrap_or(0),
             burst: self.burst,
+            submit: self.submit.unwrap_or(base.submit),
             ..base
         };
         check(&spec)?;

@@ -300,6 +300,7 @@ fn empty_and_broken_inputs_do_not_panic() {
             mb_s: f64::INFINITY,
             lat_us_mean: None,
             lat_us_p99: Some(f64::NAN),
+            submit_each_pct: None,
         },
         SecondSample {
             t_s: f64::NAN,
@@ -307,6 +308,7 @@ fn empty_and_broken_inputs_do_not_panic() {
             mb_s: 1.0,
             lat_us_mean: Some(1.0),
             lat_us_p99: Some(2.0),
+            submit_each_pct: None,
         },
         SecondSample {
             t_s: 3.0,
@@ -314,6 +316,7 @@ fn empty_and_broken_inputs_do_not_panic() {
             mb_s: -1.0,
             lat_us_mean: Some(f64::NEG_INFINITY),
             lat_us_p99: Some(3.0),
+            submit_each_pct: None,
         },
     ];
     t.total.lat_hist_ns = Some("garbage".into());

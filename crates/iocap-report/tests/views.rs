@@ -89,6 +89,7 @@ fn result() -> RunResult {
             interrupted: false,
             error: None,
             os_counters: None,
+            submit: None,
         }],
         label: None,
         tags: vec![],

@@ -29,6 +29,7 @@ fn result(call: &SqlioCall, total: OpStats) -> TestResult {
         interrupted: false,
         error: None,
         os_counters: None,
+        submit: None,
     }
 }
 

@@ -444,6 +444,7 @@ fn every_warning_is_reachable() {
             mb_s: 0.0,
             lat_us_mean: None,
             lat_us_p99: None,
+            submit_each_pct: None,
         })
         .collect();
     let i = PreflightInput {

@@ -58,6 +58,10 @@ pub trait Backend {
         false
     }
 
+    /// Switches between submitting each I/O as it is queued and submitting the queue with the
+    /// wait (`--submit auto` tries both); backends without the choice ignore it.
+    fn set_submit_each(&mut self, _each: bool) {}
+
     /// Submits everything queued and blocks until at least `min_complete` I/Os have completed,
     /// or until `deadline_ns` (CLOCK_MONOTONIC) passes when one is given. EINTR and a passed
     /// deadline return `Ok`.

@@ -16,6 +16,9 @@
 //!   the next one is queued, so the last of a loop goes in the enter that waits: one system
 //!   call per I/O, also at qd 1.
 //!
+//! - with `SubmitMode::Auto` the worker switches between the two (`set_submit_each`) while it
+//!   tries both, then keeps one (see the worker).
+//!
 //! No SQPOLL and no IOPOLL: those busy-poll a core, which would make the CPU figures meaningless
 //! by default.
 
@@ -182,14 +185,6 @@ impl Uring {
                 )),
             }
         }
-        features.push(
-            if submit_each {
-                "submit_each"
-            } else {
-                "submit_batch"
-            }
-            .into(),
-        );
         Ok(Self {
             ring,
             ring_index,
@@ -304,6 +299,11 @@ impl Backend for Uring {
     #[inline]
     fn submits_at_queue(&self) -> bool {
         self.submit_each
+    }
+
+    fn set_submit_each(&mut self, each: bool) {
+        // An SQE held back in each mode goes with the next enter either way.
+        self.submit_each = each;
     }
 
     #[inline]

@@ -2,7 +2,9 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use iocap_model::{CpuStats, IoFault, SecondSample, TargetResult, TestResult};
+use iocap_model::{
+    CpuStats, IoFault, SecondSample, SubmitMode, SubmitRecord, TargetResult, TestResult,
+};
 
 use super::plan::Job;
 use super::{TestOutcome, WorkerReport};
@@ -148,10 +150,86 @@ pub(super) fn assemble(
         interrupted,
         error,
         os_counters: None,
+        submit: None,
     };
     TestOutcome {
         result,
         stats: all,
         per_target,
     }
+}
+
+/// Records how workload `ji` submitted I/O on io_uring: the mode asked for, the one each worker
+/// kept, and for `auto` what the trial measured; the engine features name the modes.
+/// `each_pct` is the share of the window's I/Os submitted one by one.
+pub(super) fn record_submit(
+    r: &mut TestResult,
+    reports: &[WorkerReport],
+    ji: usize,
+    tl: &Timeline,
+    each_pct: Option<f64>,
+) {
+    let requested = r.spec.submit;
+    let mine: Vec<&WorkerReport> = reports.iter().filter(|w| w.job == ji).collect();
+    let outcomes: Vec<_> = mine.iter().filter_map(|w| w.stats.auto).collect();
+    let (each, batch) = match requested {
+        SubmitMode::Each => (mine.len() as u32, 0),
+        SubmitMode::Batch => (0, mine.len() as u32),
+        SubmitMode::Auto => {
+            let e = outcomes.iter().filter(|o| o.each).count() as u32;
+            (e, outcomes.len() as u32 - e)
+        }
+    };
+    let chosen = match (each, batch) {
+        (0, _) => "batch",
+        (_, 0) => "each",
+        _ => "mixed",
+    };
+    let sum_rate = |f: fn(&crate::autosubmit::AutoOutcome) -> Option<f64>| {
+        let rates: Vec<f64> = outcomes.iter().filter_map(f).collect();
+        (!rates.is_empty()).then(|| rates.iter().sum::<f64>())
+    };
+    let trial_s = if outcomes.is_empty() {
+        0.0
+    } else {
+        outcomes
+            .iter()
+            .map(|o| (o.ns_each + o.ns_batch) as f64 / 1e9)
+            .sum::<f64>()
+            / outcomes.len() as f64
+    };
+    let measure_start = tl.measure_start_ns.load(Relaxed);
+    let start = tl.start_ns.load(Relaxed);
+    let trial_in_window_s = if requested == SubmitMode::Auto {
+        let end = crate::autosubmit::AutoTrial::new(start, measure_start).end_ns();
+        end.saturating_sub(measure_start) as f64 / 1e9
+    } else {
+        0.0
+    };
+    if requested == SubmitMode::Auto {
+        r.engine_features.push("submit_auto".into());
+    }
+    for (n, name) in [(each, "submit_each"), (batch, "submit_batch")] {
+        if n > 0 {
+            r.engine_features.push(name.into());
+        }
+    }
+    if requested == SubmitMode::Auto && outcomes.iter().any(|o| !o.finished) {
+        r.warnings.push(
+            "--submit auto: the test ended before the submission trial did; the mode was \
+             chosen on what the trial had counted"
+                .into(),
+        );
+    }
+    r.submit = Some(SubmitRecord {
+        requested,
+        chosen: chosen.into(),
+        workers_each: each,
+        workers_batch: batch,
+        trial_iops_each: sum_rate(|o| o.rate_each()),
+        trial_iops_batch: sum_rate(|o| o.rate_batch()),
+        trial_s,
+        trial_in_window_s,
+        each_pct: each_pct.unwrap_or(0.0),
+    });
 }

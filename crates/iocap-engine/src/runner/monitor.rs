@@ -29,7 +29,19 @@ fn sample(
     (ios as f64 / secs, bytes as f64 / secs / 1e6, mean, p99)
 }
 
-fn second(prev: &LiveSnapshot, cur: &LiveSnapshot, secs: f64, t_s: f64) -> SecondSample {
+/// Percent of the I/Os queued between `prev` and `cur` that were submitted one by one.
+pub(super) fn each_pct(prev: &LiveSnapshot, cur: &LiveSnapshot) -> Option<f64> {
+    let n = cur.submitted - prev.submitted;
+    (n > 0).then(|| (cur.submitted_each - prev.submitted_each) as f64 * 100.0 / n as f64)
+}
+
+fn second(
+    prev: &LiveSnapshot,
+    cur: &LiveSnapshot,
+    secs: f64,
+    t_s: f64,
+    uring: bool,
+) -> SecondSample {
     let (iops, mb_s, lat_us_mean, lat_us_p99) = sample(prev, cur, secs);
     SecondSample {
         t_s,
@@ -37,6 +49,7 @@ fn second(prev: &LiveSnapshot, cur: &LiveSnapshot, secs: f64, t_s: f64) -> Secon
         mb_s,
         lat_us_mean,
         lat_us_p99,
+        submit_each_pct: if uring { each_pct(prev, cur) } else { None },
     }
 }
 
@@ -45,6 +58,8 @@ fn second(prev: &LiveSnapshot, cur: &LiveSnapshot, secs: f64, t_s: f64) -> Secon
 pub(super) struct Monitored {
     pub per_second: Vec<Vec<SecondSample>>,
     pub cpu: (f64, f64),
+    /// Each workload's counters when the window opened and when it closed.
+    pub window: Vec<(LiveSnapshot, LiveSnapshot)>,
 }
 
 pub(super) struct Monitor<'a> {
@@ -52,6 +67,8 @@ pub(super) struct Monitor<'a> {
     pub live: &'a [LiveCounters],
     /// Each workload's workers in `live`.
     pub jobs: Vec<Range<usize>>,
+    /// Whether each workload runs on io_uring (the submission share is recorded).
+    pub uring: Vec<bool>,
     pub finished: &'a AtomicUsize,
     pub t0: u64,
     pub measure_start: u64,
@@ -88,7 +105,9 @@ impl Monitor<'_> {
         let mut out = Monitored {
             per_second: vec![Vec::new(); self.jobs.len()],
             cpu: (0.0, 0.0),
+            window: Vec::new(),
         };
+        let mut window_open: Vec<LiveSnapshot> = Vec::new();
         let total_s = (issue_end - t0) as f64 / 1e9;
         let mut prev = Self::total(&self.snaps());
         let mut prev_t = t0;
@@ -113,7 +132,8 @@ impl Monitor<'_> {
             let window_end = tl.window_end_ns.load(Relaxed);
             if cpu_start.is_none() && now >= measure_start && now < window_end {
                 cpu_start = Some(host::process_cpu_s());
-                window_prev = Some((self.snaps(), measure_start));
+                window_open = self.snaps();
+                window_prev = Some((window_open.clone(), measure_start));
                 obs.window_edge(0.0);
                 next_tick = measure_start + SECOND;
             }
@@ -123,19 +143,22 @@ impl Monitor<'_> {
                     let (u1, s1) = host::process_cpu_s();
                     out.cpu = (u1 - u0, s1 - s0);
                 }
+                let closing = self.snaps();
                 if let Some((p, pt)) = window_prev.take() {
                     let end = window_end.max(pt);
                     let secs = (end - pt) as f64 / 1e9;
                     if secs >= 0.1 {
                         let t_s = (end - measure_start) as f64 / 1e9;
-                        for ((series, p), cur) in
-                            out.per_second.iter_mut().zip(&p).zip(self.snaps())
-                        {
-                            series.push(second(p, &cur, secs, t_s));
+                        for (j, (series, p)) in out.per_second.iter_mut().zip(&p).enumerate() {
+                            series.push(second(p, &closing[j], secs, t_s, self.uring[j]));
                         }
                         obs.window_edge(t_s);
                     }
                 }
+                out.window = std::mem::take(&mut window_open)
+                    .into_iter()
+                    .zip(closing)
+                    .collect();
             }
             if now >= next_tick {
                 let cur = self.snaps();
@@ -143,8 +166,9 @@ impl Monitor<'_> {
                     if now < window_end {
                         let secs = (next_tick - *pt) as f64 / 1e9;
                         let t_s = (next_tick - measure_start) as f64 / 1e9;
-                        for ((series, p), c) in out.per_second.iter_mut().zip(p.iter()).zip(&cur) {
-                            series.push(second(p, c, secs, t_s));
+                        for (j, (series, p)) in out.per_second.iter_mut().zip(p.iter()).enumerate()
+                        {
+                            series.push(second(p, &cur[j], secs, t_s, self.uring[j]));
                         }
                         obs.window_edge(t_s);
                         p.clone_from(&cur);

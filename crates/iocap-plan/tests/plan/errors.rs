@@ -327,3 +327,17 @@ fn profile_rules() {
         .to_string();
     assert!(e.contains("missing field `family`"), "{e}");
 }
+
+#[test]
+fn submit_mode_is_a_workload_key_and_defaults_to_auto() {
+    use iocap_model::SubmitMode;
+    let s = parse_suite(&one_test("[[test.workload]]\nsubmit = \"each\"")).unwrap();
+    assert_eq!(s.tests[0].workloads[0].spec.submit, SubmitMode::Each);
+    let s = parse_suite("name = \"x\"\n[defaults]\nsubmit = \"batch\"\n[[test]]\nname = \"t\"\n")
+        .unwrap();
+    assert_eq!(s.tests[0].workloads[0].spec.submit, SubmitMode::Batch);
+    let s = parse_suite(&one_test("qd = 4")).unwrap();
+    assert_eq!(s.tests[0].workloads[0].spec.submit, SubmitMode::Auto);
+    let e = suite_err(&one_test("submit = \"sometimes\""));
+    assert!(e.contains("sometimes") && e.contains("line 4"), "{e}");
+}
