@@ -9,7 +9,8 @@ use iocap_model::{format_bytes, rfc3339_utc, BsWeight, JobSpec, RunResult, TestR
 
 use super::oscounters::DiskWatch;
 use super::progress::FillBar;
-use super::signals::INTERRUPTED;
+use super::signals::{pause, INTERRUPTED};
+use super::sure::SureArgs;
 use super::{print_stdout, Exit, OutputFormat};
 
 pub struct Executed {
@@ -60,6 +61,7 @@ pub fn new_run(command: &str) -> RunResult {
         verify: None,
         cost: None,
         fsync: None,
+        repeats: vec![],
     }
 }
 
@@ -168,6 +170,49 @@ pub fn run_many(specs: &[JobSpec]) -> Result<Vec<TestOutcome>> {
         }
     }
     Ok(out)
+}
+
+/// `--repeat`: runs `specs` together for runs `from` to `sure.repeat`, pausing
+/// `--repeat-pause` before each, and returns each run's outcomes with their results numbered
+/// (`repeat`). Stops early, keeping what ran, after an I/O error or Ctrl-C. With `say`, each run
+/// is announced on stderr.
+pub fn run_repeated(
+    specs: &[JobSpec],
+    sure: &SureArgs,
+    from: u32,
+    say: bool,
+) -> Result<Vec<Vec<TestOutcome>>> {
+    let mut runs: Vec<Vec<TestOutcome>> = Vec::new();
+    for i in from..=sure.repeat {
+        let failed = runs.last().is_some_and(|r| {
+            r.iter()
+                .any(|o| o.result.error.is_some() || o.result.interrupted)
+        });
+        if failed || (i > 1 && sure.repeat_pause > 0.0 && pause(sure.repeat_pause)) {
+            break;
+        }
+        if say && sure.repeat > 1 {
+            eprintln!("iocap: run {i} of {}", sure.repeat);
+        }
+        let mut outs = run_many(specs)?;
+        for o in &mut outs {
+            o.result.repeat = (sure.repeat > 1).then_some(i);
+        }
+        runs.push(outs);
+    }
+    Ok(runs)
+}
+
+/// The run whose IOPS, all its workloads together, are the median of `runs` (the lower middle
+/// of an even count): what a repeated step stands for in a curve or a verdict.
+pub fn median_run(runs: &[Vec<TestOutcome>]) -> usize {
+    let iops = |r: &Vec<TestOutcome>| r.iter().map(|o| o.result.total.iops).sum::<f64>();
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&a, &b| iops(&runs[a]).total_cmp(&iops(&runs[b])));
+    order
+        .get(runs.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// Prepares the targets of `spec` and runs it: a run of one test.

@@ -21,6 +21,7 @@ mod scaleup;
 mod signals;
 mod sqlio;
 mod suite;
+mod sure;
 mod verify;
 
 use std::io::Write;

@@ -14,10 +14,11 @@ use iocap_model::{parse_duration, CurvePoint, JobSpec, RunResult, TargetSpec, Ve
 use iocap_plan::Profile;
 
 use super::args::{size_arg, FailOn};
-use super::execute::{finish, new_run, run_many, run_one, run_text};
+use super::execute::{finish, median_run, new_run, run_repeated, run_text};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::signals::interrupted;
+use super::sure::SureArgs;
 use super::{Exit, OutputFormat};
 
 #[derive(Args, Debug)]
@@ -57,6 +58,8 @@ pub struct PreflightArgs {
     pub fail_on: Option<FailOn>,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    #[command(flatten)]
+    pub sure: SureArgs,
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -116,6 +119,7 @@ impl Plan<'_> {
         // a capacity figure is the sustained rate: checkpoint bursts belong to suites
         s.burst = None;
         s.allow_overwrite = self.a.allow_overwrite;
+        self.a.sure.apply(&mut s);
         s.validate().with_context(|| format!("workload {key}"))?;
         Ok((w.role.clone(), s))
     }
@@ -126,6 +130,28 @@ fn push(run: &mut RunResult, role: &str, r: iocap_model::TestResult) -> u32 {
     r.role = Some(role.to_string());
     run.tests.push(r);
     (run.tests.len() - 1) as u32
+}
+
+/// Runs `specs` together (`--repeat` times), adds every run's tests to `run` with their roles,
+/// the workloads of one run in one group when there are several, and returns the indexes of the
+/// median run's tests: the figures the verdicts are taken from.
+fn measure(run: &mut RunResult, sure: &SureArgs, specs: &[(String, JobSpec)]) -> Result<Vec<u32>> {
+    let only: Vec<JobSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
+    let runs = run_repeated(&only, sure, 1, true)?;
+    let median = median_run(&runs);
+    let mut picked = Vec::new();
+    for (k, outs) in runs.into_iter().enumerate() {
+        let group = (outs.len() > 1).then_some(run.tests.len() as u32);
+        for ((role, _), o) in specs.iter().zip(outs) {
+            let mut r = o.result;
+            r.group = group;
+            let i = push(run, role, r);
+            if k == median {
+                picked.push(i);
+            }
+        }
+    }
+    Ok(picked)
 }
 
 fn failed(run: &RunResult) -> bool {
@@ -208,9 +234,10 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
             qd,
             ..read.1.clone()
         };
-        let r = run_one(&spec)?.result;
+        let at = measure(&mut run, &a.sure, &[(read.0.clone(), spec)])?[0];
+        let r = &run.tests[at as usize];
         steps.push(CurvePoint {
-            test_idx: run.tests.len() as u32,
+            test_idx: at,
             qd,
             load_pct: None,
             iops: r.total.iops,
@@ -218,7 +245,6 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
             lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
             lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
         });
-        push(&mut run, &read.0, r);
         if failed(&run) {
             break;
         }
@@ -236,16 +262,13 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
         if failed(&run) {
             break;
         }
-        let r = run_many(std::slice::from_ref(spec))?.remove(0).result;
-        idx.insert(key, push(&mut run, role, r));
+        let at = measure(&mut run, &a.sure, &[(role.clone(), spec.clone())])?;
+        idx.insert(key, at[0]);
     }
     if !failed(&run) {
-        let outs = run_many(&[backup_read.1.clone(), backup_write.1.clone()])?;
-        let group = Some(run.tests.len() as u32);
-        for ((role, _), o) in [&backup_read, &backup_write].into_iter().zip(outs) {
-            let mut r = o.result;
-            r.group = group;
-            let i = push(&mut run, role, r);
+        let pair = [backup_read.clone(), backup_write.clone()];
+        let at = measure(&mut run, &a.sure, &pair)?;
+        for ((role, _), i) in pair.iter().zip(at) {
             idx.insert(
                 if role == "backup" {
                     "backup"
@@ -311,6 +334,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     input.cpus = run.host.cpus;
     input.cache_size_bytes = a.cache_size;
     let preflight = capacity_table(&input);
+    run.repeats = iocap_assess::repeats(&run.tests);
     run.preflight = Some(preflight);
     super::audit::record_config(&mut run);
     run.saturation = Some(saturation);

@@ -2,13 +2,16 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{Burst, EngineChoice, JobSpec, RwMode, SubmitMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{
+    Burst, EngineChoice, JobSpec, RunResult, RwMode, SubmitMode, TargetSpec, DEFAULT_TARGET,
+};
 
 use super::args::{
     bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, Mix,
 };
-use super::execute::{execute, finish};
+use super::execute::{execute, finish, run_repeated};
 use super::save::SaveArgs;
+use super::sure::SureArgs;
 use super::{Exit, OutputFormat};
 
 #[derive(Args, Debug)]
@@ -111,6 +114,9 @@ pub struct RunArgs {
     pub output: OutputFormat,
 
     #[command(flatten)]
+    pub sure: SureArgs,
+
+    #[command(flatten)]
     pub save: SaveArgs,
 }
 
@@ -195,7 +201,10 @@ impl RunArgs {
             bs_split: split,
             burst: self.burst,
             submit: self.submit.mode(),
+            until_stable: None,
         };
+        let mut spec = spec;
+        self.sure.apply(&mut spec);
         spec.validate()?;
         Ok(spec)
     }
@@ -205,16 +214,44 @@ pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
     args.save.check()?;
     let mut done = execute(&spec, "run")?;
+    if args.sure.repeat > 1 {
+        repeat_runs(&spec, &args, &mut done.run)?;
+    }
     args.save.stamp(&mut done.run);
     super::audit::record_config(&mut done.run);
     let r = &done.run;
     let code = finish(r, args.output, || {
-        r.tests
+        let mut text = r
+            .tests
             .iter()
             .map(iocap_report::text::render_test)
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n");
+        if !r.repeats.is_empty() {
+            text.push('\n');
+            text.push_str(&iocap_report::text::render_repeats(&r.repeats));
+        }
+        text
     });
     args.save.keep(std::slice::from_ref(r))?;
     Ok(code)
+}
+
+/// `--repeat N`: runs 2 to N of the test into `run`, which holds run 1; then the spread across
+/// runs.
+fn repeat_runs(spec: &JobSpec, args: &RunArgs, run: &mut RunResult) -> Result<()> {
+    run.tests[0].repeat = Some(1);
+    let first = &run.tests[0];
+    if first.error.is_none() && !first.interrupted {
+        let more = run_repeated(
+            std::slice::from_ref(spec),
+            &args.sure,
+            2,
+            args.output == OutputFormat::Text,
+        )?;
+        run.tests
+            .extend(more.into_iter().map(|mut r| r.remove(0).result));
+    }
+    run.repeats = iocap_assess::repeats(&run.tests);
+    Ok(())
 }

@@ -12,10 +12,11 @@ use iocap_model::{
 };
 
 use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg};
-use super::execute::{finish, new_run, run_one, run_text};
+use super::execute::{finish, median_run, new_run, run_repeated, run_text};
 use super::run::SubmitArg;
 use super::save::SaveArgs;
 use super::signals::interrupted;
+use super::sure::SureArgs;
 use super::{Exit, OutputFormat};
 
 #[derive(Args, Debug)]
@@ -71,6 +72,8 @@ pub struct SaturateArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
+    pub sure: SureArgs,
+    #[command(flatten)]
     pub save: SaveArgs,
 }
 
@@ -87,6 +90,12 @@ fn point(test_idx: usize, qd: u32, load_pct: Option<f64>, r: &TestResult) -> Cur
 }
 
 fn base_spec(a: &SaturateArgs) -> JobSpec {
+    let mut spec = base_spec_of(a);
+    a.sure.apply(&mut spec);
+    spec
+}
+
+fn base_spec_of(a: &SaturateArgs) -> JobSpec {
     let targets = if a.targets.is_empty() {
         vec![DEFAULT_TARGET.to_string()]
     } else {
@@ -109,11 +118,20 @@ fn base_spec(a: &SaturateArgs) -> JobSpec {
     }
 }
 
-/// Runs one point, adds its test to the run and returns the point.
-fn measure(run: &mut RunResult, spec: &JobSpec, qd: u32, load: Option<f64>) -> Result<CurvePoint> {
-    let out = run_one(spec)?;
-    let r = out.result;
-    let p = point(run.tests.len(), qd, load, &r);
+/// Runs one point (`--repeat` times), adds its tests to the run and returns the point, taken
+/// from the median run.
+fn measure(
+    run: &mut RunResult,
+    spec: &JobSpec,
+    sure: &SureArgs,
+    qd: u32,
+    load: Option<f64>,
+) -> Result<CurvePoint> {
+    let runs = run_repeated(std::slice::from_ref(spec), sure, 1, true)?;
+    let at = run.tests.len() + median_run(&runs);
+    run.tests
+        .extend(runs.into_iter().map(|mut r| r.remove(0).result));
+    let p = point(at, qd, load, &run.tests[at]);
     eprintln!(
         "iocap: {}: {} IOPS, {:.1} MB/s, p99 {}",
         spec.name,
@@ -123,7 +141,6 @@ fn measure(run: &mut RunResult, spec: &JobSpec, qd: u32, load: Option<f64>) -> R
             .map(iocap_report::fmt_lat_us)
             .unwrap_or_else(|| "-".into())
     );
-    run.tests.push(r);
     Ok(p)
 }
 
@@ -160,7 +177,7 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
             qd,
             ..base.clone()
         };
-        steps.push(measure(&mut run, &spec, qd, None)?);
+        steps.push(measure(&mut run, &spec, &a.sure, qd, None)?);
         if stopped(&run) {
             break;
         }
@@ -183,13 +200,14 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
                 rate_iops: Some(rate),
                 ..base.clone()
             };
-            throttled.push(measure(&mut run, &spec, best.qd, Some(pct))?);
+            throttled.push(measure(&mut run, &spec, &a.sure, best.qd, Some(pct))?);
             if stopped(&run) {
                 break;
             }
         }
     }
     run.saturation = Some(summarize(&steps, &throttled, &cfg));
+    run.repeats = iocap_assess::repeats(&run.tests);
     super::audit::record_config(&mut run);
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;

@@ -10,10 +10,11 @@ use iocap_model::{JobSpec, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 
 use super::args::{duration_arg, size_arg};
-use super::execute::{new_run, run_many, tests_text};
+use super::execute::{new_run, run_repeated, tests_text};
 use super::roles::RoleDirs;
 use super::save::{open_store, SaveArgs};
 use super::signals::{interrupted, pause};
+use super::sure::SureArgs;
 use super::{print_stdout, Exit, OutputFormat};
 
 #[derive(Args, Debug)]
@@ -55,6 +56,8 @@ pub struct SuiteRunArgs {
     pub allow_overwrite: bool,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    #[command(flatten)]
+    pub sure: SureArgs,
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -127,6 +130,7 @@ fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
                 spec.warmup_s = spec.warmup_s.min(d);
             }
             spec.allow_overwrite = a.allow_overwrite;
+            a.sure.apply(&mut spec);
             (w.role.clone(), spec)
         })
         .collect()
@@ -188,15 +192,22 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         }
         eprintln!("== {} test {}/{}: {}", s.name, i + 1, s.tests.len(), t.name);
         let only: Vec<JobSpec> = specs.iter().map(|(_, sp)| sp.clone()).collect();
-        let outcomes = run_many(&only)?;
-        let group = (outcomes.len() > 1).then_some(i as u32);
         let first_new = run.tests.len();
-        for ((role, _), o) in specs.iter().zip(outcomes) {
-            let mut r = o.result;
-            r.role = Some(role.clone());
-            r.group = group;
-            run.tests.push(r);
+        for outcomes in run_repeated(&only, &a.sure, 1, true)? {
+            // workloads that ran at the same time share a group; each repeat is its own
+            let group = (outcomes.len() > 1).then_some(if a.sure.repeat > 1 {
+                run.tests.len() as u32
+            } else {
+                i as u32
+            });
+            for ((role, _), o) in specs.iter().zip(outcomes) {
+                let mut r = o.result;
+                r.role = Some(role.clone());
+                r.group = group;
+                run.tests.push(r);
+            }
         }
+        run.repeats = iocap_assess::repeats(&run.tests);
         ran += 1;
         super::audit::record_config(&mut run);
         a.save.save_progress(&run)?;
@@ -220,6 +231,9 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
     match a.output {
         OutputFormat::Json => print_stdout(&iocap_report::json(run)),
         OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+        OutputFormat::Text if !run.repeats.is_empty() => {
+            print_stdout(&iocap_report::text::render_repeats(&run.repeats));
+        }
         OutputFormat::Text => {}
     }
     a.save.write_html(std::slice::from_ref(run))?;

@@ -3,7 +3,7 @@
 //! ([`saturate`]), how well volumes scale together ([`mod@scaleup`]), and the preflight capacity
 //! table with its PASS/WARN/FAIL verdicts, likely causes and warnings ([`verdict`]), held
 //! against latency guidelines per device class ([`guidelines`]) and the user's expectations
-//! ([`expect`]).
+//! ([`expect`]), and the spread of a test repeated with `--repeat` ([`repeats()`]).
 //!
 //! Everything here is a pure function of results already measured (plus TOML text handed in as
 //! a string), so every rule is unit-tested on constructed curves and a later iocap can recompute
@@ -14,6 +14,7 @@ mod causes;
 pub mod expect;
 mod fmt;
 pub mod guidelines;
+mod repeats;
 mod rows;
 pub mod saturate;
 pub mod scaleup;
@@ -23,6 +24,7 @@ mod warnings;
 pub use causes::{likely_causes, CPU_BOUND_SHARE};
 pub use expect::{parse_links, Expectations};
 pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};
+pub use repeats::repeats;
 pub use saturate::{
     next_step, summarize, throttle_points, SaturateConfig, StepDecision, StopReason,
 };

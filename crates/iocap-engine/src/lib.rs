@@ -15,6 +15,7 @@ pub mod devinfo;
 pub mod host;
 pub mod marker;
 pub mod offsets;
+pub mod procstat;
 pub mod runner;
 pub mod stats;
 pub mod target;

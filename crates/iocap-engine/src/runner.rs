@@ -7,6 +7,7 @@
 mod assemble;
 mod monitor;
 mod plan;
+pub mod spread;
 
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -201,7 +202,9 @@ pub fn run_group(
         }
         let t0 = now_ns() + 1_000_000;
         let measure_start = t0.saturating_add(to_ns(spec.warmup_s));
-        let measure_end = measure_start.saturating_add(to_ns(spec.duration_s));
+        // `--until-stable` may run the window up to its longest; the monitor ends it earlier
+        let window_s = spec.until_stable.map_or(spec.duration_s, |u| u.max_s);
+        let measure_end = measure_start.saturating_add(to_ns(window_s));
         let issue_end = measure_end.saturating_add(to_ns(spec.cooldown_s));
         tl.start_ns.store(t0, Relaxed);
         tl.measure_start_ns.store(measure_start, Relaxed);
@@ -220,7 +223,11 @@ pub fn run_group(
             finished: &finished,
             t0,
             measure_start,
-            issue_end,
+            until_stable: spec.until_stable.map(|u| monitor::StopWhenSure {
+                ci_pct: u.ci_pct,
+                min_end_ns: measure_start.saturating_add(to_ns(spec.duration_s)),
+                cooldown_ns: to_ns(spec.cooldown_s),
+            }),
         };
         monitored = Some(m.run(obs));
         for (h, c) in handles.into_iter().zip(&ctxs) {
@@ -247,6 +254,7 @@ pub fn run_group(
         .map(|r| r.stats.read.ios + r.stats.write.ios)
         .sum();
     let window = monitored.window;
+    let steal_pct = monitored.steal_pct;
     Ok(monitored
         .per_second
         .into_iter()
@@ -254,6 +262,11 @@ pub fn run_group(
         .map(|(ji, series)| {
             let mut o =
                 assemble::assemble(&jobs, ji, &tl, &reports, series, monitored.cpu, group_ios);
+            let u = spread::uncertainty(&o.result.per_second, steal_pct);
+            if let Some(w) = until_stable_missed(jobs[ji].spec, &o.result, &u) {
+                o.result.warnings.push(w);
+            }
+            o.result.uncertainty = Some(u);
             if jobs[ji].engine == EngineKind::IoUring {
                 let each_pct = window.get(ji).and_then(|(a, b)| monitor::each_pct(a, b));
                 assemble::record_submit(&mut o.result, &reports, ji, &tl, each_pct);
@@ -261,6 +274,27 @@ pub fn run_group(
             o
         })
         .collect())
+}
+
+/// The warning for an `--until-stable` window that ran to its longest without the IOPS'
+/// interval narrowing to the target.
+fn until_stable_missed(
+    spec: &JobSpec,
+    r: &TestResult,
+    u: &iocap_model::Uncertainty,
+) -> Option<String> {
+    let want = spec.until_stable?;
+    let got = u.iops.as_ref().map(|s| s.ci95_half_pct);
+    if r.interrupted || r.error.is_some() || got.is_some_and(|g| g <= want.ci_pct) {
+        return None;
+    }
+    Some(format!(
+        "--until-stable {}%: after {:.0} s the IOPS' 95 % interval was still {}; the storage \
+         did not settle within the longest window",
+        want.ci_pct,
+        r.duration_s,
+        got.map_or("unknown".to_string(), |g| format!("±{g:.1} %"))
+    ))
 }
 
 fn run_context(

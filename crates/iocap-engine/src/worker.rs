@@ -141,7 +141,6 @@ pub fn run<B: Backend>(
     let start = tl.start_ns.load(Relaxed);
     clock::sleep_until(start);
     let measure_start = tl.measure_start_ns.load(Relaxed);
-    let issue_end = tl.issue_end_ns.load(Relaxed);
     let mut now = clock::now_ns();
     let mut next_due = now;
     let mut inflight = 0usize;
@@ -162,6 +161,8 @@ pub fn run<B: Backend>(
         .then(|| AutoTrial::new(start, measure_start));
     let mut stamp_at_queue = backend.submits_at_queue();
     loop {
+        // re-read: `--until-stable` ends the window early, from the monitor
+        let issue_end = tl.issue_end_ns.load(Relaxed);
         if let Some(t) = trial.as_mut() {
             if let Some(each) = t.at(now) {
                 backend.set_submit_each(each);

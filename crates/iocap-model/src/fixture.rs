@@ -221,6 +221,8 @@ pub fn run(f: &FixtureRun) -> RunResult {
             error: None,
             os_counters: None,
             submit: None,
+            uncertainty: None,
+            repeat: None,
         }],
         label: f.label.clone(),
         tags: f.tags.clone(),
@@ -235,6 +237,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         verify: None,
         cost: None,
         fsync: None,
+        repeats: vec![],
     }
 }
 

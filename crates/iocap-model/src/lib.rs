@@ -15,6 +15,7 @@ pub mod os;
 pub mod result;
 pub mod spec;
 pub mod timer;
+pub mod uncertainty;
 pub mod units;
 pub mod verify;
 
@@ -25,5 +26,6 @@ pub use os::*;
 pub use result::*;
 pub use spec::*;
 pub use timer::*;
+pub use uncertainty::*;
 pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};
 pub use verify::*;

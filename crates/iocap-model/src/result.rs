@@ -57,6 +57,36 @@ pub struct RunResult {
     /// commands and in runs saved before it existed.
     #[serde(default)]
     pub fsync: Option<crate::FsyncReport>,
+    /// For tests run several times (`--repeat N`): the spread of each one's figures across its
+    /// runs; every run is in `tests`, numbered by `repeat`. Empty otherwise.
+    #[serde(default)]
+    pub repeats: Vec<RepeatSummary>,
+}
+
+/// One test run several times with `--repeat`: its figures across the runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RepeatSummary {
+    /// The test's name, as in `tests[].name`.
+    pub name: String,
+    /// Runs that completed (an interrupted or failed run is not counted).
+    pub runs: u32,
+    pub iops: RepeatSpread,
+    pub mb_s: RepeatSpread,
+    /// Of the p99 latency of all I/Os; `null` when a run completed none.
+    pub p99_us: Option<RepeatSpread>,
+}
+
+/// One figure across repeated runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RepeatSpread {
+    pub median: f64,
+    /// First and third quartiles (linear interpolation between runs).
+    pub q1: f64,
+    pub q3: f64,
+    pub min: f64,
+    pub max: f64,
+    /// The interquartile range over the median, in percent.
+    pub iqr_pct: f64,
 }
 
 /// One configuration check at the time of a run.
@@ -136,6 +166,13 @@ pub struct TestResult {
     /// for psync and in results saved before it was recorded.
     #[serde(default)]
     pub submit: Option<SubmitRecord>,
+    /// How sure the headline IOPS and MB/s are: confidence interval, spread, trend, steal and a
+    /// verdict; `null` in results saved before it was recorded.
+    #[serde(default)]
+    pub uncertainty: Option<crate::Uncertainty>,
+    /// Which run of a repeated test this is (1, 2, ...) with `--repeat`; `null` otherwise.
+    #[serde(default)]
+    pub repeat: Option<u32>,
 }
 
 /// What the io_uring engine did with `--submit`: the mode asked for, the mode that ran, and

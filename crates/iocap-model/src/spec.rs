@@ -127,6 +127,16 @@ impl SubmitMode {
     }
 }
 
+/// Run the measured window past `duration_s` until the 95 % confidence interval of the IOPS is
+/// within `ci_pct` of the mean (`--until-stable PCT[:MAX]`), or until it is `max_s` long.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UntilStable {
+    /// Largest half-width of the interval, in percent of the mean.
+    pub ci_pct: f64,
+    /// Longest measured window, in seconds; at least `duration_s`.
+    pub max_s: f64,
+}
+
 /// One file or block device of a test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetSpec {
@@ -211,6 +221,9 @@ pub struct JobSpec {
     /// default), in batches, or each at once.
     #[serde(default = "SubmitMode::legacy")]
     pub submit: SubmitMode,
+    /// Measure for at least `duration_s`, then on until the IOPS are known this well.
+    #[serde(default)]
+    pub until_stable: Option<UntilStable>,
 }
 
 impl Default for JobSpec {
@@ -239,6 +252,7 @@ impl Default for JobSpec {
             bs_split: Vec::new(),
             burst: None,
             submit: SubmitMode::Auto,
+            until_stable: None,
         }
     }
 }
@@ -343,6 +357,21 @@ impl JobSpec {
         }
         if self.duration_s.is_nan() || self.duration_s <= 0.0 {
             return bad("duration must be greater than zero");
+        }
+        if let Some(u) = self.until_stable {
+            if !(u.ci_pct > 0.0 && u.ci_pct < 100.0) {
+                return bad(format!(
+                    "--until-stable {}: the interval's half-width must be above 0 and below \
+                     100 % of the mean",
+                    u.ci_pct
+                ));
+            }
+            if u.max_s.is_nan() || u.max_s < self.duration_s {
+                return bad(format!(
+                    "--until-stable: the longest window ({} s) is shorter than --duration ({} s)",
+                    u.max_s, self.duration_s
+                ));
+            }
         }
         if self.warmup_s < 0.0 || self.cooldown_s < 0.0 {
             return bad("warmup and cooldown cannot be negative");

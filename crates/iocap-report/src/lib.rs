@@ -9,6 +9,7 @@ pub mod html;
 pub mod markdown;
 pub mod oscounters;
 mod rows;
+pub mod sure;
 mod svg;
 pub mod text;
 

@@ -6,6 +6,7 @@ use iocap_model::TestResult;
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
+pub use crate::sure::render_repeats;
 use crate::{fmt_count, fmt_lat_us, plural, table};
 
 /// One-line description of the workload.
@@ -70,7 +71,9 @@ pub fn render_test(r: &TestResult) -> String {
         t.add_row(throughput_cells(n, o));
     }
     out.push_str(&t.to_string());
-    out.push_str("\n\nlatency\n");
+    out.push('\n');
+    out.push_str(&crate::sure::render_uncertainty(r));
+    out.push_str("\nlatency\n");
     let mut t = table(&latency_header(""));
     for (n, o) in &ops {
         if let Some(l) = &o.lat_us {
@@ -98,6 +101,7 @@ pub fn render_test(r: &TestResult) -> String {
     }
     out.push_str(&crate::oscounters::render_os(r));
     out.push_str(&format!("\n{}\n", cpu_line(r)));
+    out.push_str(&crate::sure::render_submit(r));
     if let Some(e) = &r.error {
         out.push_str(&format!("\nI/O ERROR: {e}\n"));
     }

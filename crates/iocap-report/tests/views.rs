@@ -90,6 +90,8 @@ fn result() -> RunResult {
             error: None,
             os_counters: None,
             submit: None,
+            uncertainty: None,
+            repeat: None,
         }],
         label: None,
         tags: vec![],
@@ -104,6 +106,7 @@ fn result() -> RunResult {
         verify: None,
         cost: None,
         fsync: None,
+        repeats: vec![],
     }
 }
 

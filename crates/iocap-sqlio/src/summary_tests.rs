@@ -30,6 +30,8 @@ fn result(call: &SqlioCall, total: OpStats) -> TestResult {
         error: None,
         os_counters: None,
         submit: None,
+        uncertainty: None,
+        repeat: None,
     }
 }
 

@@ -151,6 +151,8 @@ pub(super) fn assemble(
         error,
         os_counters: None,
         submit: None,
+        uncertainty: None,
+        repeat: None,
     };
     TestOutcome {
         result,

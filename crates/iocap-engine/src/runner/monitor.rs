@@ -11,9 +11,9 @@ use iocap_model::SecondSample;
 
 use super::{LiveSample, Phase, RunObserver};
 use crate::clock::{self, now_ns};
-use crate::host;
 use crate::stats::{LiveCounters, LiveSnapshot};
 use crate::worker::Timeline;
+use crate::{host, procstat};
 
 const SECOND: u64 = 1_000_000_000;
 
@@ -60,6 +60,8 @@ pub(super) struct Monitored {
     pub cpu: (f64, f64),
     /// Each workload's counters when the window opened and when it closed.
     pub window: Vec<(LiveSnapshot, LiveSnapshot)>,
+    /// Share of all CPU time the hypervisor stole over the window, in percent.
+    pub steal_pct: Option<f64>,
 }
 
 pub(super) struct Monitor<'a> {
@@ -72,7 +74,33 @@ pub(super) struct Monitor<'a> {
     pub finished: &'a AtomicUsize,
     pub t0: u64,
     pub measure_start: u64,
-    pub issue_end: u64,
+    /// `--until-stable`: end the window once the IOPS are known this well.
+    pub until_stable: Option<StopWhenSure>,
+}
+
+/// When `--until-stable` ends the measured window.
+pub(super) struct StopWhenSure {
+    /// Largest half-width of the IOPS' 95 % interval, in percent of the mean.
+    pub ci_pct: f64,
+    /// The window runs at least until here (`--duration`).
+    pub min_end_ns: u64,
+    pub cooldown_ns: u64,
+}
+
+impl StopWhenSure {
+    /// Whether the per-second series so far (all workloads together) pins the IOPS down well
+    /// enough to end the window at `at_ns`.
+    fn sure(&self, series: &[Vec<SecondSample>], at_ns: u64) -> bool {
+        if at_ns < self.min_end_ns {
+            return false;
+        }
+        let n = series.iter().map(Vec::len).min().unwrap_or(0);
+        let total: Vec<f64> = (0..n)
+            .map(|i| series.iter().map(|s| s[i].iops).sum())
+            .collect();
+        iocap_stats::batch_means_ci(&total, 0.95)
+            .is_some_and(|ci| ci.mean > 0.0 && ci.half_width / ci.mean * 100.0 <= self.ci_pct)
+    }
 }
 
 impl Monitor<'_> {
@@ -99,16 +127,17 @@ impl Monitor<'_> {
 
     /// Runs until every worker has finished.
     pub fn run(&self, obs: &mut dyn RunObserver) -> Monitored {
-        let (tl, t0, measure_start, issue_end) =
-            (self.tl, self.t0, self.measure_start, self.issue_end);
+        let (tl, t0, measure_start) = (self.tl, self.t0, self.measure_start);
         let n = self.live.len();
         let mut out = Monitored {
             per_second: vec![Vec::new(); self.jobs.len()],
             cpu: (0.0, 0.0),
             window: Vec::new(),
+            steal_pct: None,
         };
         let mut window_open: Vec<LiveSnapshot> = Vec::new();
-        let total_s = (issue_end - t0) as f64 / 1e9;
+        let mut stat_open = None;
+        let issue_end = || tl.issue_end_ns.load(Relaxed);
         let mut prev = Self::total(&self.snaps());
         let mut prev_t = t0;
         let mut window_prev: Option<(Vec<LiveSnapshot>, u64)> = None;
@@ -132,6 +161,7 @@ impl Monitor<'_> {
             let window_end = tl.window_end_ns.load(Relaxed);
             if cpu_start.is_none() && now >= measure_start && now < window_end {
                 cpu_start = Some(host::process_cpu_s());
+                stat_open = procstat::read();
                 window_open = self.snaps();
                 window_prev = Some((window_open.clone(), measure_start));
                 obs.window_edge(0.0);
@@ -143,6 +173,9 @@ impl Monitor<'_> {
                     let (u1, s1) = host::process_cpu_s();
                     out.cpu = (u1 - u0, s1 - s0);
                 }
+                out.steal_pct = stat_open
+                    .zip(procstat::read())
+                    .and_then(|(a, b)| b.since(&a).steal_pct());
                 let closing = self.snaps();
                 if let Some((p, pt)) = window_prev.take() {
                     let end = window_end.max(pt);
@@ -173,6 +206,13 @@ impl Monitor<'_> {
                         obs.window_edge(t_s);
                         p.clone_from(&cur);
                         *pt = next_tick;
+                        if let Some(u) = &self.until_stable {
+                            if u.sure(&out.per_second, next_tick) {
+                                tl.cut(next_tick);
+                                tl.issue_end_ns
+                                    .fetch_min(next_tick.saturating_add(u.cooldown_ns), Relaxed);
+                            }
+                        }
                     }
                 }
                 let cur = Self::total(&cur);
@@ -184,11 +224,12 @@ impl Monitor<'_> {
                 } else {
                     Phase::Cooldown
                 };
-                if now < issue_end {
+                let end = issue_end();
+                if now < end {
                     obs.tick(&LiveSample {
                         phase,
                         elapsed_s: (now - t0) as f64 / 1e9,
-                        total_s,
+                        total_s: (end - t0) as f64 / 1e9,
                         iops,
                         mb_s,
                         lat_us_mean: mean,

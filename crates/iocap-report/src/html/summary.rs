@@ -62,6 +62,9 @@ fn sentence(t: &TestResult) -> String {
             let _ = write!(s, ": no I/O completed in {:.1} s.", t.duration_s);
         }
     }
+    if let Some(u) = &t.uncertainty {
+        s.push_str(&how_sure(u));
+    }
     if let Some(e) = &t.error {
         let _ = write!(
             s,
@@ -80,6 +83,35 @@ fn sentence(t: &TestResult) -> String {
         0 => {}
         n => {
             let _ = write!(s, " {} (see Warnings).", plural(n, "warning"));
+        }
+    }
+    s
+}
+
+/// " The IOPS are known to ±1.2 % (95 % confidence); stable." and the reasons when not.
+fn how_sure(u: &iocap_model::Uncertainty) -> String {
+    let mut s = String::new();
+    if let Some(i) = &u.iops {
+        let _ = write!(
+            s,
+            " The IOPS are known to ±{:.1} % (95 % confidence, CV {:.1} %)",
+            i.ci95_half_pct, i.cv_pct
+        );
+        if let Some(st) = u.steal_pct {
+            let _ = write!(s, ", {st:.1} % of the CPU stolen by the hypervisor");
+        }
+        let _ = write!(s, "; {}.", u.verdict.name());
+    } else {
+        s.push_str(" Too short to judge the noise.");
+    }
+    if u.verdict == iocap_model::Stability::Unstable {
+        for r in &u.reasons {
+            let mut c = r.chars();
+            let first: String = c
+                .next()
+                .map(|f| f.to_uppercase().collect())
+                .unwrap_or_default();
+            let _ = write!(s, " {first}{}.", c.as_str());
         }
     }
     s
