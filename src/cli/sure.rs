@@ -66,10 +66,8 @@ impl SureArgs {
     pub fn apply(&self, spec: &mut JobSpec) {
         spec.until_stable = self.until_stable.map(|u| UntilStable {
             ci_pct: u.ci_pct,
-            max_s: u
-                .max_s
-                .unwrap_or(spec.duration_s * DEFAULT_MAX_FACTOR)
-                .max(spec.duration_s),
+            // a longest window given shorter than --duration is refused by validation
+            max_s: u.max_s.unwrap_or(spec.duration_s * DEFAULT_MAX_FACTOR),
         });
     }
 }
@@ -101,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn the_longest_window_defaults_to_ten_durations_and_never_undercuts_it() {
+    fn the_longest_window_defaults_to_ten_durations() {
         let mut spec = JobSpec {
             duration_s: 6.0,
             ..JobSpec::default()
@@ -113,9 +111,10 @@ mod tests {
         };
         a.apply(&mut spec);
         assert_eq!(spec.until_stable.unwrap().max_s, 60.0);
+        spec.validate().unwrap();
         a.until_stable = Some(until_stable_arg("3:2s").unwrap());
         a.apply(&mut spec);
-        assert_eq!(spec.until_stable.unwrap().max_s, 6.0);
-        spec.validate().unwrap();
+        let e = spec.validate().unwrap_err().to_string();
+        assert!(e.contains("shorter than --duration"), "{e}");
     }
 }

@@ -14,6 +14,7 @@ mod safety;
 mod safety_more;
 mod sqlio;
 mod store;
+mod sure;
 mod verify;
 mod verify_faults;
 

@@ -82,6 +82,11 @@ pub fn batch_means(xs: &[f64]) -> Option<Vec<f64>> {
 
 /// The `confidence` (e.g. 0.95) interval of the mean of an autocorrelated series, by
 /// non-overlapping batch means; `None` below three samples or for a confidence outside (0, 1).
+///
+/// The half-width is the wider of the batch-means interval and the interval that takes the
+/// samples as independent. Positive correlation (the usual kind: a slow spell lasts) widens
+/// the first; a periodic series (a checkpoint every few seconds) can make a few batch means
+/// agree by chance, which the second catches.
 pub fn batch_means_ci(xs: &[f64], confidence: f64) -> Option<Interval> {
     if !(confidence > 0.0 && confidence < 1.0) {
         return None;
@@ -89,8 +94,11 @@ pub fn batch_means_ci(xs: &[f64], confidence: f64) -> Option<Interval> {
     let b = batch_means(xs)?;
     let k = b.len();
     let m = mean(xs);
-    let t = student_t_quantile((1.0 + confidence) / 2.0, (k - 1) as f64);
-    let half = t * (variance(&b) / k as f64).sqrt();
+    let p = (1.0 + confidence) / 2.0;
+    let batched = student_t_quantile(p, (k - 1) as f64) * (variance(&b) / k as f64).sqrt();
+    let n = xs.len();
+    let plain = student_t_quantile(p, (n - 1) as f64) * (variance(xs) / n as f64).sqrt();
+    let half = batched.max(plain);
     half.is_finite().then_some(Interval {
         mean: m,
         lo: m - half,

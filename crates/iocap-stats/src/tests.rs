@@ -142,3 +142,12 @@ proptest! {
         if let Some((q1, m, q3)) = quartiles(&a) { prop_assert!(q1 <= m && m <= q3); }
     }
 }
+
+/// A periodic series whose batches happen to balance still gets a wide interval.
+#[test]
+fn a_periodic_series_is_not_taken_as_steady() {
+    let xs = [1000.0, 0.0, 0.0, 1000.0];
+    assert_eq!(batch_means(&xs).unwrap(), [500.0, 500.0]);
+    let ci = batch_means_ci(&xs, 0.95).unwrap();
+    assert!(ci.half_width > 500.0, "{ci:?}");
+}

@@ -52,13 +52,27 @@ impl Sqlite {
         conn.busy_timeout(Duration::from_secs(30)).map_err(err)?;
         // WAL: readers never block the writer; synchronous=NORMAL is durable across a process
         // crash (the case that matters here) and cheap.
-        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
-            .map_err(|e| {
-                StoreError::Db(format!(
-                    "{} is not a usable SQLite store: {e}",
-                    path.display()
-                ))
-            })?;
+        // Switching a new file to WAL takes an exclusive lock for which SQLite does not call
+        // the busy handler: two iocap processes creating the store at once would see
+        // "database is locked" at once. Retry for as long as the busy timeout.
+        let give_up = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            match conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())) {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if f.code == rusqlite::ErrorCode::DatabaseBusy
+                        && std::time::Instant::now() < give_up =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => {
+                    return Err(StoreError::Db(format!(
+                        "{} is not a usable SQLite store: {e}",
+                        path.display()
+                    )))
+                }
+            }
+        }
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
             .map_err(err)?;
         Ok(Self { conn })
