@@ -244,6 +244,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
             mb_s: r.total.mb_s,
             lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
             lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
+            per_second_iops: r.per_second.iter().map(|s| s.iops).collect(),
         });
         if failed(&run) {
             break;

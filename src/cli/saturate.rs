@@ -86,6 +86,7 @@ fn point(test_idx: usize, qd: u32, load_pct: Option<f64>, r: &TestResult) -> Cur
         mb_s: r.total.mb_s,
         lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
         lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
+        per_second_iops: r.per_second.iter().map(|s| s.iops).collect(),
     }
 }
 

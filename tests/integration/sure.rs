@@ -215,3 +215,51 @@ fn saturate_repeats_each_step_and_takes_the_median_run() {
     }
     assert_eq!(v["repeats"].as_array().unwrap().len(), 2);
 }
+
+/// The test: two runs of the same workload on the same file are within noise; a run
+/// throttled to half the rate is a regression. Throttled runs make it deterministic on a shared
+/// disk: the base and its repeat are both held at the same rate.
+#[test]
+fn compare_calls_a_rerun_within_noise_and_half_the_rate_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let run = |rate: &str| -> String {
+        let out = iocap(dir.path())
+            .args([
+                "run",
+                "--duration",
+                "4s",
+                "--warmup",
+                "0.5s",
+                "--size",
+                "16M",
+            ])
+            .args(["--rate-iops", rate, "--db", db, "--output", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["run_id"].as_str().unwrap().to_string()
+    };
+    let (base, again, half) = (run("1000"), run("1000"), run("500"));
+    let compare = |other: &str| {
+        iocap(dir.path())
+            .args(["compare", &base, other, "--fail-on-regression", "--db", db])
+            .output()
+            .unwrap()
+    };
+    let out = compare(&again);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("no regression"), "{text}");
+    let out = compare(&half);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("REGRESSION p < 0.001"), "{text}");
+    assert!(text.contains("IOPS -50."), "{text}");
+}

@@ -67,6 +67,7 @@ fn curve_points(i: &PreflightInput) -> Vec<CurvePoint> {
                     .as_ref()
                     .or(m.test.total.lat_us.as_ref())
                     .map(|l| l.p99),
+                per_second_iops: m.test.per_second.iter().map(|s| s.iops).collect(),
             }]
         })
         .unwrap_or_default()

@@ -4,10 +4,14 @@
 //! depths that only add latency.
 //!
 //! The rule, with the defaults of [`SaturateConfig`]:
-//! - A step is *flat* when its IOPS beat the best IOPS of all earlier steps by less than
-//!   `min_gain_pct` (5 %) **and** its p99 latency (p50 if p99 is missing) rose over the previous
-//!   step. Comparing with the best so far, not only the previous step, keeps a single dip from
-//!   making the next step look like a fresh gain.
+//! - A step is *flat* when its IOPS did not really beat the best IOPS of all earlier steps
+//!   **and** its p99 latency (p50 if p99 is missing) rose over the previous step. A real gain is
+//!   at least `min_gain_pct` (5 %) **and** beyond the noise: Welch's test of the two steps'
+//!   per-second IOPS (over batch means, as `compare` does) gives p < 0.05. On a shared disk
+//!   whose seconds swing by ±30 %, 5 % alone is inside the noise, and a lucky step would push
+//!   the knee up. Steps without a per-second series (fewer than three seconds, or saved before
+//!   it was kept) are judged by the 5 % alone. Comparing with the best so far, not only the
+//!   previous step, keeps a single dip from making the next step look like a fresh gain.
 //! - With `confirm_flat` (default on) the knee needs two flat steps in a row; one flat step
 //!   followed by a real gain was noise. The knee is the qd of the last step before the first
 //!   flat one: the last qd that still gained.
@@ -78,27 +82,40 @@ fn latency(p: &CurvePoint) -> Option<f64> {
     p.lat_us_p99.or(p.lat_us_p50).filter(|v| v.is_finite())
 }
 
-/// Gain of step `i` over the best IOPS of the steps before it, in percent; `None` for the
-/// first step or when no earlier step measured anything.
-fn gain_pct(steps: &[CurvePoint], i: usize) -> Option<f64> {
-    let best = steps[..i]
-        .iter()
-        .map(|p| p.iops)
-        .filter(|v| ok(*v))
-        .fold(f64::NAN, f64::max);
-    if i == 0 || !ok(best) {
+/// Gain of step `i` over the best IOPS of the steps before it, in percent, and that best step;
+/// `None` for the first step or when no earlier step measured anything.
+fn gain_over_best(steps: &[CurvePoint], i: usize) -> Option<(f64, &CurvePoint)> {
+    if i == 0 {
         return None;
     }
+    let best = steps[..i]
+        .iter()
+        .filter(|p| ok(p.iops))
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))?;
     let cur = if steps[i].iops.is_finite() {
         steps[i].iops
     } else {
         0.0
     };
-    Some((cur / best - 1.0) * 100.0)
+    Some(((cur / best.iops - 1.0) * 100.0, best))
 }
 
+fn gain_pct(steps: &[CurvePoint], i: usize) -> Option<f64> {
+    gain_over_best(steps, i).map(|(g, _)| g)
+}
+
+/// Whether the difference between two steps' IOPS is beyond their noise; true (the threshold
+/// alone decides) when either has no per-second series to test.
+fn beyond_noise(a: &CurvePoint, b: &CurvePoint) -> bool {
+    iocap_stats::welch_batch_means(&a.per_second_iops, &b.per_second_iops)
+        .is_none_or(|w| w.p_value < GAIN_P)
+}
+
+/// The p-value below which a step's gain is beyond the noise.
+pub const GAIN_P: f64 = 0.05;
+
 fn is_flat(steps: &[CurvePoint], i: usize, cfg: &SaturateConfig) -> bool {
-    let Some(gain) = gain_pct(steps, i) else {
+    let Some((gain, best)) = gain_over_best(steps, i) else {
         return false;
     };
     // Without latencies to compare, throughput alone decides.
@@ -106,7 +123,8 @@ fn is_flat(steps: &[CurvePoint], i: usize, cfg: &SaturateConfig) -> bool {
         (Some(a), Some(b)) => b > a,
         _ => true,
     };
-    gain < cfg.min_gain_pct && rose
+    let gained = gain >= cfg.min_gain_pct && beyond_noise(best, &steps[i]);
+    !gained && rose
 }
 
 /// After each measured step: the next queue depth, or why to stop.

@@ -20,6 +20,10 @@ pub struct CurvePoint {
     pub mb_s: f64,
     pub lat_us_p50: Option<f64>,
     pub lat_us_p99: Option<f64>,
+    /// The step's per-second IOPS, so the knee rule can tell a gain from noise; empty in runs
+    /// saved before it was recorded (the rule then uses the threshold alone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_second_iops: Vec<f64>,
 }
 
 /// The result of `iocap saturate`.

@@ -63,7 +63,7 @@ fn a_quarter_fewer_iops_is_a_regression() {
     let text = render_text(&c);
     assert!(text.contains("REGRESSION"), "{text}");
     assert!(
-        text.contains("2 regressions: IOPS -25.0 % (randread 8K)"),
+        text.contains("2 regressions: IOPS -25.0 % (randread 8K, p < 0.001), MB/s"),
         "{text}"
     );
 }
@@ -138,7 +138,7 @@ fn an_improvement_is_not_a_regression() {
     assert!(better.contains(&&"lat_us_p99".to_string()), "{better:?}");
     let text = render_text(&c);
     assert!(
-        text.contains("better: IOPS +30.0 % (randread 8K)"),
+        text.contains("better: IOPS +30.0 % (randread 8K, p < 0.001)"),
         "{text}"
     );
     assert!(text.contains("no regression beyond thresholds"));
@@ -395,4 +395,101 @@ fn a_configuration_change_between_runs_is_shown() {
     r.config.clear();
     let c = compare(&b, &[r], &Thresholds::default());
     assert!(!render_text(&c).contains("config."));
+}
+
+/// `r` with its one test's per-second IOPS (and MB/s, at 8 KiB) set to `iops`, and its
+/// headline IOPS and MB/s to their mean.
+fn with_series(mut r: RunResult, iops: &[f64]) -> RunResult {
+    let t = &mut r.tests[0];
+    t.per_second = iops
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| SecondSample {
+            t_s: i as f64 + 1.0,
+            iops: v,
+            mb_s: v * 8192.0 / 1e6,
+            lat_us_mean: None,
+            lat_us_p99: None,
+            submit_each_pct: None,
+        })
+        .collect();
+    t.total.iops = iops.iter().sum::<f64>() / iops.len() as f64;
+    t.total.mb_s = t.total.iops * 8192.0 / 1e6;
+    r
+}
+
+/// `n` seconds around `level`, spread by ±`spread` (a fraction) in a deterministic jumble.
+fn noisy(n: usize, level: f64, spread: f64, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+            level * (1.0 + spread * u)
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_workload_twice_is_within_noise() {
+    let b = with_series(base(), &noisy(30, 10_000.0, 0.08, 1));
+    let r = with_series(run(|_| {}), &noisy(30, 10_000.0, 0.08, 2));
+    let c = compare(&b, &[r], &Thresholds::default());
+    assert!(!c.has_regression(), "{:?}", flagged(&c));
+    let iops = &c.runs[0].tests[0].metrics[0];
+    assert_eq!(iops.metric, "iops");
+    assert!(iops.p_value.unwrap() > 0.05, "{:?}", iops.p_value);
+    let [lo, hi] = iops.base_ci95.unwrap();
+    assert!(lo < 10_000.0 && 10_000.0 < hi, "{lo} {hi}");
+}
+
+#[test]
+fn half_the_rate_is_a_regression_beyond_the_noise() {
+    let b = with_series(base(), &noisy(30, 10_000.0, 0.08, 1));
+    let r = with_series(run(|_| {}), &noisy(30, 5_000.0, 0.08, 2));
+    let c = compare(&b, &[r], &Thresholds::default());
+    assert!(
+        flagged(&c).contains(&"iops".to_string()),
+        "{:?}",
+        flagged(&c)
+    );
+    let f = &c.runs[0].regressions[0];
+    assert!(f.p_value.unwrap() < 0.05);
+    let text = render_text(&c);
+    assert!(text.contains("REGRESSION p < 0.001"), "{text}");
+    assert!(text.contains('±'), "the intervals are shown: {text}");
+}
+
+#[test]
+fn a_drop_beyond_the_threshold_but_inside_the_noise_is_not_flagged() {
+    let b = with_series(base(), &noisy(12, 10_000.0, 0.4, 3));
+    let r = with_series(run(|_| {}), &noisy(12, 8_700.0, 0.4, 4));
+    let c = compare(&b, &[r], &Thresholds::default());
+    let iops = &c.runs[0].tests[0].metrics[0];
+    assert!(iops.change_pct.unwrap() < -10.0, "{:?}", iops.change_pct);
+    assert_eq!(
+        iops.verdict,
+        Some(iocap_report::compare::Verdict::WithinNoise)
+    );
+    assert!(!c.has_regression());
+    assert_eq!(c.regression_count, 0);
+    assert_eq!(c.runs[0].within_noise[0].metric, "iops");
+    let text = render_text(&c);
+    assert!(text.contains("within noise p = "), "{text}");
+    assert!(text.contains("within noise: IOPS"), "{text}");
+    let json = render_json(&c);
+    assert!(json.contains("\"within_noise\""), "{json}");
+}
+
+#[test]
+fn without_a_series_the_threshold_alone_decides() {
+    let mut b = base();
+    let mut r = run(|f| f.iops = 11_250.0);
+    b.tests[0].per_second.truncate(2);
+    r.tests[0].per_second.clear();
+    let c = compare(&b, &[r], &Thresholds::default());
+    assert!(flagged(&c).contains(&"iops".to_string()));
+    assert!(c.runs[0].regressions[0].p_value.is_none());
 }

@@ -18,6 +18,7 @@ pub(crate) fn pt(qd: u32, iops: f64, p99_us: f64) -> CurvePoint {
         mb_s: iops * 8192.0 / 1e6,
         lat_us_p50: Some(p99_us / 3.0),
         lat_us_p99: Some(p99_us),
+        per_second_iops: vec![],
     }
 }
 

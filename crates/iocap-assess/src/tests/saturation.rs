@@ -242,3 +242,53 @@ fn odd_input_does_not_panic() {
         }
     ));
 }
+
+/// A step at `iops` whose ten seconds swing by ±`spread` (a fraction) in a fixed pattern.
+fn noisy_pt(qd: u32, iops: f64, p99_us: f64, spread: f64) -> CurvePoint {
+    let pattern = [0.9, -0.4, 0.7, -1.0, 0.2, -0.6, 1.0, -0.2, 0.5, -0.9];
+    let mean = pattern.iter().sum::<f64>() / pattern.len() as f64;
+    CurvePoint {
+        per_second_iops: pattern
+            .iter()
+            .map(|u| iops * (1.0 + spread * (u - mean)))
+            .collect(),
+        ..pt(qd, iops, p99_us)
+    }
+}
+
+#[test]
+fn a_gain_inside_the_noise_is_flat_and_a_steady_one_is_not() {
+    let cfg = SaturateConfig::default();
+    // +8 % per doubling while p99 rises: a gain by the 5 % rule
+    let curve = |spread: f64| {
+        [
+            noisy_pt(1, 10_000.0, 200.0, spread),
+            noisy_pt(2, 10_800.0, 300.0, spread),
+            noisy_pt(4, 11_664.0, 450.0, spread),
+        ]
+    };
+    // ±20 % seconds: 8 % is noise, two flat steps make a knee at qd 1
+    let d = decide_all(&curve(0.2), &cfg);
+    assert_eq!(
+        d[2],
+        StepDecision::Stop {
+            reason: StopReason::Knee,
+            knee_qd: Some(1)
+        }
+    );
+    // ±1 % seconds: 8 % is real, keep raising
+    let d = decide_all(&curve(0.01), &cfg);
+    assert_eq!(d[2], StepDecision::Continue { qd: 8 });
+    // without series the 5 % rule alone decides, as before
+    let plain: Vec<CurvePoint> = curve(0.2)
+        .into_iter()
+        .map(|p| CurvePoint {
+            per_second_iops: vec![],
+            ..p
+        })
+        .collect();
+    assert_eq!(
+        decide_all(&plain, &cfg)[2],
+        StepDecision::Continue { qd: 8 }
+    );
+}

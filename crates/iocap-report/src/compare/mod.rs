@@ -11,6 +11,15 @@
 //! make it panic, divide by zero or print `NaN`: a change against a zero or missing base figure
 //! is simply "not defined" (`null` in JSON, `–` in text).
 //!
+//! A change of IOPS or MB/s beyond its threshold is a regression (or an improvement) only when it
+//! is also beyond the noise of both runs: Welch's t-test on the two tests' per-second series,
+//! taken over batch means so that correlated seconds are not counted as independent evidence
+//! (`iocap-stats`), must give p < [`NOISE_P`]. Otherwise the change is `within_noise`: shown,
+//! with both intervals and the p-value, but not flagged. The thresholds stay as the smallest
+//! effect worth flagging. Runs saved without a per-second series (fewer than three seconds)
+//! fall back to the threshold alone. p99 latency keeps the threshold rule: a run stores one p99,
+//! not a distribution of them to test.
+//!
 //! This file holds the data model and the matching and gating logic; `fields` lists which
 //! fields are compared for differences, `text` renders the terminal view.
 
@@ -23,6 +32,9 @@ use serde::Serialize;
 use crate::{change_pct, text::describe};
 use fields::{run_differences, test_differences};
 pub use text::render_text;
+
+/// The p-value below which a difference is beyond the noise.
+pub const NOISE_P: f64 = 0.05;
 
 /// How far a figure may move against the base before it counts; each in percent, strictly
 /// beyond (a drop of exactly 10 % with a 10 % threshold is not flagged).
@@ -74,6 +86,9 @@ pub struct RunComparison {
     pub differences: Vec<Difference>,
     pub regressions: Vec<Flag>,
     pub improvements: Vec<Flag>,
+    /// Changes beyond a threshold that the noise of the two runs explains.
+    #[serde(default)]
+    pub within_noise: Vec<Flag>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -102,9 +117,20 @@ pub struct Metric {
     pub base: Option<f64>,
     pub run: Option<f64>,
     pub change_pct: Option<f64>,
-    /// `regression` or `better` when beyond the threshold; `null` otherwise or when the
-    /// figure is not gated (only IOPS, MB/s and p99 of whole tests are).
+    /// `regression` or `better` when beyond the threshold (and, for IOPS and MB/s, beyond the
+    /// noise); `within_noise` when beyond the threshold but not the noise; `null` otherwise or
+    /// when the figure is not gated (only IOPS, MB/s and p99 of whole tests are).
     pub verdict: Option<Verdict>,
+    /// 95 % confidence interval of each side's mean, from its per-second series (IOPS and MB/s
+    /// of whole tests with at least three seconds); `null` otherwise.
+    #[serde(default)]
+    pub base_ci95: Option<[f64; 2]>,
+    #[serde(default)]
+    pub run_ci95: Option<[f64; 2]>,
+    /// Welch's test of the two per-second series (over batch means), two-sided; `null` where
+    /// either side has fewer than three seconds.
+    #[serde(default)]
+    pub p_value: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -112,6 +138,8 @@ pub struct Metric {
 pub enum Verdict {
     Regression,
     Better,
+    /// Beyond the threshold, but not beyond the noise of the two runs (p ≥ [`NOISE_P`]).
+    WithinNoise,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -149,6 +177,9 @@ pub struct Flag {
     pub base: f64,
     pub run: f64,
     pub change_pct: f64,
+    /// Welch's p-value of the change, where there were per-second series to test.
+    #[serde(default)]
+    pub p_value: Option<f64>,
 }
 
 impl Comparison {
@@ -186,7 +217,41 @@ enum Gate {
     Rise(f64),
 }
 
+/// The noise of a figure on both sides: each side's interval, and Welch's test between them.
+#[derive(Clone, Copy, Default)]
+struct Noise {
+    base_ci95: Option<[f64; 2]>,
+    run_ci95: Option<[f64; 2]>,
+    p_value: Option<f64>,
+}
+
+impl Noise {
+    /// From the two tests' per-second series of one figure.
+    fn of(base: &TestResult, run: &TestResult, f: fn(&iocap_model::SecondSample) -> f64) -> Self {
+        let (b, r): (Vec<f64>, Vec<f64>) = (
+            base.per_second.iter().map(f).collect(),
+            run.per_second.iter().map(f).collect(),
+        );
+        let ci = |x: &[f64]| iocap_stats::batch_means_ci(x, 0.95).map(|c| [c.lo, c.hi]);
+        Noise {
+            base_ci95: ci(&b),
+            run_ci95: ci(&r),
+            p_value: iocap_stats::welch_batch_means(&b, &r).map(|w| w.p_value),
+        }
+    }
+}
+
 fn metric(name: &str, base: Option<f64>, run: Option<f64>, gate: Gate) -> Metric {
+    noisy_metric(name, base, run, gate, Noise::default())
+}
+
+fn noisy_metric(
+    name: &str,
+    base: Option<f64>,
+    run: Option<f64>,
+    gate: Gate,
+    noise: Noise,
+) -> Metric {
     let (base, run) = (base.and_then(finite), run.and_then(finite));
     // not defined for a missing side
     let change = base.zip(run).and_then(|(b, r)| change_pct(b, r));
@@ -197,12 +262,19 @@ fn metric(name: &str, base: Option<f64>, run: Option<f64>, gate: Gate) -> Metric
         Gate::Rise(th) if c < -th => Some(Verdict::Better),
         _ => None,
     });
+    let verdict = match (verdict, noise.p_value) {
+        (Some(_), Some(p)) if p >= NOISE_P => Some(Verdict::WithinNoise),
+        (v, _) => v,
+    };
     Metric {
         metric: name.into(),
         base,
         run,
         change_pct: change,
         verdict,
+        base_ci95: noise.base_ci95,
+        run_ci95: noise.run_ci95,
+        p_value: noise.p_value,
     }
 }
 
@@ -214,17 +286,19 @@ fn test_metrics(b: &TestResult, r: &TestResult, th: &Thresholds, gated: bool) ->
     let g = |gate| if gated { gate } else { Gate::None };
     let (bt, rt) = (Some(&b.total), Some(&r.total));
     vec![
-        metric(
+        noisy_metric(
             "iops",
             Some(b.total.iops),
             Some(r.total.iops),
             g(Gate::Drop(th.iops_drop_pct)),
+            Noise::of(b, r, |s| s.iops),
         ),
-        metric(
+        noisy_metric(
             "mb_s",
             Some(b.total.mb_s),
             Some(r.total.mb_s),
             g(Gate::Drop(th.mbps_drop_pct)),
+            Noise::of(b, r, |s| s.mb_s),
         ),
         metric("lat_us_p50", p(bt, |l| l.p50), p(rt, |l| l.p50), Gate::None),
         metric(
@@ -267,7 +341,8 @@ fn same_workload(b: &TestResult, r: &TestResult) -> bool {
 
 fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunComparison {
     let mut tests = Vec::new();
-    let (mut regressions, mut improvements) = (Vec::new(), Vec::new());
+    let (mut regressions, mut improvements, mut within_noise) =
+        (Vec::new(), Vec::new(), Vec::new());
     for (i, (b, r)) in base.tests.iter().zip(&run.tests).enumerate() {
         let different = !same_workload(b, r);
         let metrics = test_metrics(b, r, th, !different);
@@ -283,10 +358,12 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
                 base: bv,
                 run: rv,
                 change_pct: c,
+                p_value: m.p_value,
             };
             match v {
                 Verdict::Regression => regressions.push(flag),
                 Verdict::Better => improvements.push(flag),
+                Verdict::WithinNoise => within_noise.push(flag),
             }
         }
         let targets = (0..b.targets.len().max(r.targets.len()))
@@ -335,6 +412,7 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
         differences: run_differences(base, run),
         regressions,
         improvements,
+        within_noise,
     }
 }
 

@@ -4,6 +4,7 @@
 //! user strings need flattening onto one line.
 
 use super::{Comparison, Flag, RunComparison, TestComparison, Verdict};
+use crate::assess::wrap;
 use crate::{fmt_count, fmt_lat_us, plural, table};
 
 fn metric_label(m: &str) -> &str {
@@ -31,6 +32,18 @@ fn fmt_value(m: &str, v: Option<f64>) -> String {
     }
 }
 
+/// A value with its 95 % interval as ± percent of the mean: `73,703 ±4.4%`.
+fn with_ci(m: &str, v: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    let mut s = fmt_value(m, v);
+    if let Some([lo, hi]) = ci {
+        let mid = (lo + hi) / 2.0;
+        if mid > 0.0 {
+            s.push_str(&format!(" ±{:.1}%", (hi - lo) / 2.0 / mid * 100.0));
+        }
+    }
+    s
+}
+
 fn fmt_pct(c: Option<f64>) -> String {
     c.map_or_else(|| "–".into(), |c| format!("{c:+.1} %"))
 }
@@ -51,12 +64,23 @@ fn fmt_th(v: f64) -> String {
     }
 }
 
+fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".into()
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
 fn flag_list(flags: &[Flag]) -> String {
     flags
         .iter()
         .map(|f| {
+            let p = f
+                .p_value
+                .map_or(String::new(), |p| format!(", {}", fmt_p(p)));
             format!(
-                "{} {} ({})",
+                "{} {} ({}{p})",
                 metric_label(&f.metric),
                 fmt_pct(Some(f.change_pct)),
                 one_line(&f.test)
@@ -87,14 +111,18 @@ fn render_test(out: &mut String, t: &TestComparison) {
     }
     let mut tab = table(&["", "base", "run", "change", ""]);
     for m in &t.metrics {
+        let p = m
+            .p_value
+            .map_or(String::new(), |p| format!(" {}", fmt_p(p)));
         tab.add_row(vec![
             metric_label(&m.metric).to_string(),
-            fmt_value(&m.metric, m.base),
-            fmt_value(&m.metric, m.run),
+            with_ci(&m.metric, m.base, m.base_ci95),
+            with_ci(&m.metric, m.run, m.run_ci95),
             fmt_pct(m.change_pct),
             match m.verdict {
-                Some(Verdict::Regression) => "REGRESSION".into(),
-                Some(Verdict::Better) => "better".into(),
+                Some(Verdict::Regression) => format!("REGRESSION{p}"),
+                Some(Verdict::Better) => format!("better{p}"),
+                Some(Verdict::WithinNoise) => format!("within noise{p}"),
                 None => String::new(),
             },
         ]);
@@ -196,14 +224,21 @@ pub fn render_text(c: &Comparison) -> String {
                 fmt_th(th.p99_rise_pct)
             ));
         } else {
-            out.push_str(&format!(
-                "{}: {}\n",
-                plural(n, "regression"),
-                flag_list(&r.regressions)
-            ));
+            let head = format!("{}: ", plural(n, "regression"));
+            out.push_str(&wrap(&head, &flag_list(&r.regressions), 80));
         }
         if !r.improvements.is_empty() {
-            out.push_str(&format!("better: {}\n", flag_list(&r.improvements)));
+            out.push_str(&wrap("better: ", &flag_list(&r.improvements), 80));
+        }
+        if !r.within_noise.is_empty() {
+            out.push_str(&wrap(
+                "within noise: ",
+                &format!(
+                    "{} (beyond a threshold, not beyond the two runs' noise)",
+                    flag_list(&r.within_noise)
+                ),
+                80,
+            ));
         }
     }
     if c.runs.is_empty() {

@@ -32,6 +32,7 @@ fn point(test_idx: u32, qd: u32, load: Option<f64>, iops: f64, p50: f64, p99: f6
         mb_s: iops * 8192.0 / 1e6,
         lat_us_p50: Some(p50),
         lat_us_p99: Some(p99),
+        per_second_iops: vec![],
     }
 }
 
