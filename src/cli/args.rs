@@ -47,6 +47,30 @@ pub fn engine_arg(s: &str) -> Result<EngineChoice, String> {
     })
 }
 
+/// What written data looks like (`--compressible`, `--dedupe`), shared by the commands that
+/// write.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DataShapeArgs {
+    /// Share of each 4 KiB block written that is zeros, so a compressor saves about this much
+    /// (fio's buffer_compress_percentage) [default: 0, incompressible]
+    #[arg(long, value_name = "PCT", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compressible: u8,
+
+    /// Share of the 4 KiB blocks written that duplicate other blocks (fio's
+    /// dedupe_percentage) [default: 0, every block unique]
+    #[arg(long, value_name = "PCT", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub dedupe: u8,
+}
+
+impl DataShapeArgs {
+    pub fn apply(&self, spec: &mut iocap_model::JobSpec) {
+        spec.compressible_pct = self.compressible;
+        spec.dedupe_pct = self.dedupe;
+    }
+}
+
 /// How bad a verdict or check must be for `--fail-on` to exit with 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {

@@ -7,7 +7,8 @@ use iocap_model::{
 };
 
 use super::args::{
-    bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, Mix,
+    bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, DataShapeArgs,
+    Mix,
 };
 use super::execute::{execute, finish, run_repeated};
 use super::save::SaveArgs;
@@ -114,6 +115,9 @@ pub struct RunArgs {
     pub output: OutputFormat,
 
     #[command(flatten)]
+    pub data: DataShapeArgs,
+
+    #[command(flatten)]
     pub sure: SureArgs,
 
     #[command(flatten)]
@@ -202,9 +206,12 @@ impl RunArgs {
             burst: self.burst,
             submit: self.submit.mode(),
             until_stable: None,
+            compressible_pct: 0,
+            dedupe_pct: 0,
         };
         let mut spec = spec;
         self.sure.apply(&mut spec);
+        self.data.apply(&mut spec);
         spec.validate()?;
         Ok(spec)
     }

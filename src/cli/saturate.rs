@@ -11,7 +11,7 @@ use iocap_model::{
     DEFAULT_TARGET,
 };
 
-use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg};
+use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg, DataShapeArgs};
 use super::execute::{finish, median_run, new_run, run_repeated, run_text};
 use super::run::SubmitArg;
 use super::save::SaveArgs;
@@ -72,6 +72,8 @@ pub struct SaturateArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
+    pub data: DataShapeArgs,
+    #[command(flatten)]
     pub sure: SureArgs,
     #[command(flatten)]
     pub save: SaveArgs,
@@ -93,6 +95,7 @@ fn point(test_idx: usize, qd: u32, load_pct: Option<f64>, r: &TestResult) -> Cur
 fn base_spec(a: &SaturateArgs) -> JobSpec {
     let mut spec = base_spec_of(a);
     a.sure.apply(&mut spec);
+    a.data.apply(&mut spec);
     spec
 }
 

@@ -376,3 +376,39 @@ fn a_block_size_mix_and_bursts_from_the_command_line() {
         iocap(dir.path()).arg("run").args(bad).assert().code(2);
     }
 }
+
+#[test]
+fn the_shape_of_written_data_is_asked_for_recorded_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_json(
+        dir.path(),
+        &[
+            "--rw",
+            "randwrite",
+            "--compressible",
+            "40",
+            "--dedupe",
+            "20",
+        ],
+    );
+    let spec = &v["tests"][0]["spec"];
+    assert_eq!(
+        (
+            spec["compressible_pct"].as_u64(),
+            spec["dedupe_pct"].as_u64()
+        ),
+        (Some(40), Some(20))
+    );
+    let v = run_json(dir.path(), &["--rw", "randwrite"]);
+    assert_eq!(
+        v["tests"][0]["spec"]["compressible_pct"], 0,
+        "incompressible by default"
+    );
+    for flag in ["--compressible", "--dedupe"] {
+        iocap(dir.path())
+            .args(["run", flag, "101", "--no-save"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(flag).and(predicate::str::contains("101")));
+    }
+}

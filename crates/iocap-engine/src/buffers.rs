@@ -89,6 +89,8 @@ pub struct SlotBuffers {
     slots: usize,
     /// Offset and length of the last write stamped into each slot, to erase its stamps.
     stamped: Box<[(u64, usize)]>,
+    /// With `--compressible` or `--dedupe`: makes every write's bytes anew.
+    shaper: Option<crate::datashape::Shaper>,
 }
 
 impl SlotBuffers {
@@ -104,6 +106,7 @@ impl SlotBuffers {
             bs: stride,
             slots,
             stamped: vec![(0, 0); slots].into_boxed_slice(),
+            shaper: None,
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         for s in 0..slots {
@@ -143,6 +146,13 @@ impl SlotBuffers {
     /// I/O in flight; no allocation.
     #[inline]
     pub fn stamp(&mut self, i: usize, len: usize, offset: u64, seq: u64) {
+        if let Some(mut sh) = self.shaper.take() {
+            // the whole write is made anew: no stale stamp can remain in it
+            sh.fill(&mut self.slot_mut(i)[..len], offset, seq);
+            self.shaper = Some(sh);
+            self.stamped[i] = (offset, len);
+            return;
+        }
         let (prev_off, prev_len) = self.stamped[i];
         let buf = self.slot_mut(i);
         let same_places = prev_off % STAMP_BLOCK as u64 == offset % STAMP_BLOCK as u64;
@@ -156,6 +166,18 @@ impl SlotBuffers {
         }
         stamp_write(&mut buf[..len], offset, seq);
         self.stamped[i] = (offset, len);
+    }
+
+    /// Shapes every later write's data (`--compressible`, `--dedupe`; see `datashape`).
+    /// Before the first I/O only.
+    pub fn set_shape(
+        &mut self,
+        compressible_pct: u8,
+        dedupe_pct: u8,
+        seed: u64,
+    ) -> std::io::Result<()> {
+        self.shaper = crate::datashape::Shaper::new(compressible_pct, dedupe_pct, seed)?;
+        Ok(())
     }
 
     /// One iovec per slot, for io_uring buffer registration.
@@ -200,14 +222,22 @@ pub fn stamp_write(buf: &mut [u8], offset: u64, seq: u64) {
     let len = buf.len() as u64;
     let mut pos = 0usize;
     while pos + STAMP_BYTES <= buf.len() {
-        let at = offset + pos as u64;
-        let b = &mut buf[pos..pos + STAMP_BYTES];
-        b[0..8].copy_from_slice(&WRITE_STAMP_MAGIC.to_le_bytes());
-        b[8..16].copy_from_slice(&at.to_le_bytes());
-        b[16..24].copy_from_slice(&seq.to_le_bytes());
-        b[24..32].copy_from_slice(&len.to_le_bytes());
+        stamp_one(&mut buf[pos..], offset + pos as u64, seq, len);
         pos = next_stamp(offset, pos);
     }
+}
+
+/// Writes one stamp at the start of `b` (if it holds one): for file offset `at` of the `seq`-th
+/// write, `len` bytes long.
+#[inline]
+pub fn stamp_one(b: &mut [u8], at: u64, seq: u64, len: u64) {
+    if b.len() < STAMP_BYTES {
+        return;
+    }
+    b[0..8].copy_from_slice(&WRITE_STAMP_MAGIC.to_le_bytes());
+    b[8..16].copy_from_slice(&at.to_le_bytes());
+    b[16..24].copy_from_slice(&seq.to_le_bytes());
+    b[24..32].copy_from_slice(&len.to_le_bytes());
 }
 
 /// Where the stamp after the one at `pos` of a write at `offset` goes: the next 4 KiB boundary

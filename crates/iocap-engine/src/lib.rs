@@ -11,6 +11,7 @@ pub mod autosubmit;
 pub mod backend;
 pub mod buffers;
 pub mod clock;
+pub mod datashape;
 pub mod devinfo;
 pub mod host;
 pub mod marker;

@@ -339,7 +339,12 @@ fn run_context(
         c.cursor.clone(),
     );
     let fd = t.file.as_raw_fd();
-    let mut bufs = match SlotBuffers::new(c.depth as usize, spec.bs_bytes as usize, c.seed) {
+    let bufs =
+        SlotBuffers::new(c.depth as usize, spec.bs_bytes as usize, c.seed).and_then(|mut b| {
+            b.set_shape(spec.compressible_pct, spec.dedupe_pct, c.seed)?;
+            Ok(b)
+        });
+    let mut bufs = match bufs {
         Ok(b) => b,
         Err(e) => {
             let _ = setup_failed.set(format!("cannot allocate I/O buffers: {e}"));

@@ -479,3 +479,73 @@ fn psync_records_no_submission() {
     assert!(r.submit.is_none());
     assert!(r.per_second.iter().all(|p| p.submit_each_pct.is_none()));
 }
+
+/// Writes the whole 8 MiB file sequentially, on and on, with the given data shape and returns
+/// its 4 KiB blocks as written.
+fn shaped_file(compressible: u8, dedupe: u8) -> Vec<Vec<u8>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spec(dir.path(), RwMode::Write, EngineChoice::IoUring);
+    s.threads = 1;
+    s.compressible_pct = compressible;
+    s.dedupe_pct = dedupe;
+    s.duration_s = 0.6;
+    let r = run(&s).result;
+    assert!(
+        r.write.bytes >= 8 << 20,
+        "the file was written over: {}",
+        r.write.bytes
+    );
+    let data = std::fs::read(dir.path().join("t.dat")).unwrap();
+    data.chunks(4096).map(<[u8]>::to_vec).collect()
+}
+
+/// Share of the bytes a real compressor (LZ4, block by block) saves, in percent.
+fn saved_pct(blocks: &[Vec<u8>]) -> f64 {
+    let (raw, packed) = blocks.iter().fold((0usize, 0usize), |(r, p), b| {
+        (r + b.len(), p + lz4_flex::block::compress(b).len())
+    });
+    (1.0 - packed as f64 / raw as f64) * 100.0
+}
+
+/// `--compressible PCT`: LZ4 saves about that share of what was written; the default data
+/// does not compress at all.
+#[test]
+fn compressible_data_compresses_by_the_share_asked() {
+    for pct in [0u8, 50, 80] {
+        let blocks = shaped_file(pct, 0);
+        let saved = saved_pct(&blocks);
+        assert!(
+            (saved - f64::from(pct)).abs() <= 5.0,
+            "--compressible {pct}: LZ4 saved {saved:.1} %"
+        );
+    }
+    let default = saved_pct(&shaped_file(0, 0));
+    assert!(
+        default < 2.0,
+        "the default data compressed by {default:.1} %"
+    );
+}
+
+/// `--dedupe PCT`: that share of the 4 KiB blocks duplicates other blocks; by default no block
+/// does.
+#[test]
+fn dedupe_makes_the_share_of_duplicate_blocks_asked() {
+    let dup_share = |blocks: &[Vec<u8>]| {
+        let mut seen = std::collections::HashMap::new();
+        for b in blocks {
+            *seen.entry(b.clone()).or_insert(0u32) += 1;
+        }
+        let dups = blocks.iter().filter(|b| seen[*b] > 1).count();
+        dups as f64 * 100.0 / blocks.len() as f64
+    };
+    let share = dup_share(&shaped_file(0, 30));
+    assert!(
+        (share - 30.0).abs() <= 5.0,
+        "--dedupe 30: {share:.1} % duplicates"
+    );
+    assert_eq!(dup_share(&shaped_file(0, 0)), 0.0);
+    // both at once: the duplicates compress like the rest
+    let blocks = shaped_file(50, 30);
+    assert!((dup_share(&blocks) - 30.0).abs() <= 5.0);
+    assert!((saved_pct(&blocks) - 50.0).abs() <= 5.0);
+}

@@ -224,6 +224,14 @@ pub struct JobSpec {
     /// Measure for at least `duration_s`, then on until the IOPS are known this well.
     #[serde(default)]
     pub until_stable: Option<UntilStable>,
+    /// Share of each 4 KiB block written that is zeros, so a compressor saves about this much
+    /// (`--compressible`, fio's `buffer_compress_percentage`); 0: incompressible.
+    #[serde(default)]
+    pub compressible_pct: u8,
+    /// Share of the 4 KiB blocks written that duplicate other blocks (`--dedupe`, fio's
+    /// `dedupe_percentage`); 0: every block unique.
+    #[serde(default)]
+    pub dedupe_pct: u8,
 }
 
 impl Default for JobSpec {
@@ -253,6 +261,8 @@ impl Default for JobSpec {
             burst: None,
             submit: SubmitMode::Auto,
             until_stable: None,
+            compressible_pct: 0,
+            dedupe_pct: 0,
         }
     }
 }
@@ -357,6 +367,14 @@ impl JobSpec {
         }
         if self.duration_s.is_nan() || self.duration_s <= 0.0 {
             return bad("duration must be greater than zero");
+        }
+        for (flag, v) in [
+            ("--compressible", self.compressible_pct),
+            ("--dedupe", self.dedupe_pct),
+        ] {
+            if v > 100 {
+                return bad(format!("{flag} {v}: a share of the data, 0 to 100 %"));
+            }
         }
         if let Some(u) = self.until_stable {
             if !(u.ci_pct > 0.0 && u.ci_pct < 100.0) {

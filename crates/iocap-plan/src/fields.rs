@@ -47,6 +47,8 @@ pub(crate) struct JobFields {
     pub burst: Option<Burst>,
     pub seed: Option<u64>,
     pub submit: Option<SubmitMode>,
+    pub compressible: Option<u8>,
+    pub dedupe: Option<u8>,
 }
 
 /// Declares a table struct with its own keys followed by the shared workload keys, and a
@@ -78,6 +80,8 @@ macro_rules! job_table {
             #[serde(default)] pub burst: Option<crate::values::BurstCfg>,
             #[serde(default)] pub seed: Option<u64>,
             #[serde(default)] pub submit: Option<iocap_model::SubmitMode>,
+            #[serde(default)] pub compressible: Option<crate::values::Percent>,
+            #[serde(default)] pub dedupe: Option<crate::values::Percent>,
         }
 
         impl $name {
@@ -106,6 +110,8 @@ macro_rules! job_table {
                     }),
                     seed: self.seed,
                     submit: self.submit,
+                    compressible: self.compressible.map(|p| p.0 as u8),
+                    dedupe: self.dedupe.map(|p| p.0 as u8),
                 })
             }
         }
@@ -155,6 +161,8 @@ impl JobFields {
             burst: t.burst.or(b.burst),
             seed: t.seed.or(b.seed),
             submit: t.submit.or(b.submit),
+            compressible: t.compressible.or(b.compressible),
+            dedupe: t.dedupe.or(b.dedupe),
         }
     }
 
@@ -218,6 +226,8 @@ impl JobFields {
             fsync_every: self.fsync_every.unwrap_or(0),
             burst: self.burst,
             submit: self.submit.unwrap_or(base.submit),
+            compressible_pct: self.compressible.unwrap_or(0),
+            dedupe_pct: self.dedupe.unwrap_or(0),
             ..base
         };
         check(&spec)?;

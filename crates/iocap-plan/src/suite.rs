@@ -162,7 +162,8 @@ pub fn suite(name: &str) -> Result<Suite, PlanError> {
 /// [defaults]                    # any workload key: rw, bs, bs_split, qd, threads, write_pct,
 /// duration = "60s"              # size, duration, warmup, cooldown, align, direct,
 /// bs = "8K"                     # write_through, fsync_every, rate_iops, rate_mbps, burst,
-///                               # seed, role, submit ("auto", "batch", "each")
+///                               # seed, role, submit ("auto", "batch", "each"),
+///                               # compressible, dedupe (percent)
 /// [[test]]
 /// name = "random read"
 /// rw = "randread"

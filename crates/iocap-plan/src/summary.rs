@@ -134,6 +134,12 @@ pub fn describe_workload(s: &JobSpec) -> String {
             format_secs(b.off_s)
         ));
     }
+    if s.writes() && s.compressible_pct > 0 {
+        words.push(format!("compress {}%", s.compressible_pct));
+    }
+    if s.writes() && s.dedupe_pct > 0 {
+        words.push(format!("dedupe {}%", s.dedupe_pct));
+    }
     if let Some(r) = s.rate_iops {
         words.push(format!("<= {r} IOPS"));
     }

@@ -41,6 +41,12 @@ pub fn describe(r: &TestResult) -> String {
     if s.fsync_every > 0 {
         parts.push(format!("fsync every {} writes", s.fsync_every));
     }
+    if s.write_pct > 0 && s.compressible_pct > 0 {
+        parts.push(format!("{} % compressible", s.compressible_pct));
+    }
+    if s.write_pct > 0 && s.dedupe_pct > 0 {
+        parts.push(format!("{} % duplicate blocks", s.dedupe_pct));
+    }
     if let Some(rate) = s.effective_rate_iops() {
         parts.push(format!("throttled to {} IOPS", fmt_count(rate)));
     }

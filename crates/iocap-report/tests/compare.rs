@@ -493,3 +493,18 @@ fn without_a_series_the_threshold_alone_decides() {
     assert!(flagged(&c).contains(&"iops".to_string()));
     assert!(c.runs[0].regressions[0].p_value.is_none());
 }
+
+#[test]
+fn the_shape_of_the_written_data_is_a_difference() {
+    let mut r = run(|_| {});
+    r.tests[0].spec.compressible_pct = 50;
+    r.tests[0].spec.dedupe_pct = 30;
+    let d = differences(&cmp(r));
+    for want in [
+        ("spec.compressible_pct", "0", "50"),
+        ("spec.dedupe_pct", "0", "30"),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string(), want.2.to_string());
+        assert!(d.contains(&want), "{want:?} not in {d:?}");
+    }
+}

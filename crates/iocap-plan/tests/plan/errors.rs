@@ -341,3 +341,14 @@ fn submit_mode_is_a_workload_key_and_defaults_to_auto() {
     let e = suite_err(&one_test("submit = \"sometimes\""));
     assert!(e.contains("sometimes") && e.contains("line 4"), "{e}");
 }
+
+#[test]
+fn compressible_and_dedupe_are_workload_keys() {
+    let s = parse_suite(&one_test("compressible = 50\ndedupe = 30")).unwrap();
+    let spec = &s.tests[0].workloads[0].spec;
+    assert_eq!((spec.compressible_pct, spec.dedupe_pct), (50, 30));
+    let s = parse_suite(&one_test("qd = 4")).unwrap();
+    assert_eq!(s.tests[0].workloads[0].spec.compressible_pct, 0);
+    let e = suite_err(&one_test("dedupe = 101"));
+    assert!(e.contains("line 4"), "{e}");
+}

@@ -33,7 +33,7 @@ fn fields<T>(out: &mut Vec<Difference>, b: &T, r: &T, list: &[Field<T>]) {
 }
 
 /// Every spec field but `name`, which merely labels the test.
-const SPEC_FIELDS: [Field<JobSpec>; 19] = [
+const SPEC_FIELDS: [Field<JobSpec>; 23] = [
     ("spec.targets", |s| s.targets.len().to_string()),
     ("spec.rw", |s| s.rw.name().into()),
     ("spec.write_pct", |s| s.write_pct.to_string()),
@@ -53,6 +53,14 @@ const SPEC_FIELDS: [Field<JobSpec>; 19] = [
     ("spec.fsync_every", |s| s.fsync_every.to_string()),
     ("spec.engine", |s| format!("{:?}", s.engine)),
     ("spec.allow_overwrite", |s| s.allow_overwrite.to_string()),
+    ("spec.submit", |s| s.submit.name().into()),
+    ("spec.until_stable", |s| {
+        opt(s
+            .until_stable
+            .map(|u| format!("{}%:{}s", u.ci_pct, u.max_s)))
+    }),
+    ("spec.compressible_pct", |s| s.compressible_pct.to_string()),
+    ("spec.dedupe_pct", |s| s.dedupe_pct.to_string()),
 ];
 
 const TARGET_SPEC_FIELDS: [Field<TargetSpec>; 4] = [
