@@ -48,7 +48,7 @@ impl Shaper {
         if compressible_pct == 0 && dedupe_pct == 0 {
             return Ok(None);
         }
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ 0xDA7A_5E7));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ 0x0DA7_A5E7));
         let mut pool = AlignedBuf::new(POOL_BLOCKS * STAMP_BLOCK)?;
         fill_random(pool.as_mut_slice(), &mut rng);
         let zeros = Self::zeros(compressible_pct);
