@@ -178,6 +178,10 @@ def report(run_dir, out_path):
     w = L.append
     w("# Performance: iocap against fio")
     w("")
+    w("The engine's comparison of record, against fio, t/io_uring and DiskSpd in paired rounds, "
+      "is the section [iocap against its peers](#iocap-against-its-peers-in-paired-rounds) "
+      "below (`bench/vs-peers.py`).")
+    w("")
     w(f"Written by `bench/vs-fio.sh` on {info['date']}; rerun it to refresh this file (the Notes "
       "section at the end is kept). How to run it: [bench/README.md](../bench/README.md).")
     w("")

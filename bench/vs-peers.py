@@ -331,9 +331,9 @@ def write(b, section):
     if BEGIN in old and END in old:
         new = old[:old.index(BEGIN)] + section.rstrip("\n") + old[old.index(END) + len(END):]
     else:
-        # first run: the section goes after the file's title line
-        head, _, rest = old.partition("\n")
-        new = head + "\n\n" + section + "\n" + rest.lstrip("\n")
+        # first run: at the end, after the Notes, which bench/vs-fio.sh keeps when it rewrites
+        # the top of the file
+        new = old.rstrip("\n") + "\n\n" + section
     with open(b.out, "w") as f:
         f.write(new)
     say(f"wrote {b.out}")
