@@ -393,3 +393,50 @@ fn preflight_refuses_bad_input_before_testing() {
     }
     assert!(!dir.path().join("iocap.testfile").exists(), "nothing ran");
 }
+
+/// `--repeat` on a suite: every test run twice, each run of the concurrent pair its own group,
+/// the spread across the runs per test, and `--until-stable` reaching every spec.
+#[test]
+fn a_suite_repeats_each_test_and_keeps_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), SUITE).unwrap();
+    std::fs::create_dir(dir.path().join("log")).unwrap();
+    let run = json_of(
+        dir.path(),
+        &[
+            "suite",
+            "run",
+            "tiny.toml",
+            "--log",
+            "log",
+            "--db",
+            "r.db",
+            "--output",
+            "json",
+            "--repeat",
+            "2",
+            "--until-stable",
+            "50%:1s",
+        ],
+    );
+    let tests = run["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 6, "each test twice: 1 + 1 + 2 + 2");
+    let repeats: Vec<u64> = tests
+        .iter()
+        .map(|t| t["repeat"].as_u64().unwrap())
+        .collect();
+    assert_eq!(repeats, [1, 2, 1, 1, 2, 2]);
+    // the pair that ran together shares a group; its two runs do not
+    assert_eq!(tests[2]["group"], tests[3]["group"]);
+    assert_eq!(tests[4]["group"], tests[5]["group"]);
+    assert_ne!(tests[2]["group"], tests[4]["group"]);
+    assert_eq!(
+        run["repeats"].as_array().unwrap().len(),
+        3,
+        "{}",
+        run["repeats"]
+    );
+    for t in tests {
+        assert_eq!(t["spec"]["until_stable"]["ci_pct"], 50.0, "{}", t["name"]);
+    }
+}

@@ -693,3 +693,32 @@ fn a_cost_run_has_its_cpu_per_io_chart_with_every_point() {
     assert!(html.contains("psync read model: 10.00 + 0.0500 × 64 KiB"));
     assert!(html.contains(r#"<section id="cost">"#));
 }
+
+#[test]
+fn the_summary_says_how_sure_each_figure_is() {
+    let mut r = run("base", 0, &["/data/iocap.testfile"]);
+    use iocap_model::{Spread, Stability, Uncertainty};
+    let spread = |mean: f64| Spread {
+        mean,
+        ci95_low: mean * 0.98,
+        ci95_high: mean * 1.02,
+        ci95_half_pct: 2.0,
+        cv_pct: 3.5,
+        trend_pct: Some(-1.0),
+        samples: 10,
+        batches: 3,
+    };
+    r.tests[0].uncertainty = Some(Uncertainty {
+        iops: Some(spread(40_000.0)),
+        mb_s: Some(spread(327.7)),
+        steal_pct: Some(12.5),
+        verdict: Stability::Unstable,
+        reasons: vec!["the hypervisor stole 12.5 % of the CPU time <b>".into()],
+    });
+    let html = render(&[r]);
+    assert!(
+        html.contains("The IOPS are known to ±2.0 % (95 % confidence, CV 3.5 %), 12.5 % of the CPU stolen by the hypervisor; unstable."),
+        "{html}"
+    );
+    assert!(html.contains("The hypervisor stole 12.5 % of the CPU time &lt;b&gt;."));
+}
