@@ -3,6 +3,7 @@
 
 mod args;
 mod audit;
+mod class;
 mod compare;
 mod cost;
 mod execute;

@@ -83,17 +83,6 @@ pub fn load_profile(what: &str) -> Result<Profile> {
     Ok(iocap_plan::profile(what)?)
 }
 
-/// Whether the block device holding `device` spins, from sysfs (a partition asks its disk).
-fn rotational(device: Option<&str>) -> Option<bool> {
-    let d = device?;
-    for rel in ["queue/rotational", "../queue/rotational"] {
-        if let Ok(s) = std::fs::read_to_string(format!("/sys/class/block/{d}/{rel}")) {
-            return Some(s.trim() == "1");
-        }
-    }
-    None
-}
-
 struct Plan<'a> {
     a: &'a PreflightArgs,
     profile: Profile,
@@ -281,16 +270,30 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
         }
     }
 
-    let class_of = |i: Option<&u32>| {
+    // the class of each role's device: the kernel's flag, overruled by the qd-1 page reads'
+    // latency on the data device (and on any role on the same device) where they disagree
+    let first_read = steps.first().map(|s| s.test_idx);
+    let qd1 = first_read.and_then(|i| super::class::qd1_read_p50(&run.tests[i as usize]));
+    let data_device = first_read
+        .and_then(|i| run.tests[i as usize].targets.first())
+        .and_then(|t| t.device.clone());
+    let mut class_notes = Vec::new();
+    let mut class_of = |i: Option<&u32>| {
         forced_class.unwrap_or_else(|| {
-            let dev = i
-                .and_then(|i| run.tests.get(*i as usize))
-                .and_then(|t| t.targets.first())
-                .and_then(|t| t.device.clone());
-            DeviceClass::from_rotational(rotational(dev.as_deref()))
+            let Some(t) = i.and_then(|i| run.tests.get(*i as usize)) else {
+                return DeviceClass::Flash;
+            };
+            let same = t.targets.first().and_then(|x| x.device.clone()) == data_device;
+            let j = super::class::judge(t, qd1.filter(|_| same));
+            if let Some(n) = j.note {
+                let n = format!("Device class: {n}.");
+                if !class_notes.contains(&n) {
+                    class_notes.push(n);
+                }
+            }
+            j.class
         })
     };
-    let first_read = steps.first().map(|s| s.test_idx);
     let classes = RoleClasses {
         data: class_of(first_read.as_ref()),
         log: class_of(idx.get("log")),
@@ -334,6 +337,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     input.ram_bytes = run.host.memory_bytes;
     input.cpus = run.host.cpus;
     input.cache_size_bytes = a.cache_size;
+    input.class_notes = class_notes;
     let preflight = capacity_table(&input);
     run.repeats = iocap_assess::repeats(&run.tests);
     run.preflight = Some(preflight);

@@ -225,6 +225,10 @@ pub fn run(args: RunArgs) -> Result<Exit> {
         repeat_runs(&spec, &args, &mut done.run)?;
     }
     args.save.stamp(&mut done.run);
+    for t in &mut done.run.tests {
+        let qd1 = super::class::qd1_read_p50(t);
+        super::class::check(t, qd1, None);
+    }
     super::audit::record_config(&mut done.run);
     let r = &done.run;
     let code = finish(r, args.output, || {

@@ -210,6 +210,10 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
             }
         }
     }
+    let qd1 = run.tests.iter().find_map(super::class::qd1_read_p50);
+    for t in &mut run.tests {
+        super::class::check(t, qd1, None);
+    }
     run.saturation = Some(summarize(&steps, &throttled, &cfg));
     run.repeats = iocap_assess::repeats(&run.tests);
     super::audit::record_config(&mut run);

@@ -11,6 +11,7 @@
 //! answer that says so, never a panic.
 
 mod causes;
+pub mod evidence;
 pub mod expect;
 mod fmt;
 pub mod guidelines;
@@ -22,6 +23,7 @@ pub mod verdict;
 mod warnings;
 
 pub use causes::{likely_causes, CPU_BOUND_SHARE};
+pub use evidence::{implausible, judge_class, transport, ClassEvidence, ClassJudgement};
 pub use expect::{parse_links, Expectations};
 pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};
 pub use repeats::repeats;

@@ -76,6 +76,9 @@ pub struct PreflightInput<'a> {
     pub buffered: bool,
     /// A test shorter than this is too short for a steady state (outside quick mode).
     pub min_duration_s: f64,
+    /// Where the kernel's device class and the measured latency disagreed, in words
+    /// ([`crate::judge_class`]); shown as warnings.
+    pub class_notes: Vec<String>,
 }
 
 impl<'a> PreflightInput<'a> {
@@ -102,6 +105,7 @@ impl<'a> PreflightInput<'a> {
             cache_size_bytes: None,
             buffered: false,
             min_duration_s: 30.0,
+            class_notes: Vec::new(),
         }
     }
 

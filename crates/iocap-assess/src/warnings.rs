@@ -9,6 +9,9 @@
 //! - Outside quick mode, a test shorter than `min_duration_s` (30 s by default).
 //! - Per-second IOPS still trending: with at least 6 samples, the mean of the last third differs
 //!   more than 10 % from the mean of the middle third (the first third holds the ramp-up).
+//! - Where the kernel's device class and the measured qd-1 latency disagree, the disagreement
+//!   ([`crate::evidence`]); and the page reads and the scan when their figure is beyond what a
+//!   device of the data volume's class delivers, O_DIRECT or not.
 
 use crate::fmt;
 use crate::verdict::PreflightInput;
@@ -33,6 +36,15 @@ pub fn warnings(i: &PreflightInput) -> Vec<String> {
             out.push(w);
         }
     };
+    for n in &i.class_notes {
+        push(n.clone());
+    }
+    for m in [i.data_read, i.scan].into_iter().flatten() {
+        let devices = m.test.targets.len();
+        if let Some(w) = crate::evidence::implausible(m.test, i.classes.data, devices) {
+            push(format!("{w}."));
+        }
+    }
     for (name, m) in i.named_tests() {
         let t = m.test;
         for target in &t.targets {

@@ -164,6 +164,18 @@ pub fn device_and_fs(f: &File) -> (Option<String>, Option<String>) {
     (name, fs)
 }
 
+/// Whether the block device `device` (`vda`, `sdb1`, `dm-3`) says it spins, from sysfs; a
+/// partition asks its disk. `None` where sysfs does not say.
+pub fn rotational(device: &str) -> Option<bool> {
+    if device.is_empty() || device.contains('/') || device.starts_with('.') {
+        return None;
+    }
+    ["queue/rotational", "../queue/rotational"]
+        .iter()
+        .find_map(|rel| std::fs::read_to_string(format!("/sys/class/block/{device}/{rel}")).ok())
+        .map(|s| s.trim() == "1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

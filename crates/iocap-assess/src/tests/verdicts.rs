@@ -502,3 +502,29 @@ fn odd_input_gives_answers_not_panics() {
     let p = capacity_table(&input(&t, &g));
     assert_eq!(row(&p, RowKind::LogP99).verdict, Verdict::Info);
 }
+
+/// Issue 18: a rotational data volume whose O_DIRECT page reads and scan run far beyond what
+/// spinning disks deliver is warned about, and the class disagreement the CLI found is shown.
+#[test]
+fn figures_beyond_the_class_are_warned_about_with_o_direct_too() {
+    let g = Guidelines::default();
+    let t = healthy();
+    let mut i = input(&t, &g);
+    i.classes = RoleClasses::all(DeviceClass::Rotational);
+    i.class_notes = vec!["Device class: the kernel says vda is rotational; ...".into()];
+    let p = capacity_table(&i);
+    assert!(t.read.direct && t.scan.direct);
+    assert!(p.warnings.contains(&i.class_notes[0]), "{:?}", p.warnings);
+    let beyond: Vec<&String> = p
+        .warnings
+        .iter()
+        .filter(|w| w.contains("spinning disk"))
+        .collect();
+    assert_eq!(beyond.len(), 2, "page reads and scan: {:?}", p.warnings);
+    assert!(beyond[0].starts_with("40,000 random IOPS is more than a spinning disk delivers"));
+    assert!(beyond[1].contains("sequential MB/s"));
+    // on flash the same figures are plausible
+    let i = input(&t, &g);
+    let p = capacity_table(&i);
+    assert!(!p.warnings.iter().any(|w| w.contains("spinning disk")));
+}
