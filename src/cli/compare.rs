@@ -9,7 +9,7 @@ use iocap_report::compare::{compare as compare_runs, render_json, render_text, T
 use iocap_store::Store;
 
 use super::history::ListFormat;
-use super::save::{open_store, write_new_file};
+use super::save::{open_existing_store, write_new_file};
 use super::{print_stdout, Exit};
 
 fn load_all(store: &mut Store, runs: &[String]) -> Result<Vec<RunResult>> {
@@ -88,7 +88,7 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         mbps_drop_pct: a.mbps_drop,
         p99_rise_pct: a.p99_rise,
     };
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     let mut runs = load_all(&mut store, &a.runs)?;
     let mut outputs = Vec::new();
     let mut regressions = 0;
@@ -154,7 +154,7 @@ pub struct ExportArgs {
 }
 
 pub fn export(a: ExportArgs) -> Result<Exit> {
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     let runs = load_all(&mut store, &a.runs)?;
     let text = match a.format {
         ExportFormat::Json if runs.len() == 1 => iocap_report::json(&runs[0]),
@@ -189,7 +189,7 @@ pub struct ReportArgs {
 }
 
 pub fn report(a: ReportArgs) -> Result<Exit> {
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     let runs = load_all(&mut store, &a.runs)?;
     write_new_file(&a.output, &iocap_report::html::render(&runs), a.force)
         .context("the report was not written")?;

@@ -8,7 +8,7 @@ use iocap_model::parse_duration;
 use iocap_report::{fmt_count, fmt_lat_us};
 use iocap_store::{Filter, RunSummary};
 
-use super::save::open_store;
+use super::save::open_existing_store;
 use super::{print_stdout, Exit, OutputFormat};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -153,7 +153,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
             .transpose()?,
         limit: a.limit,
     };
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     let runs = store.list(&filter)?;
     match a.output {
         ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
@@ -182,7 +182,7 @@ pub struct ShowArgs {
 }
 
 pub fn show(a: ShowArgs) -> Result<Exit> {
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     let run = store.load(&a.run)?;
     let text = || {
         let mut head = format!(
@@ -220,7 +220,7 @@ pub struct DeleteArgs {
 }
 
 pub fn delete(a: DeleteArgs) -> Result<Exit> {
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     // resolve every id first: a typo in the third deletes nothing
     let ids = a
         .runs
@@ -252,7 +252,7 @@ pub fn prune(a: PruneArgs) -> Result<Exit> {
         bail!("--older-than must be more than zero");
     }
     let cutoff = iocap_model::rfc3339_utc(now_s().saturating_sub(age as u64));
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     let out = store.prune(&cutoff, a.dry_run)?;
     let verb = if a.dry_run { "would delete" } else { "deleted" };
     for id in &out.deleted {
@@ -313,7 +313,7 @@ fn this_host() -> String {
 }
 
 pub fn baseline(a: BaselineArgs) -> Result<Exit> {
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.db.as_deref())?;
     match a.action {
         BaselineAction::Set { run, target } => {
             let id = store.resolve(&run)?;

@@ -115,10 +115,18 @@ impl SaveArgs {
     }
 }
 
-/// Opens the store named by `--db`, `IOCAP_DB` or the default.
+/// Opens the store named by `--db`, `IOCAP_DB` or the default, creating it if needed: for
+/// commands that save runs.
 pub fn open_store(db: Option<&str>) -> Result<Store> {
     let loc = Location::resolve(db)?;
     Store::open(&loc).with_context(|| format!("cannot use the result store {loc}"))
+}
+
+/// Opens a store that must already exist: for commands that read or change saved runs, which
+/// never create one (a mistyped `--db` is an error, not a new empty store).
+pub fn open_existing_store(db: Option<&str>) -> Result<Store> {
+    let loc = Location::resolve(db)?;
+    Store::open_existing(&loc).with_context(|| format!("cannot use the result store {loc}"))
 }
 
 /// Refuses a path that already exists: iocap never writes over a file the user has.

@@ -12,7 +12,7 @@ use iocap_plan::{PlannedTest, Suite};
 use super::args::{duration_arg, size_arg};
 use super::execute::{new_run, run_repeated, tests_text};
 use super::roles::RoleDirs;
-use super::save::{open_store, SaveArgs};
+use super::save::{open_existing_store, SaveArgs};
 use super::signals::{interrupted, pause};
 use super::sure::SureArgs;
 use super::{print_stdout, Exit, OutputFormat};
@@ -149,7 +149,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
     a.save.check()?;
     let mut run = match &a.resume {
         Some(id) => {
-            let mut store = open_store(a.save.db.as_deref())?;
+            let mut store = open_existing_store(a.save.db.as_deref())?;
             let r = store.load(id)?;
             match &r.suite {
                 Some(info) if info.name == s.name => r,

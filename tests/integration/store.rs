@@ -458,7 +458,10 @@ fn bad_store_input_is_a_clear_error() {
     let db = dir.path().join("r.db");
     let db = db.to_str().unwrap();
     for (args, says) in [
-        (vec!["show", "nope", "--db", db], "no run 'nope'"),
+        (
+            vec!["show", "nope", "--db", db],
+            "there is no result store at",
+        ),
         (
             vec!["history", "--db", "mysql://x/y"],
             "not a store iocap knows",
@@ -471,7 +474,10 @@ fn bad_store_input_is_a_clear_error() {
             vec!["prune", "--older-than", "soon", "--db", db],
             "duration",
         ),
-        (vec!["compare", "last", "--db", db], "no run 'last'"),
+        (
+            vec!["compare", "last", "--db", db],
+            "there is no result store at",
+        ),
         (
             vec!["compare", "a", "b", "--p99-rise=-5", "--db", db],
             "outside 0 to 1000",
@@ -507,4 +513,151 @@ fn an_unreachable_store_fails_before_the_test_not_after() {
     );
     assert!(!err.contains("secret"), "the password is not shown: {err}");
     assert!(!dir.path().join("iocap.testfile").exists(), "no test ran");
+}
+
+/// Issue 14: commands that read or change saved runs never create a store: a mistyped `--db`
+/// is an error (exit 2) and leaves no file and no directory behind.
+#[test]
+fn reading_commands_create_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("typo/r.db");
+    let db = db.to_str().unwrap();
+    for args in [
+        vec!["history", "--db", db],
+        vec!["show", "last", "--db", db],
+        vec!["compare", "a", "b", "--db", db],
+        vec!["export", "last", "--db", db],
+        vec!["report", "last", "--db", db, "-o", "r.html"],
+        vec!["baseline", "show", "--db", db],
+        vec!["delete", "last", "--db", db],
+    ] {
+        let out = iocap(dir.path()).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("there is no result store at"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !dir.path().join("typo").exists(),
+            "{args:?} made the directory"
+        );
+    }
+}
+
+/// Issue 14: another program's SQLite database is refused, by every command, and stays
+/// byte-identical.
+#[test]
+fn another_programs_database_is_refused_and_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+             INSERT INTO users (name) VALUES ('alice');",
+        )
+        .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let db = path.to_str().unwrap();
+    for args in [
+        vec!["history", "--db", db],
+        vec![
+            "run",
+            "--duration",
+            "0.2s",
+            "--warmup",
+            "0s",
+            "--size",
+            "16M",
+            "--db",
+            db,
+        ],
+    ] {
+        let out = iocap(dir.path()).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("another program's database (tables: users)"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file changed");
+    for side in ["other.db-wal", "other.db-shm"] {
+        assert!(!dir.path().join(side).exists(), "{side} left behind");
+    }
+    // a file that is no database at all is refused too, untouched
+    let junk = dir.path().join("notes.txt");
+    std::fs::write(&junk, "my notes, not a database\n".repeat(200)).unwrap();
+    let out = iocap(dir.path())
+        .args(["history", "--db", junk.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a result store iocap can use"));
+    assert_eq!(
+        std::fs::read_to_string(&junk).unwrap(),
+        "my notes, not a database\n".repeat(200)
+    );
+}
+
+/// Issue 14: a valid store on a read-only mount can still be read (as root: a tmpfs mounted
+/// read-only; skipped otherwise).
+#[test]
+fn a_store_on_a_read_only_mount_can_be_read() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping: not root (the test mounts a read-only tmpfs)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.db");
+    let src = src.to_str().unwrap();
+    iocap(dir.path())
+        .args([
+            "run",
+            "--duration",
+            "0.3s",
+            "--warmup",
+            "0s",
+            "--size",
+            "16M",
+            "--db",
+            src,
+        ])
+        .assert()
+        .success();
+    let mnt = dir.path().join("ro");
+    std::fs::create_dir(&mnt).unwrap();
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let mount = |args: &[&str]| {
+        std::process::Command::new("mount")
+            .args(args)
+            .arg(&mnt)
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(mount(&["-t", "tmpfs", "none"]), "mount tmpfs");
+    let _guard = Unmount(mnt.clone());
+    std::fs::copy(src, mnt.join("r.db")).unwrap();
+    assert!(mount(&["-o", "remount,ro"]), "remount read-only");
+    let db = mnt.join("r.db");
+    let out = iocap(dir.path())
+        .args(["history", "--db", db.to_str().unwrap(), "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
 }

@@ -50,12 +50,64 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the store at `location` and brings its schema up to date.
+    /// A database that holds other tables but not iocap's is refused and left untouched.
     pub fn open(location: &Location) -> Result<Self, StoreError> {
         let mut db: Box<dyn sql::Sql> = match location {
             Location::Sqlite(p) => Box::new(sqlite::Sqlite::open(p)?),
             Location::Postgres(url) => Box::new(pg::Postgres::connect(url)?),
         };
+        schema::is_ours(db.as_mut(), &location.to_string())?;
+        db.ready()?;
         schema::migrate_to(db.as_mut(), schema::CURRENT)?;
+        Ok(Self {
+            db,
+            location: location.clone(),
+        })
+    }
+
+    /// Opens a store that must already exist (for commands that read or change saved runs):
+    /// a missing file, or a database without iocap's tables, is an error and nothing is
+    /// created. A store this process cannot write (a read-only mount, another user's file) is
+    /// opened read-only, if its schema is the current one.
+    pub fn open_existing(location: &Location) -> Result<Self, StoreError> {
+        let missing = |what: String| {
+            StoreError::Usage(format!(
+                "there is no result store at {what}: no run was saved there (check --db or \
+                 IOCAP_DB)"
+            ))
+        };
+        let mut db: Box<dyn sql::Sql> = match location {
+            Location::Sqlite(p) => {
+                if !p.is_file() {
+                    return Err(missing(p.display().to_string()));
+                }
+                let writable = std::fs::OpenOptions::new().write(true).open(p).is_ok();
+                if writable {
+                    Box::new(sqlite::Sqlite::open(p)?)
+                } else {
+                    Box::new(sqlite::Sqlite::open_read_only(p)?)
+                }
+            }
+            Location::Postgres(url) => Box::new(pg::Postgres::connect(url)?),
+        };
+        if !schema::is_ours(db.as_mut(), &location.to_string())? {
+            return Err(missing(location.to_string()));
+        }
+        let read_only = matches!(location, Location::Sqlite(p)
+            if std::fs::OpenOptions::new().write(true).open(p).is_err());
+        if read_only {
+            let v = schema::version(db.as_mut())?;
+            if v != schema::CURRENT {
+                return Err(StoreError::Usage(format!(
+                    "{location} is read-only and holds schema version {v}; this iocap reads \
+                     version {}: open it once where it can be written, to migrate it",
+                    schema::CURRENT
+                )));
+            }
+        } else {
+            db.ready()?;
+            schema::migrate_to(db.as_mut(), schema::CURRENT)?;
+        }
         Ok(Self {
             db,
             location: location.clone(),

@@ -126,9 +126,58 @@ pub const CURRENT: i64 = MIGRATIONS.len() as i64;
 const META: &str =
     "CREATE TABLE IF NOT EXISTS iocap_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
+/// The tables (and views) of the database iocap is connected to, in its default schema.
+pub fn tables(db: &mut dyn Sql) -> Result<Vec<String>, StoreError> {
+    let q = match db.dialect() {
+        Dialect::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') \
+             AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        }
+        Dialect::Postgres => {
+            "SELECT table_name::text FROM information_schema.tables \
+             WHERE table_schema = current_schema() ORDER BY table_name"
+        }
+    };
+    Ok(db
+        .query(q, &[])?
+        .iter()
+        .filter_map(|r| r[0].text().map(str::to_string))
+        .collect())
+}
+
+/// Whether the database is iocap's (it has `iocap_meta`), empty (`Ok(false)`), or another
+/// program's: refused, so iocap never adds its tables to a database it did not make.
+pub fn is_ours(db: &mut dyn Sql, shown: &str) -> Result<bool, StoreError> {
+    let t = tables(db).map_err(|e| {
+        StoreError::Usage(format!(
+            "{shown} is not a result store iocap can use ({e}); give a new file or an empty \
+             database with --db"
+        ))
+    })?;
+    if t.iter().any(|n| n == "iocap_meta") {
+        return Ok(true);
+    }
+    if t.is_empty() {
+        return Ok(false);
+    }
+    let mut names: Vec<&str> = t.iter().take(5).map(String::as_str).collect();
+    if t.len() > 5 {
+        names.push("...");
+    }
+    Err(StoreError::Usage(format!(
+        "{shown} is another program's database (tables: {}): iocap keeps its results only in a \
+         database of its own, and left this one as it was; give a new file or an empty \
+         database with --db",
+        names.join(", ")
+    )))
+}
+
 /// The store's schema version; 0 for an empty database.
 pub fn version(db: &mut dyn Sql) -> Result<i64, StoreError> {
-    db.batch(META)?;
+    // reads only: a read-only store must answer too
+    if !tables(db)?.iter().any(|t| t == "iocap_meta") {
+        return Ok(0);
+    }
     let rows = db.query(
         "SELECT value FROM iocap_meta WHERE key = 'schema_version'",
         &[],

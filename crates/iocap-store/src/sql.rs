@@ -126,6 +126,11 @@ impl Dialect {
 /// One connection to a store database.
 pub trait Sql {
     fn dialect(&self) -> Dialect;
+    /// Makes the connection ready for iocap's use once the database is known to be iocap's or
+    /// empty (SQLite: WAL). Nothing before this may write.
+    fn ready(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// Runs statements without parameters (schema changes).
     fn batch(&mut self, sql: &str) -> Result<(), StoreError>;
     /// Runs one statement; returns the number of rows changed.

@@ -13,6 +13,7 @@ use crate::StoreError;
 
 pub struct Sqlite {
     conn: Connection,
+    path: std::path::PathBuf,
 }
 
 fn err(e: rusqlite::Error) -> StoreError {
@@ -32,7 +33,9 @@ impl rusqlite::ToSql for Value {
 }
 
 impl Sqlite {
-    /// Opens or creates the store file; its directory is created if missing.
+    /// Opens or creates the store file; its directory is created if missing. Nothing is written
+    /// to an existing file here: the caller checks that it is iocap's (or empty) first, then
+    /// calls [`Sql::ready`].
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
@@ -50,14 +53,41 @@ impl Sqlite {
         )
         .map_err(|e| StoreError::Db(format!("cannot open {}: {e}", path.display())))?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(err)?;
-        // WAL: readers never block the writer; synchronous=NORMAL is durable across a process
-        // crash (the case that matters here) and cheap.
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing store that this process may not write (a read-only mount, another
+    /// user's file): read-only and immutable, so SQLite needs no `-shm` file beside it.
+    pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        let uri = format!("file:{}?immutable=1", path.display());
+        let conn = Connection::open_with_flags(
+            uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| StoreError::Db(format!("cannot open {}: {e}", path.display())))?;
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// WAL (readers never block the writer) and synchronous=NORMAL (durable across a process
+    /// crash, the case that matters here, and cheap).
+    fn enable_wal(&mut self) -> Result<(), StoreError> {
         // Switching a new file to WAL takes an exclusive lock for which SQLite does not call
         // the busy handler: two iocap processes creating the store at once would see
         // "database is locked" at once. Retry for as long as the busy timeout.
         let give_up = std::time::Instant::now() + Duration::from_secs(30);
         loop {
-            match conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())) {
+            match self
+                .conn
+                .query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+            {
                 Ok(()) => break,
                 Err(rusqlite::Error::SqliteFailure(f, _))
                     if f.code == rusqlite::ErrorCode::DatabaseBusy
@@ -68,14 +98,14 @@ impl Sqlite {
                 Err(e) => {
                     return Err(StoreError::Db(format!(
                         "{} is not a usable SQLite store: {e}",
-                        path.display()
+                        self.path.display()
                     )))
                 }
             }
         }
-        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
-            .map_err(err)?;
-        Ok(Self { conn })
+        self.conn
+            .execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+            .map_err(err)
     }
 }
 
@@ -90,6 +120,10 @@ fn to_value(v: ValueRef<'_>) -> Value {
 }
 
 impl Sql for Sqlite {
+    fn ready(&mut self) -> Result<(), StoreError> {
+        self.enable_wal()
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
     }
