@@ -52,13 +52,13 @@ pub fn engine_arg(s: &str) -> Result<EngineChoice, String> {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct DataShapeArgs {
     /// Share of each 4 KiB block written that is zeros, so a compressor saves about this much
-    /// (fio's buffer_compress_percentage) [default: 0, incompressible]
+    /// (fio's buffer_compress_percentage); 0 is incompressible
     #[arg(long, value_name = "PCT", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=100))]
     pub compressible: u8,
 
     /// Share of the 4 KiB blocks written that duplicate other blocks (fio's
-    /// dedupe_percentage) [default: 0, every block unique]
+    /// dedupe_percentage); 0 makes every block unique
     #[arg(long, value_name = "PCT", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=100))]
     pub dedupe: u8,
