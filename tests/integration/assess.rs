@@ -1,23 +1,12 @@
 //! The assessing commands end to end on small files: suites (with concurrent workloads, saving
 //! after every test, resuming a killed suite), saturate, scaleup and preflight.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::iocap;
-
-fn json_of(dir: &Path, args: &[&str]) -> Value {
-    let out = iocap(dir).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "iocap {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
+use crate::{iocap, json_of};
 
 const SUITE: &str = r#"
 name = "tiny"

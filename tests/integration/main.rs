@@ -44,6 +44,17 @@ pub fn iocap(dir: &Path) -> Command {
     c
 }
 
+/// Runs `iocap args..` in `dir`, which must succeed, and returns its stdout as JSON.
+pub fn json_of(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let out = iocap(dir).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "iocap {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
 /// Short-test flags: 0.3 s, no warmup, a 16 MiB file.
 pub const QUICK: [&str; 6] = ["--duration", "0.3s", "--warmup", "0s", "--size", "16M"];
 

@@ -4,7 +4,7 @@
 
 use predicates::prelude::*;
 
-use crate::{iocap, run_json};
+use crate::{iocap, json_of, run_json};
 
 #[test]
 fn every_test_carries_its_uncertainty_in_json_and_text() {
@@ -172,8 +172,9 @@ fn repeat_keeps_every_run_and_gives_the_spread() {
 #[test]
 fn saturate_repeats_each_step_and_takes_the_median_run() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iocap(dir.path())
-        .args([
+    let v = json_of(
+        dir.path(),
+        &[
             "saturate",
             "--step-duration",
             "0.3s",
@@ -181,17 +182,16 @@ fn saturate_repeats_each_step_and_takes_the_median_run() {
             "0s",
             "--size",
             "16M",
-        ])
-        .args(["--max-qd", "2", "--no-throttled", "--repeat", "3"])
-        .args(["--output", "json", "--no-save"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            "--max-qd",
+            "2",
+            "--no-throttled",
+            "--repeat",
+            "3",
+            "--output",
+            "json",
+            "--no-save",
+        ],
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tests = v["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 6, "two steps, three runs each");
     for (i, p) in v["saturation"]["steps"]
@@ -226,8 +226,9 @@ fn compare_calls_a_rerun_within_noise_and_half_the_rate_a_regression() {
     let db = dir.path().join("r.db");
     let db = db.to_str().unwrap();
     let run = |rate: &str| -> String {
-        let out = iocap(dir.path())
-            .args([
+        let v = json_of(
+            dir.path(),
+            &[
                 "run",
                 "--duration",
                 "4s",
@@ -235,16 +236,14 @@ fn compare_calls_a_rerun_within_noise_and_half_the_rate_a_regression() {
                 "0.5s",
                 "--size",
                 "16M",
-            ])
-            .args(["--rate-iops", rate, "--db", db, "--output", "json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+                "--rate-iops",
+                rate,
+                "--db",
+                db,
+                "--output",
+                "json",
+            ],
         );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         v["run_id"].as_str().unwrap().to_string()
     };
     let (base, again, half) = (run("1000"), run("1000"), run("500"));
