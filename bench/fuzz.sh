@@ -42,6 +42,7 @@ TARGETS=(
     "SQLIO flags, parameter files, batch files (iocap-sqlio)|-p iocap-sqlio --lib|fuzz::|crates/iocap-sqlio/src/fuzz.rs"
     "suite and profile TOML (iocap-plan)|-p iocap-plan --test plan|fuzz::|crates/iocap-plan/tests/plan/fuzz.rs"
     "the verify journal format (iocap-verify)|-p iocap-verify --lib|journal::|crates/iocap-verify/src/journal.rs"
+    "confidence intervals, Welch's test, quartiles (iocap-stats)|-p iocap-stats --lib|no_panic_no_nan|crates/iocap-stats/src/tests.rs"
 )
 
 say "building the test binaries (test profile, overflow checks on)"

@@ -114,7 +114,8 @@ pub fn cv(xs: &[f64]) -> Option<f64> {
         return None;
     }
     let m = mean(xs);
-    (m != 0.0).then(|| variance(xs).sqrt() / m.abs())
+    let c = variance(xs).sqrt() / m.abs();
+    (m != 0.0 && c.is_finite()).then_some(c)
 }
 
 /// Mean of the last third over mean of the first third, minus one (0.1: the last third 10 %
@@ -126,7 +127,8 @@ pub fn trend(xs: &[f64]) -> Option<f64> {
     }
     let third = n / 3;
     let (first, last) = (mean(&xs[..third]), mean(&xs[n - third..]));
-    (first != 0.0).then(|| last / first - 1.0)
+    let t = last / first - 1.0;
+    (first != 0.0 && t.is_finite()).then_some(t)
 }
 
 /// Welch's test from each side's mean, sample variance and count.
@@ -154,9 +156,12 @@ pub fn welch_from_summary(a: (f64, f64, usize), b: (f64, f64, usize)) -> Option<
         });
     }
     let t = (ma - mb) / se2.sqrt();
-    let df = se2 * se2 / (sa * sa / (na - 1) as f64 + sb * sb / (nb - 1) as f64);
+    // Welch–Satterthwaite on each side's share of the variance, which cannot overflow where
+    // squaring the variances themselves would
+    let (fa, fb) = (sa / se2, sb / se2);
+    let df = 1.0 / (fa * fa / (na - 1) as f64 + fb * fb / (nb - 1) as f64);
     let p = 2.0 * (1.0 - student_t_cdf(t.abs(), df));
-    Some(welch(t, df, p.clamp(0.0, 1.0)))
+    (!t.is_nan() && df.is_finite() && !p.is_nan()).then(|| welch(t, df, p.clamp(0.0, 1.0)))
 }
 
 /// Welch's test of two samples.
@@ -187,7 +192,9 @@ pub fn quartiles(xs: &[f64]) -> Option<(f64, f64, f64)> {
     let q = |p: f64| {
         let h = p * (v.len() - 1) as f64;
         let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
-        v[lo] + (h - lo as f64) * (v[hi] - v[lo])
+        let f = h - lo as f64;
+        // weighted, not v[lo] + f·(v[hi] − v[lo]): the difference can overflow
+        v[lo] * (1.0 - f) + v[hi] * f
     };
     Some((q(0.25), q(0.5), q(0.75)))
 }
