@@ -62,6 +62,7 @@ pub fn new_run(command: &str) -> RunResult {
         cost: None,
         fsync: None,
         repeats: vec![],
+        cachescan: None,
     }
 }
 
@@ -246,6 +247,8 @@ pub fn tests_text(tests: &[TestResult]) -> String {
 pub fn run_text(run: &RunResult) -> String {
     if let Some(p) = &run.preflight {
         iocap_report::assess::render_preflight(run, p)
+    } else if let Some(c) = &run.cachescan {
+        iocap_report::assess::render_cachescan(c)
     } else if let Some(s) = &run.saturation {
         iocap_report::assess::render_saturation(run, s)
     } else if let Some(c) = &run.cost {

@@ -3,6 +3,7 @@
 
 mod args;
 mod audit;
+mod cachescan;
 mod class;
 mod compare;
 mod cost;
@@ -107,6 +108,9 @@ enum Command {
     Saturate(Box<saturate::SaturateArgs>),
     /// Each volume alone, then 1, 2, 4 ... together: aggregate and efficiency against linear
     Scaleup(Box<scaleup::ScaleupArgs>),
+    /// Find the caches below the OS: read working sets doubling from 16 MiB, see where
+    /// latency rises and IOPS fall; and whether a write cache keeps recent writes
+    Cachescan(Box<cachescan::CachescanArgs>),
     /// List, show or run a suite of tests (built-in: quick, sqlio-classic, oltp, dss, edge-matrix)
     Suite(suite::SuiteArgs),
     /// Check the host's configuration under PATHs: alignment, scheduler, queues, cache, CPU power
@@ -190,6 +194,7 @@ pub fn main() -> ExitCode {
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),
+        Command::Cachescan(a) => cachescan::cachescan(*a),
         Command::Verify(a) => verify::verify(*a),
         Command::Cost(a) => cost::cost(*a),
     };

@@ -31,7 +31,8 @@ pub struct PreflightArgs {
     /// About two minutes instead of the full assessment (about ten)
     #[arg(long)]
     pub quick: bool,
-    /// Size of test files that do not exist yet [default: 1G quick, 8G full]
+    /// Size of test files that do not exist yet; skips the cache scan [default: 4 times the
+    /// largest cache the scan finds, at least 1G quick, 8G full]
     #[arg(long, value_parser = size_arg)]
     pub size: Option<u64>,
     /// What the storage should deliver (TOML: links = "2 x 16Gb FC", random_read_8k_iops,
@@ -41,9 +42,14 @@ pub struct PreflightArgs {
     /// Latency guidelines to hold the results against, overriding the defaults (TOML)
     #[arg(long, value_name = "FILE")]
     pub guidelines: Option<String>,
-    /// The largest cache in the path (controller, array), to warn when a test file fits in it
+    /// The largest cache in the path (controller, array), to warn when a test file fits in it;
+    /// skips the cache scan
     #[arg(long, value_name = "SIZE", value_parser = size_arg)]
     pub cache_size: Option<u64>,
+    /// The largest working set of the cache scan that sizes the test files (run unless --size
+    /// or --cache-size is given) [default: 1G quick, 8G full]
+    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    pub scan_max: Option<u64>,
     /// flash or rotational, for every role [default: from sysfs, else flash]
     #[arg(long, value_name = "CLASS")]
     pub device_class: Option<String>,
@@ -62,6 +68,34 @@ pub struct PreflightArgs {
     pub sure: SureArgs,
     #[command(flatten)]
     pub save: SaveArgs,
+}
+
+/// The size of test files without a scan: 1 GiB quick, 8 GiB full.
+fn default_size(quick: bool) -> u64 {
+    if quick {
+        1 << 30
+    } else {
+        8 << 30
+    }
+}
+
+/// The short cache scan of this preflight: up to `--scan-max` (the mode's file size), within a
+/// fifth of the mode's time.
+fn scan_plan(a: &PreflightArgs, step_s: f64) -> super::cachescan::PreflightScan {
+    super::cachescan::PreflightScan {
+        max_bytes: a.scan_max.unwrap_or(default_size(a.quick)),
+        step_s: if a.timing.is_some() {
+            step_s
+        } else if a.quick {
+            0.5
+        } else {
+            2.0
+        },
+        budget_s: if a.quick { 24.0 } else { 120.0 },
+        files: 3 + usize::from(!a.quick),
+        fill_budget_s: if a.quick { 30.0 } else { 120.0 },
+        allow_overwrite: a.allow_overwrite,
+    }
 }
 
 /// Durations of one mode: (step measured, step warmup, test measured, test warmup).
@@ -87,6 +121,8 @@ struct Plan<'a> {
     a: &'a PreflightArgs,
     profile: Profile,
     size: u64,
+    /// The size came from a cache scan: every role's file is made (or grown to) that size.
+    sized_by_scan: bool,
 }
 
 impl Plan<'_> {
@@ -100,7 +136,13 @@ impl Plan<'_> {
             .with_context(|| format!("profile {} has no workload '{key}'", self.profile.name))?;
         let mut s = w.spec.clone();
         s.name = w.title.clone();
-        s.targets = vec![TargetSpec::new(self.a.roles.target(&w.role))];
+        let path = self.a.roles.target(&w.role);
+        // sized by a cache scan: the scanned data file (ours) is extended to the size
+        let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
+        s.targets = vec![TargetSpec {
+            size_bytes: (self.sized_by_scan && !device).then_some(self.size),
+            ..TargetSpec::new(path)
+        }];
         s.size_bytes = self.size;
         s.duration_s = duration;
         s.warmup_s = warmup;
@@ -111,6 +153,43 @@ impl Plan<'_> {
         self.a.sure.apply(&mut s);
         s.validate().with_context(|| format!("workload {key}"))?;
         Ok((w.role.clone(), s))
+    }
+}
+
+/// Every workload of a preflight, each with its role, placed and timed.
+struct Workloads {
+    read: (String, JobSpec),
+    write: (String, JobSpec),
+    log: (String, JobSpec),
+    scan: (String, JobSpec),
+    backup_read: (String, JobSpec),
+    backup_write: (String, JobSpec),
+    temp: Option<(String, JobSpec)>,
+}
+
+impl Plan<'_> {
+    /// The workloads with (step measured, step warm-up, test measured, test warm-up).
+    fn workloads(
+        &self,
+        (step_s, step_warm, test_s, test_warm): (f64, f64, f64, f64),
+    ) -> Result<Workloads> {
+        let w = Workloads {
+            read: self.spec("data-random-read", step_s, step_warm)?,
+            write: self.spec("data-checkpoint-write", test_s, test_warm)?,
+            log: self.spec("log-write", test_s, test_warm)?,
+            scan: self.spec("read-ahead-1m", test_s, test_warm)?,
+            backup_read: self.spec("backup-read", test_s, test_warm)?,
+            backup_write: self.spec("backup-write", test_s, test_warm)?,
+            temp: if self.a.quick {
+                None
+            } else {
+                Some(self.spec("temp", test_s, test_warm)?)
+            },
+        };
+        if w.backup_read.1.targets[0].path == w.backup_write.1.targets[0].path {
+            bail!("the backup would read and write the same file");
+        }
+        Ok(w)
     }
 }
 
@@ -180,29 +259,41 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
         }
         None => timing(a.quick),
     };
-    let plan = Plan {
+    let mut plan = Plan {
         a: &a,
-        size: a.size.unwrap_or(if a.quick { 1 << 30 } else { 8 << 30 }),
+        size: a.size.unwrap_or(default_size(a.quick)),
         profile,
+        sized_by_scan: false,
     };
     // every workload is checked before the first runs
-    let read = plan.spec("data-random-read", step_s, step_warm)?;
-    let write = plan.spec("data-checkpoint-write", test_s, test_warm)?;
-    let log = plan.spec("log-write", test_s, test_warm)?;
-    let scan = plan.spec("read-ahead-1m", test_s, test_warm)?;
-    let backup_read = plan.spec("backup-read", test_s, test_warm)?;
-    let backup_write = plan.spec("backup-write", test_s, test_warm)?;
-    let temp = if a.quick {
-        None
-    } else {
-        Some(plan.spec("temp", test_s, test_warm)?)
-    };
-    if backup_read.1.targets[0].path == backup_write.1.targets[0].path {
-        bail!("the backup would read and write the same file");
-    }
+    let mut w = plan.workloads((step_s, step_warm, test_s, test_warm))?;
     a.save.check()?;
     let mut run = new_run("preflight");
     a.save.stamp(&mut run);
+    // 0. unless told the size or the cache, find the caches and size the files past them
+    let sizing = if a.size.is_none() && a.cache_size.is_none() {
+        let z = super::cachescan::preflight_scan(&mut run, &a.roles, &scan_plan(&a, step_s))?;
+        plan.size = z.bytes;
+        plan.sized_by_scan = true;
+        w = plan.workloads((step_s, step_warm, test_s, test_warm))?;
+        Some(z)
+    } else {
+        None
+    };
+    if interrupted() {
+        let code = finish(&run, a.output, || run_text(&run));
+        a.save.keep(std::slice::from_ref(&run))?;
+        return Ok(code);
+    }
+    let Workloads {
+        read,
+        write,
+        log,
+        scan,
+        backup_read,
+        backup_write,
+        temp,
+    } = w;
 
     // 1. page reads, raised to the knee
     let cfg = SaturateConfig {
@@ -338,7 +429,14 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     input.cpus = run.host.cpus;
     input.cache_size_bytes = a.cache_size;
     input.class_notes = class_notes;
-    let preflight = capacity_table(&input);
+    let mut preflight = capacity_table(&input);
+    if let Some(z) = sizing {
+        preflight.file_bytes = Some(z.bytes);
+        preflight.cache_included = z.cache_included;
+        if z.cache_included {
+            preflight.warnings.push(z.sentence);
+        }
+    }
     run.repeats = iocap_assess::repeats(&run.tests);
     run.preflight = Some(preflight);
     super::audit::record_config(&mut run);

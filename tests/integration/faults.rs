@@ -16,12 +16,12 @@ const MIB: u64 = 1 << 20;
 
 /// A FaultFs mounted over `<tmp>/backing` at `<tmp>/mnt`, and a private result store in
 /// `<tmp>/data` (so a test can count its own saved runs). Field order: the mount goes first.
-struct Mounted {
-    fs: FaultFs,
-    dir: TempDir,
+pub(crate) struct Mounted {
+    pub(crate) fs: FaultFs,
+    pub(crate) dir: TempDir,
 }
 
-fn mount(test: &str) -> Option<Mounted> {
+pub(crate) fn mount(test: &str) -> Option<Mounted> {
     if !iocap_faultfs::fuse_or_skip(test) {
         return None;
     }
@@ -35,12 +35,12 @@ fn mount(test: &str) -> Option<Mounted> {
 
 impl Mounted {
     /// `name` under the mount point.
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.fs.mountpoint().join(name)
     }
 
     /// `iocap` working in the temp dir, saving to this test's own store.
-    fn iocap(&self) -> assert_cmd::Command {
+    pub(crate) fn iocap(&self) -> assert_cmd::Command {
         let mut c = iocap(self.dir.path());
         c.env("XDG_DATA_HOME", self.dir.path().join("data"));
         c

@@ -4,6 +4,7 @@
 
 mod assess;
 mod audit;
+mod cachescan;
 mod cli;
 mod cost;
 mod devices;

@@ -292,5 +292,7 @@ pub fn capacity_table(input: &PreflightInput) -> Preflight {
         device_class: input.classes.describe(),
         rows,
         warnings: all,
+        file_bytes: None,
+        cache_included: false,
     }
 }

@@ -16,6 +16,7 @@ pub mod devinfo;
 pub mod host;
 pub mod marker;
 pub mod offsets;
+pub mod probe;
 pub mod procstat;
 pub mod runner;
 pub mod stats;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use libc::c_int;
 
+use crate::cache::Lru;
 use crate::log::WriteRecord;
 use crate::rules::{Fault, Kind, Rule, RuleId, RuleSet};
 
@@ -27,6 +28,8 @@ pub(crate) struct Shared {
     pub(crate) log: Mutex<Vec<WriteRecord>>,
     /// Per file, per 4 KiB block number: the block's contents before its latest write.
     pub(crate) stale: Mutex<HashMap<String, HashMap<u64, Vec<u8>>>>,
+    /// Per cache rule, the blocks it holds (taken after the rules lock, never before it).
+    pub(crate) caches: Mutex<HashMap<RuleId, Lru>>,
 }
 
 /// Lock, ignoring poisoning: a panicking test must not wedge the file system.
@@ -96,6 +99,19 @@ impl Shared {
                 }
                 Fault::StaleReads => {
                     stale.push((id, rule));
+                    continue;
+                }
+                Fault::Cache { window_bytes, miss } => {
+                    if fallocate {
+                        continue;
+                    }
+                    let mut caches = lock(&self.caches);
+                    let lru = caches.entry(id).or_insert_with(|| Lru::new(window_bytes));
+                    let hit = lru.access(name, offset, len);
+                    if kind == Kind::Read && !hit {
+                        rules.fire(id);
+                        delay += miss;
+                    }
                     continue;
                 }
                 _ if decisive.is_some() => continue,

@@ -92,6 +92,7 @@
 
 #![warn(missing_docs)]
 
+mod cache;
 mod fs;
 mod inject;
 mod log;
@@ -186,14 +187,17 @@ impl FaultFs {
 
     /// Disarm one rule; its firing count stays readable. Returns the rule if it was armed.
     pub fn remove(&self, id: RuleId) -> Option<Rule> {
-        lock(&self.shared.rules).remove(id)
+        let rule = lock(&self.shared.rules).remove(id);
+        lock(&self.shared.caches).remove(&id);
+        rule
     }
 
-    /// Disarm every rule and forget the block versions kept for [`Fault::StaleReads`]. Firing
-    /// counts and the write log are kept.
+    /// Disarm every rule and forget the block versions kept for [`Fault::StaleReads`] and the
+    /// blocks held by [`Fault::Cache`] rules. Firing counts and the write log are kept.
     pub fn clear(&self) {
         lock(&self.shared.rules).clear();
         lock(&self.shared.stale).clear();
+        lock(&self.shared.caches).clear();
     }
 
     /// The armed rules, oldest first.

@@ -7,7 +7,8 @@
 //! really injected instead of trusting that the I/O happened to cross the range.
 //!
 //! When several armed rules match one request: every `Latency` rule applies (their delays add
-//! up), `StaleReads` rules save and serve old blocks, and of the other rules the oldest one that
+//! up), every `Cache` rule looks the request up in its own cache (the delays of the caches it
+//! misses add up), `StaleReads` rules save and serve old blocks, and of the other rules the oldest one that
 //! has an effect on this request decides it alone (a `SizeLimit` that is not exceeded, or
 //! `TearWrites` on a write no longer than `keep_bytes`, has no effect and leaves the decision to
 //! the next rule). Only the deciding rule's counter goes up. For fallocate only `Eio`, `Enospc`
@@ -79,6 +80,17 @@ pub enum Fault {
     },
     /// Each matching request is delayed by this long before it is served.
     Latency(Duration),
+    /// A read cache of `window_bytes` below the file: reads whose every 4 KiB block is among
+    /// the `window_bytes` least recently used are served at once, other reads are delayed by
+    /// `miss`. Every read fills the cache; writes fill it too when the rule's [`Ops`] cover
+    /// writes (a write-back cache). Rules stack: a read that misses two caches is delayed by
+    /// both. The rule counts as fired on every miss.
+    Cache {
+        /// Size of the cache, in bytes (whole 4 KiB blocks).
+        window_bytes: u64,
+        /// Delay of a read that misses the cache.
+        miss: Duration,
+    },
 }
 
 impl Fault {
@@ -89,7 +101,7 @@ impl Fault {
 
     fn applies_to(&self, kind: Kind) -> bool {
         match self {
-            Fault::Eio | Fault::Latency(_) | Fault::StaleReads => true,
+            Fault::Eio | Fault::Latency(_) | Fault::StaleReads | Fault::Cache { .. } => true,
             Fault::Enospc
             | Fault::SizeLimit(_)
             | Fault::DropWrites

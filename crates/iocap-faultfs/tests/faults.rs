@@ -233,3 +233,54 @@ fn no_write_lands_outside_the_file_range_without_faults() {
         assert!(r.end <= 16 * PAGE as u64);
     }
 }
+
+#[test]
+fn cache_rule_serves_the_hot_window_fast_and_delays_misses() {
+    use std::time::{Duration, Instant};
+    let Some(m) = mount("cache_rule_serves_the_hot_window_fast_and_delays_misses") else {
+        return;
+    };
+    let f = m.file("data", 64 * PAGE, b'a');
+    let miss = Duration::from_millis(3);
+    let id = m.fs.add(
+        Rule::new(Fault::Cache {
+            window_bytes: 16 * PAGE as u64,
+            miss,
+        })
+        .file("data")
+        .ops(Ops::Read),
+    );
+    let timed = |at: usize| {
+        let t = Instant::now();
+        let page = read(&f, (at * PAGE) as u64, PAGE).unwrap();
+        assert!(
+            page == vec![b'a'; PAGE] || page == vec![b'w'; PAGE],
+            "page {at}"
+        );
+        t.elapsed()
+    };
+    // the first pass over 16 pages misses every page; the second hits every one
+    let cold: Vec<Duration> = (0..16).map(timed).collect();
+    let warm: Vec<Duration> = (0..16).map(timed).collect();
+    assert!(cold.iter().all(|d| *d >= miss), "{cold:?}");
+    assert!(warm.iter().all(|d| *d < miss), "{warm:?}");
+    assert_eq!(m.fs.fired(id), 16);
+    // 16 more pages push the first 16 out: page 0 misses again
+    for p in 16..32 {
+        timed(p);
+    }
+    assert!(timed(0) >= miss);
+    assert_eq!(m.fs.fired(id), 33);
+    // a write does not fill a read-only cache; a write-back cache (Ops::Both) keeps it
+    f.write_all_at(&[b'w'; PAGE], 40 * PAGE as u64).unwrap();
+    assert!(timed(40) >= miss);
+    m.fs.remove(id);
+    let wb = m.fs.add(Rule::new(Fault::Cache {
+        window_bytes: 16 * PAGE as u64,
+        miss,
+    }));
+    f.write_all_at(&[b'a'; PAGE], 50 * PAGE as u64).unwrap();
+    assert!(timed(50) < miss, "written data is in the write-back cache");
+    assert!(timed(51) >= miss);
+    assert_eq!(m.fs.fired(wb), 1);
+}

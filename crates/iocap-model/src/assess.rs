@@ -132,4 +132,12 @@ pub struct Preflight {
     pub device_class: String,
     pub rows: Vec<CapacityRow>,
     pub warnings: Vec<String>,
+    /// Size of the test files, when a cache scan chose it (4 times the largest cache found,
+    /// bounded by free space and time); absent when `--size` or the default set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_bytes: Option<u64>,
+    /// The files could not be made 4 times larger than the largest cache found (or a cache
+    /// could not be ruled out): the figures may include cache hits.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cache_included: bool,
 }

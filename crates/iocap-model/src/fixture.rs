@@ -238,6 +238,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         cost: None,
         fsync: None,
         repeats: vec![],
+        cachescan: None,
     }
 }
 

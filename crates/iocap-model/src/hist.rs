@@ -41,9 +41,44 @@ pub fn quantile_us(h: &Histogram<u64>, q: f64) -> f64 {
     h.median_equivalent(v).clamp(lo.min(hi), hi) as f64 / 1000.0
 }
 
+/// The mean in microseconds of the fastest `keep` share (0..=1) of the recorded values: a mean
+/// that a few stalls (a descheduled thread, a hiccup of the host) do not move, while a share of
+/// slow values larger than `1 - keep` still does. NaN for an empty histogram.
+pub fn trimmed_mean_us(h: &Histogram<u64>, keep: f64) -> f64 {
+    let want = ((h.len() as f64) * keep.clamp(0.0, 1.0)).ceil() as u64;
+    if want == 0 {
+        return f64::NAN;
+    }
+    let (mut n, mut sum) = (0u64, 0f64);
+    for v in h.iter_recorded() {
+        let take = v.count_at_value().min(want - n);
+        sum += take as f64 * h.median_equivalent(v.value_iterated_to()) as f64;
+        n += take;
+        if n >= want {
+            break;
+        }
+    }
+    sum / n as f64 / 1000.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trimmed_mean_drops_only_the_slowest_share() {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).unwrap();
+        h.record_n(10_000, 980).unwrap();
+        h.record_n(5_000_000, 20).unwrap();
+        let plain = h.mean() / 1000.0;
+        assert!(plain > 100.0, "{plain}");
+        let t = trimmed_mean_us(&h, 0.98);
+        assert!((t - 10.0).abs() < 0.1, "{t}");
+        // half slow: the trimmed mean still rises with them
+        h.record_n(5_000_000, 960).unwrap();
+        assert!(trimmed_mean_us(&h, 0.98) > 2000.0);
+        assert!(trimmed_mean_us(&Histogram::<u64>::new(3).unwrap(), 0.98).is_nan());
+    }
 
     #[test]
     fn round_trip_keeps_every_count() {

@@ -7,6 +7,7 @@
 //! units live in field names (`_ns`, `_us`, `_bytes`, `_s`).
 
 pub mod assess;
+pub mod cachescan;
 pub mod cost;
 pub mod fixture;
 pub mod fsync;
@@ -20,6 +21,7 @@ pub mod units;
 pub mod verify;
 
 pub use assess::*;
+pub use cachescan::*;
 pub use cost::*;
 pub use fsync::*;
 pub use os::*;

@@ -61,6 +61,10 @@ pub struct RunResult {
     /// runs; every run is in `tests`, numbered by `repeat`. Empty otherwise.
     #[serde(default)]
     pub repeats: Vec<RepeatSummary>,
+    /// For `iocap cachescan`, and for a `preflight` that sized its files by a scan: the caches
+    /// below the OS found by a working-set sweep; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cachescan: Option<crate::CacheScan>,
 }
 
 /// One test run several times with `--repeat`: its figures across the runs.

@@ -722,3 +722,57 @@ fn the_summary_says_how_sure_each_figure_is() {
     );
     assert!(html.contains("The hypervisor stole 12.5 % of the CPU time &lt;b&gt;."));
 }
+
+/// A scan with one cache: the section, one chart point per working set with its level marked,
+/// the steps table and the sentences (escaped); the terminal view fits 80 columns.
+#[test]
+fn a_cachescan_run_has_its_latency_chart_and_levels() {
+    use iocap_model::{CacheLevel, CacheScan, CacheStep};
+    let mib = 1u64 << 20;
+    let lat = |ws: u64| if ws <= 32 * mib { 40.0 } else { 900.0 };
+    let steps: Vec<CacheStep> = (4..=9)
+        .map(|k| {
+            let ws = mib << k;
+            CacheStep {
+                working_set_bytes: ws,
+                warm_s: 0.1,
+                qd32_test_idx: 0,
+                qd1_test_idx: 0,
+                lat_us_trim_mean: lat(ws),
+                lat_us_p50: lat(ws),
+                lat_us_p99: 2.0 * lat(ws),
+                iops_qd32: 1e6 / lat(ws),
+            }
+        })
+        .collect();
+    let mut r = run("scan", 1, &["/data/t"]);
+    r.cachescan = Some(CacheScan {
+        target: "/data/<t>".into(),
+        block_bytes: 8192,
+        levels: vec![CacheLevel {
+            fits_bytes: 32 * mib,
+            exceeds_bytes: 64 * mib,
+            estimated_bytes: 45 * mib,
+            hit_lat_us: 40.0,
+            miss_lat_us: 900.0,
+            hit_iops_qd32: 25_000.0,
+            miss_iops_qd32: 1_111.0,
+        }],
+        tried_up_to_bytes: 512 * mib,
+        steps,
+        stop_reason: "reached the largest working set, 512M".into(),
+        read_after_write: None,
+        notes: vec!["a <note>".into()],
+    });
+    let html = render(std::slice::from_ref(&r));
+    assert!(html.contains(r#"<section id="cachescan">"#));
+    let cs = charts(&html);
+    let c = chart(&cs, "cachescan");
+    assert_eq!((c.claimed, c.pts), (6, 6));
+    assert!(c.svg.contains("cache 1: up to 64"), "{}", c.svg);
+    assert!(html.contains("cache 1: holds between 32M and 64M"));
+    assert!(html.contains("a &lt;note&gt;") && !html.contains("a <note>"));
+    let text = iocap_report::assess::render_cachescan(r.cachescan.as_ref().unwrap());
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(text.contains("◀ past cache 1"), "{text}");
+}

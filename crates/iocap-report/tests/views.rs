@@ -107,6 +107,7 @@ fn result() -> RunResult {
         cost: None,
         fsync: None,
         repeats: vec![],
+        cachescan: None,
     }
 }
 

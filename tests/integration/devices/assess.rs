@@ -236,3 +236,34 @@ fn scaleup_refuses_writes_to_devices_it_did_not_create() {
         );
     }
 }
+
+/// `iocap cachescan` on a loop device with direct I/O over a file: nothing below it caches
+/// (the backing file is read with O_DIRECT too), so no level is reported and the scan says how
+/// far it looked; the device is only read (the read-after-write check is refused on a device
+/// without --allow-overwrite, and says so).
+#[test]
+fn cachescan_on_a_direct_loop_device_finds_no_cache() {
+    require!("losetup");
+    let mut rig = Rig::new();
+    let file = rig.backing_file("disk", 256 * MIB, None);
+    let dev = rig.attach(&file);
+    settle();
+    let (_, written0) = io_sectors(&dev);
+    let out = iocap(
+        rig.dir.path(),
+        "cachescan --step-duration 0.3s --no-save --output json",
+        &dev,
+    );
+    assert!(out.status.success(), "{}", shown(&out));
+    let s = &json(&out)["cachescan"];
+    assert_eq!(s["levels"].as_array().map(Vec::len), Some(0), "{s:#}");
+    assert_eq!(u64_at(s, "/tried_up_to_bytes"), 256 * MIB);
+    assert_eq!(s["steps"].as_array().map(Vec::len), Some(5), "16M to 256M");
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("no cache found up to 256M"), "{notes}");
+    assert!(
+        notes.contains("read-after-write check did not run"),
+        "{notes}"
+    );
+    assert_eq!(io_sectors(&dev).1, written0, "nothing was written");
+}

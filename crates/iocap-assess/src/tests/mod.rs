@@ -1,6 +1,7 @@
 //! Tests on constructed curves and results: every rule of the crate, every verdict and every
 //! likely cause reachable.
 
+mod cachescan;
 mod links;
 mod saturation;
 mod scale;

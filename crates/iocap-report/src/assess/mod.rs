@@ -5,6 +5,7 @@
 //! The rows of each table and the sentences under them are built here once and drawn by both
 //! the terminal tables and the HTML report, so the two cannot disagree.
 
+mod cachescan;
 mod group;
 mod preflight;
 mod saturation;
@@ -15,6 +16,8 @@ use iocap_model::{format_bytes, TestResult};
 
 use crate::{fmt_count, fmt_lat_us, table};
 
+pub use cachescan::render_cachescan;
+pub(crate) use cachescan::{cachescan_steps, level_sentences};
 pub use group::{concurrent_groups, render_group};
 pub(crate) use group::{group_table, max_p99};
 pub use preflight::render_preflight;

@@ -111,6 +111,12 @@ pub fn render_preflight(run: &RunResult, p: &Preflight) -> String {
             out.push_str(&wrap(&head, &body, 100));
         }
     }
+    if let Some(c) = &run.cachescan {
+        out.push('\n');
+        for l in super::level_sentences(c).iter().chain(&c.notes) {
+            out.push_str(&wrap("cache scan: ", l, 80));
+        }
+    }
     if !p.warnings.is_empty() {
         out.push('\n');
         for w in &p.warnings {

@@ -12,6 +12,7 @@
 //! `saturation`, `charts`, `warnings`, `figures`); this file holds what they share (escaping, run names, colour swatches), the
 //! style sheet and the page frame.
 
+mod cachescan;
 mod charts;
 mod cost;
 mod figures;
@@ -161,6 +162,7 @@ pub fn render(runs: &[RunResult]) -> String {
         setup::setup(&mut out, runs, &names);
         saturation::saturation(&mut out, runs, &names);
         saturation::scaleup(&mut out, runs, &names);
+        cachescan::cachescan(&mut out, runs, &names);
         cost::cost(&mut out, runs, &names);
         out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
         let tests = runs.iter().map(|r| r.tests.len()).max().unwrap_or(0);

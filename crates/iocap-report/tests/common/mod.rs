@@ -199,6 +199,8 @@ pub fn preflight() -> Preflight {
             "the log test ran on the same device as the data file (nvme0n1)".into(),
             "quick mode was off: each test ran 60 s".into(),
         ],
+        file_bytes: None,
+        cache_included: false,
     }
 }
 

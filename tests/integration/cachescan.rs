@@ -1,0 +1,168 @@
+//! `iocap cachescan` against caches of known size: the FUSE fault layer's `Cache` rule puts an
+//! LRU cache of N MiB under a test file (hits served at once, misses delayed), and the scan
+//! must find N within one doubling, find two stacked caches as two levels, see a write-back
+//! cache in its read-after-write check, and let `preflight` size its files past the cache.
+//! Needs root and FUSE: skipped elsewhere, failing under `CI`.
+
+use std::time::Duration;
+
+use iocap_faultfs::{Fault, Ops, Rule};
+use serde_json::Value;
+
+use crate::faults::{mount, Mounted};
+
+const MIB: u64 = 1 << 20;
+
+/// One scan at a time: each is timing-sensitive and the FUSE layer serves on one thread.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn cache(file: &str, window_mib: u64, miss_us: u64, ops: Ops) -> Rule {
+    Rule::new(Fault::Cache {
+        window_bytes: window_mib * MIB,
+        miss: Duration::from_micros(miss_us),
+    })
+    .file(file)
+    .ops(ops)
+}
+
+/// `iocap cachescan ARGS --output json` on `name`, which must succeed.
+fn scan(m: &Mounted, name: &str, args: &[&str]) -> Value {
+    let out = m
+        .iocap()
+        .arg("cachescan")
+        .args(["--step-duration", "0.3s", "--output", "json"])
+        .args(args)
+        .arg(m.path(name))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cachescan failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    v["cachescan"].clone()
+}
+
+fn levels(s: &Value) -> Vec<(u64, u64)> {
+    s["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["fits_bytes"].as_u64().unwrap(),
+                l["exceeds_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn finds_a_cache_within_one_doubling_for_two_sizes_and_sees_a_write_back_cache() {
+    let _one = serial();
+    let Some(m) = mount("cachescan_finds_a_cache") else {
+        return;
+    };
+    // a read cache of 24 MiB: no write in it
+    m.fs.add(cache("a", 24, 1000, Ops::Read));
+    let s = scan(&m, "a", &["--size", "128M"]);
+    assert_eq!(levels(&s), vec![(16 * MIB, 32 * MIB)], "{s:#}");
+    let raw = &s["read_after_write"];
+    assert_eq!(raw["holds_recent_writes"], false, "{raw:#}");
+    // a write-back cache of 80 MiB: the file's last writes are in it, and so is each new write
+    m.fs.add(cache("b", 80, 1000, Ops::Both));
+    let s = scan(&m, "b", &["--size", "256M"]);
+    assert_eq!(levels(&s), vec![(64 * MIB, 128 * MIB)], "{s:#}");
+    let l = &s["levels"][0];
+    let (hit, miss) = (
+        l["hit_lat_us"].as_f64().unwrap(),
+        l["miss_lat_us"].as_f64().unwrap(),
+    );
+    assert!(
+        hit < 500.0 && miss > 500.0,
+        "hits {hit} µs, misses {miss} µs"
+    );
+    let raw = &s["read_after_write"];
+    assert_eq!(raw["holds_recent_writes"], true, "{raw:#}");
+    assert!(s["notes"].to_string().contains("write cache"), "{s:#}");
+}
+
+#[test]
+fn two_stacked_caches_are_two_levels_and_the_text_says_so() {
+    let _one = serial();
+    let Some(m) = mount("cachescan_two_levels") else {
+        return;
+    };
+    m.fs.add(cache("t", 20, 300, Ops::Read));
+    m.fs.add(cache("t", 100, 2000, Ops::Read));
+    let s = scan(&m, "t", &["--size", "256M", "--no-write-check"]);
+    assert_eq!(
+        levels(&s),
+        vec![(16 * MIB, 32 * MIB), (64 * MIB, 128 * MIB)],
+        "{s:#}"
+    );
+    assert!(s["read_after_write"].is_null());
+    // the text view of the saved run: both levels, the chart, 80 columns
+    let out = m.iocap().args(["show", "last"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("cache 1: holds between 16M and 32M"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cache 2: holds between 64M and 128M"),
+        "{text}"
+    );
+    assert!(text.contains("against working set"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+}
+
+#[test]
+fn preflight_sizes_its_files_past_the_cache() {
+    let _one = serial();
+    let Some(m) = mount("cachescan_preflight") else {
+        return;
+    };
+    for d in ["log", "backup"] {
+        std::fs::create_dir(m.dir.path().join(d)).unwrap();
+    }
+    m.fs.add(cache("iocap.testfile", 100, 1000, Ops::Read));
+    let out = m
+        .iocap()
+        .args([
+            "preflight",
+            "--quick",
+            "--timing",
+            "0.3s:0.3s",
+            "--scan-max",
+            "128M",
+        ])
+        .args(["--log", "log", "--backup", "backup", "--output", "json"])
+        .arg("--data")
+        .arg(m.fs.mountpoint())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &run["cachescan"];
+    assert_eq!(levels(s), vec![(64 * MIB, 128 * MIB)], "{s:#}");
+    let p = &run["preflight"];
+    assert_eq!(p["file_bytes"], 512 * MIB, "4 x 128M: {p:#}");
+    assert!(p.get("cache_included").is_none(), "{p:#}");
+    let data = std::fs::metadata(m.path("iocap.testfile")).unwrap().len();
+    assert!(data >= 4 * 100 * MIB, "the data file is {data} B");
+    let log = std::fs::metadata(m.dir.path().join("log/iocap-log.testfile"))
+        .unwrap()
+        .len();
+    assert_eq!(log, 512 * MIB);
+}
