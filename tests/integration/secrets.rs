@@ -174,3 +174,102 @@ fn a_password_file_supplies_the_password_unless_others_can_read_it() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("group or world access"), "{stderr}");
 }
+
+/// The raw bytes a terminal would act on: ESC, BEL, and C1's CSI (U+009B).
+fn has_raw_controls(out: &[u8]) -> bool {
+    out.contains(&0x1b) || out.contains(&0x07) || out.windows(2).any(|w| w == [0xc2, 0x9b])
+}
+
+#[test]
+fn terminal_escapes_in_stored_strings_are_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.db");
+    let db = db.to_str().unwrap();
+    let label = "\x1b[2J\x1b]0;X\x07";
+    let mut ids = Vec::new();
+    for target in ["a\x1b[31m.dat", "b.dat"] {
+        let out = iocap(dir.path())
+            .arg("run")
+            .args(QUICK)
+            .args([target, "--db", db, "--label", label])
+            .args(["--tag", "t\x1b[1m", "--note", "line\n\u{9b}31m"])
+            .args(["--output", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // JSON keeps the label exactly
+        assert_eq!(run["label"], label);
+        ids.push(run["run_id"].as_str().unwrap().to_string());
+    }
+    for args in [
+        vec!["history", "--db", db],
+        vec!["show", "last", "--db", db],
+        vec!["show", &ids[0], "--db", db],
+        vec!["compare", &ids[1], &ids[0], "--db", db],
+    ] {
+        let out = iocap(dir.path()).args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!has_raw_controls(&out.stdout), "{args:?}: {text:?}");
+        assert!(text.contains("\\e[2J\\e]0;X\\a"), "{args:?}: {text}");
+    }
+    let show = iocap(dir.path())
+        .args(["show", &ids[0], "--db", db])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("tags: t\\e[1m"), "{text}");
+    assert!(text.contains("note: line\n\\u{9b}31m"), "{text}");
+    let hist = iocap(dir.path())
+        .args(["history", "--db", db])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&hist.stdout).contains("a\\e[31m.dat"));
+    // the JSON views stay exact
+    let json = crate::json_of(dir.path(), &["history", "--db", db, "--output", "json"]);
+    assert_eq!(json[0]["label"], label);
+}
+
+/// Issue 14 item 18: a store whose `iocap_meta` was dropped is refused in one short line that
+/// names the file, not with its whole schema; nothing is written to it.
+#[test]
+fn a_store_without_iocap_meta_is_refused_in_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let db = path.to_str().unwrap();
+    let out = iocap(dir.path())
+        .arg("run")
+        .args(QUICK)
+        .args(["--db", db, "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("DROP TABLE iocap_meta; PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+    let before = std::fs::read(&path).unwrap();
+    for args in [
+        vec!["history", "--db", db],
+        vec!["run", "--duration", "60s", "--db", db],
+    ] {
+        let out = iocap(dir.path()).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{db} is not an iocap store")) && err.contains("no iocap_meta"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.len() < 400, "{} bytes: {err}", err.len());
+        for table in ["histograms", "run_tags", "series", "CREATE"] {
+            assert!(!err.contains(table), "{args:?}: {err}");
+        }
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the store changed");
+}
