@@ -47,7 +47,8 @@ pub struct HistoryArgs {
     pub limit: u32,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
-    /// Result store: a SQLite file or a postgres:// URL [default: $IOCAP_DB, else
+    /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
+    /// conninfo [default: $IOCAP_DB, else
     /// ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,

@@ -4,9 +4,11 @@
 //! A password in any of them is shown as `***`, everywhere iocap writes a connection string,
 //! and scrubbed from the errors the postgres crate returns. When the string holds no password,
 //! `PGPASSWORD` and then the password file (`~/.pgpass`, `PGPASSFILE`) supply it, as libpq does;
-//! `PGHOST`, `PGPORT`, `PGUSER` and `PGDATABASE` fill in what the string leaves out.
+//! `PGHOST`, `PGPORT`, `PGUSER` and `PGDATABASE` fill in what the string leaves out, and with
+//! no host at all the local server's Unix socket is used.
 
 use std::ops::Range;
+use std::path::Path;
 use std::str::FromStr;
 
 use postgres::config::Host;
@@ -281,6 +283,14 @@ pub fn config(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, S
                 cfg.host(one);
             }
         }
+    }
+    if cfg.get_hosts().is_empty() && cfg.get_hostaddrs().is_empty() {
+        // libpq's default: the local server's Unix socket
+        let port = var("PGPORT").unwrap_or_else(|| "5432".into());
+        let socket = ["/var/run/postgresql", "/tmp"]
+            .into_iter()
+            .find(|d| Path::new(d).join(format!(".s.PGSQL.{port}")).exists());
+        cfg.host(socket.unwrap_or("localhost"));
     }
     if cfg.get_ports().is_empty() {
         if let Some(p) = var("PGPORT") {

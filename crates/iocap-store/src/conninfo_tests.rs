@@ -196,3 +196,13 @@ fn scrub_hides_every_spelling_of_the_password() {
     let out = scrub(&msg, s, Some(&cfg));
     assert_eq!(out, "failed for postgres://u:***@h/db: *** / ***");
 }
+
+#[test]
+fn no_host_at_all_means_the_local_server() {
+    let cfg = config("dbname=d user=u", &no_env).unwrap();
+    match cfg.get_hosts() {
+        [Host::Unix(p)] => assert!(p.join(".s.PGSQL.5432").exists(), "{p:?}"),
+        [Host::Tcp(h)] => assert_eq!(h, "localhost"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -34,6 +34,15 @@ impl Location {
             conninfo::parse(t)?;
             return Ok(Location::Postgres(t.to_string()));
         }
+        let lower = t.to_ascii_lowercase();
+        if lower.starts_with("postgres:") || lower.starts_with("postgresql:") {
+            // a URL with a slash missing: never a file name, and never echoed (a password?)
+            return Err(StoreError::Usage(
+                "the store location starts like a PostgreSQL URL but is none: write \
+                 postgres://USER@HOST/DB (two slashes after the colon)"
+                    .into(),
+            ));
+        }
         if let Some(scheme) = t.find("://").map(|i| &t[..i]) {
             // the rest may hold a password: name the scheme only
             return Err(StoreError::Usage(format!(
@@ -149,6 +158,9 @@ mod tests {
         let e = Location::parse("mysql://u:S3cret@h/db").unwrap_err();
         assert!(!e.to_string().contains("S3cret"), "{e}");
         assert!(e.to_string().contains("mysql://"), "{e}");
+        let e = Location::parse("postgres:/iocap:S3cret@h/db").unwrap_err();
+        assert!(e.to_string().contains("two slashes"), "{e}");
+        assert!(!e.to_string().contains("S3cret"), "{e}");
         // a file whose name holds '=' is given with a directory
         assert_eq!(
             Location::parse("./a=b.db").unwrap(),
