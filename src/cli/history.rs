@@ -351,7 +351,9 @@ pub fn baseline(a: BaselineArgs) -> Result<Exit> {
             for b in store.baseline_set(&id, &targets, &now)? {
                 eprintln!(
                     "iocap: baseline of {} for {} is now run {}",
-                    b.hostname, b.target, b.run_id
+                    printable(&b.hostname),
+                    printable(&b.target),
+                    b.run_id
                 );
             }
         }

@@ -230,6 +230,25 @@ fn terminal_escapes_in_stored_strings_are_shown_escaped() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&hist.stdout).contains("a\\e[31m.dat"));
+    // baselines name the target, on stderr when set and in the table when shown
+    let set = iocap(dir.path())
+        .args(["baseline", "set", &ids[0], "--db", db])
+        .output()
+        .unwrap();
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let shown = iocap(dir.path())
+        .args(["baseline", "show", "--all", "--db", db])
+        .output()
+        .unwrap();
+    for out in [&set.stderr, &shown.stdout] {
+        let text = String::from_utf8_lossy(out);
+        assert!(!has_raw_controls(out), "{text:?}");
+        assert!(text.contains("a\\e[31m.dat"), "{text}");
+    }
     // the JSON views stay exact
     let json = crate::json_of(dir.path(), &["history", "--db", db, "--output", "json"]);
     assert_eq!(json[0]["label"], label);
