@@ -139,28 +139,60 @@ const SHOWN: [&str; 19] = [
     "replication",
 ];
 
+/// A URL's passwords: as the postgres crate reads them (the userinfo ends at the first '@',
+/// then `?password=`), and, when the URL holds more than one '@', everything from the scheme to
+/// the last '@' too: a password with an unencoded '@', '/', '?' or '&' is then hidden whole,
+/// whatever was meant, at the cost of hiding the host as well.
 fn url_password_spans(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    let Some(scheme_end) = s.find("://").map(|i| i + 3) else {
+    let Some(se) = s.find("://").map(|i| i + 3) else {
         return out;
     };
-    let query = s[scheme_end..].find('?').map(|q| scheme_end + q);
-    let head_end = query.unwrap_or(s.len());
-    // the userinfo ends at the last '@' before the query: a password may hold '@' or '/'
-    if let Some(at) = s[..head_end].rfind('@').filter(|&at| at >= scheme_end) {
-        if let Some(c) = s[scheme_end..at].find(':') {
-            out.push(scheme_end + c + 1..at);
+    let ats: Vec<usize> = s[se..].match_indices('@').map(|(i, _)| se + i).collect();
+    let mut query_from = vec![ats.first().copied().unwrap_or(se)];
+    if let Some(&at) = ats.first() {
+        if let Some(c) = s[se..at].find(':') {
+            out.push(se + c + 1..at);
         }
     }
-    if let Some(q) = query {
-        let mut pos = q + 1;
-        for p in s[q + 1..].split('&') {
-            if let Some((k, _)) = p.split_once('=') {
-                if decode(k).eq_ignore_ascii_case("password") {
-                    out.push(pos + k.len() + 1..pos + p.len());
-                }
+    if let (true, Some(&last)) = (ats.len() > 1, ats.last()) {
+        out.push(se..last);
+        query_from.push(last);
+    }
+    for from in query_from {
+        if let Some(q) = s[from..].find('?').map(|q| from + q) {
+            query_password_spans(s, q, &mut out);
+        }
+    }
+    merged(out)
+}
+
+/// The values of `password` parameters in the query that starts at `q` (the '?'). A part with
+/// no '=' after a password is taken as more of it (an unencoded '&').
+fn query_password_spans(s: &str, q: usize, out: &mut Vec<Range<usize>>) {
+    let mut pos = q + 1;
+    let mut in_password = false;
+    for p in s[q + 1..].split('&') {
+        match p.split_once('=') {
+            Some((k, _)) if decode(k).eq_ignore_ascii_case("password") => {
+                out.push(pos + k.len() + 1..pos + p.len());
+                in_password = true;
             }
-            pos += p.len() + 1;
+            None if in_password => out.push(pos - 1..pos + p.len()),
+            _ => in_password = false,
+        }
+        pos += p.len() + 1;
+    }
+}
+
+/// Ranges sorted, overlapping ones joined.
+fn merged(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    spans.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for r in spans {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
         }
     }
     out

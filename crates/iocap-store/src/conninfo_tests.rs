@@ -58,8 +58,17 @@ fn url_passwords_are_masked() {
             "postgres://u:p%40ss@h/db?pass%77ord=S3cret",
             "postgres://u:***@h/db?pass%77ord=***",
         ),
-        // an unencoded '@' or '/' in the password hides nothing of it
-        ("postgres://u:S3@c/ret@h/db", "postgres://u:***@h/db"),
+        // an unencoded '@', '/' or '?' in a password hides nothing of it (nor, then, the host)
+        ("postgres://u:S3@c/ret@h/db", "postgres://***@h/db"),
+        ("postgres://u:S3?cret@h/db", "postgres://u:***@h/db"),
+        (
+            "postgres://u@h/db?password=S3@cret&x=1",
+            "postgres://***&x=1",
+        ),
+        (
+            "postgres://u:pw@h/db?application_name=a@b&password=S3cret",
+            "postgres://***@b&password=***",
+        ),
     ] {
         assert_eq!(masked(given), shown, "{given}");
     }
@@ -204,5 +213,21 @@ fn no_host_at_all_means_the_local_server() {
         [Host::Unix(p)] => assert!(p.join(".s.PGSQL.5432").exists(), "{p:?}"),
         [Host::Tcp(h)] => assert_eq!(h, "localhost"),
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn no_piece_of_an_awkward_password_is_shown() {
+    for special in ["@", "/", "?", "&", ":", "=", "@/?", "?@", "#", "%40"] {
+        let pw = format!("Zq{special}Xj");
+        let conninfo_pw = pw.replace('\\', "\\\\").replace('\'', "\\'");
+        for s in [
+            format!("postgres://u:{pw}@h:5432/db"),
+            format!("postgres://u@h/db?sslmode=disable&password={pw}"),
+            format!("host=h user=u password='{conninfo_pw}' dbname=db"),
+        ] {
+            let m = masked(&s);
+            assert!(!m.contains("Zq") && !m.contains("Xj"), "{s} shown as {m}");
+        }
     }
 }
