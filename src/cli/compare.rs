@@ -112,6 +112,7 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         ListFormat::Text => outputs
             .iter()
             .map(render_text)
+            .map(|t| iocap_report::fmt::printable_lines(&t).into_owned())
             .collect::<Vec<_>>()
             .join("\n"),
         ListFormat::Json if outputs.len() == 1 => render_json(&outputs[0]),

@@ -267,7 +267,8 @@ pub fn run_text(run: &RunResult) -> String {
 /// Prints the run in the chosen format and picks the exit code.
 pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> String) -> Exit {
     match output {
-        OutputFormat::Text => print_stdout(&text()),
+        // the views escape stored strings; this catches any a view prints as it is
+        OutputFormat::Text => print_stdout(&iocap_report::fmt::printable_lines(&text())),
         OutputFormat::Json => print_stdout(&iocap_report::json(run)),
         OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
     }

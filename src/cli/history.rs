@@ -5,6 +5,7 @@ use anyhow::{bail, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::parse_duration;
+use iocap_report::fmt::{printable, printable_lines};
 use iocap_report::{fmt_count, fmt_lat_us};
 use iocap_store::{Filter, RunSummary};
 
@@ -46,7 +47,8 @@ pub struct HistoryArgs {
     pub limit: u32,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
-    /// Result store: a SQLite file or a postgres:// URL [default: $IOCAP_DB, else
+    /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
+    /// conninfo [default: $IOCAP_DB, else
     /// ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,
@@ -122,11 +124,15 @@ fn history_table(runs: &[RunSummary]) -> String {
                 .replace('T', " ")
                 .trim_end_matches('Z')
                 .to_string(),
-            r.hostname.clone(),
-            r.label.clone().unwrap_or_default(),
-            r.tags.join(", "),
-            workload,
-            r.targets.join("\n"),
+            printable(&r.hostname).into_owned(),
+            printable(r.label.as_deref().unwrap_or_default()).into_owned(),
+            printable(&r.tags.join(", ")).into_owned(),
+            printable(&workload).into_owned(),
+            r.targets
+                .iter()
+                .map(|t| printable(t))
+                .collect::<Vec<_>>()
+                .join("\n"),
             fmt_count(r.iops),
             format!("{:.1}", r.mb_s),
             r.lat_us_p99.map(fmt_lat_us).unwrap_or_default(),
@@ -187,18 +193,22 @@ pub fn show(a: ShowArgs) -> Result<Exit> {
     let text = || {
         let mut head = format!(
             "run {} on {}, started {}",
-            run.run_id, run.host.hostname, run.started_at
+            run.run_id,
+            printable(&run.host.hostname),
+            run.started_at
         );
         if let Some(l) = &run.label {
-            head.push_str(&format!("\nlabel: {l}"));
+            head.push_str(&format!("\nlabel: {}", printable(l)));
         }
         if !run.tags.is_empty() {
-            head.push_str(&format!("\ntags: {}", run.tags.join(", ")));
+            head.push_str(&format!("\ntags: {}", printable(&run.tags.join(", "))));
         }
         if let Some(n) = &run.note {
-            head.push_str(&format!("\nnote: {n}"));
+            head.push_str(&format!("\nnote: {}", printable_lines(n)));
         }
-        format!("{head}\n\n{}", super::execute::run_text(&run))
+        // every other stored string of the views, escaped too
+        let body = super::execute::run_text(&run);
+        format!("{head}\n\n{}", printable_lines(&body))
     };
     let out = match a.output {
         OutputFormat::Text => text(),
@@ -341,7 +351,9 @@ pub fn baseline(a: BaselineArgs) -> Result<Exit> {
             for b in store.baseline_set(&id, &targets, &now)? {
                 eprintln!(
                     "iocap: baseline of {} for {} is now run {}",
-                    b.hostname, b.target, b.run_id
+                    printable(&b.hostname),
+                    printable(&b.target),
+                    b.run_id
                 );
             }
         }
@@ -361,7 +373,12 @@ pub fn baseline(a: BaselineArgs) -> Result<Exit> {
                 ListFormat::Text => {
                     let mut t = table(&["host", "target", "run", "set at (UTC)"], 4);
                     for b in list {
-                        t.add_row(vec![b.hostname, b.target, b.run_id, b.set_at]);
+                        t.add_row(vec![
+                            printable(&b.hostname).into_owned(),
+                            printable(&b.target).into_owned(),
+                            b.run_id,
+                            b.set_at,
+                        ]);
                     }
                     print_stdout(&(t.to_string() + "\n"));
                 }

@@ -11,7 +11,8 @@ use iocap_store::{Location, Store};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct SaveArgs {
-    /// Result store: a SQLite file or a postgres:// URL [default: $IOCAP_DB, else
+    /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
+    /// conninfo [default: $IOCAP_DB, else
     /// ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,

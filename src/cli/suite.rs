@@ -213,7 +213,9 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         a.save.save_progress(&run)?;
         let new = &run.tests[first_new..];
         if a.output == OutputFormat::Text {
-            print_stdout(&(tests_text(new) + "\n"));
+            print_stdout(&iocap_report::fmt::printable_lines(
+                &(tests_text(new) + "\n"),
+            ));
         }
         if new.iter().any(|r| r.error.is_some()) {
             code = Exit::Error;

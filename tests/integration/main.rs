@@ -13,6 +13,7 @@ mod fsync;
 mod monitor;
 mod safety;
 mod safety_more;
+mod secrets;
 mod sqlio;
 mod store;
 mod sure;

@@ -157,7 +157,7 @@ fn three_runs_on_two_targets_postgres() {
 }
 
 /// A fresh schema in the test database, or `None` (with a message) when no server is there.
-fn pg_schema() -> Option<String> {
+pub(crate) fn pg_schema() -> Option<String> {
     let url = std::env::var("IOCAP_TEST_PG")
         .unwrap_or_else(|_| "postgres://iocap:iocap@127.0.0.1:5432/iocap_test".into());
     let mut client = match postgres::Client::connect(&url, postgres::NoTls) {

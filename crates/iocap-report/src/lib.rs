@@ -5,6 +5,7 @@ pub mod assess;
 pub mod compare;
 pub mod cost;
 pub mod csv;
+pub mod fmt;
 pub mod html;
 pub mod markdown;
 pub mod oscounters;

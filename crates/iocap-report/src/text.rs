@@ -3,6 +3,7 @@
 
 use iocap_model::TestResult;
 
+use crate::fmt::{printable, printable_lines};
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
@@ -60,7 +61,7 @@ pub fn render_test(r: &TestResult) -> String {
     if what.starts_with(&r.name) {
         out.push_str(&format!("{what}\n"));
     } else {
-        out.push_str(&format!("{}: {what}\n", r.name));
+        out.push_str(&format!("{}: {what}\n", printable(&r.name)));
     }
     out.push_str(&format!(
         "measured {:.1} s{}\n\n",
@@ -94,7 +95,7 @@ pub fn render_test(r: &TestResult) -> String {
         for tr in &r.targets {
             let l = tr.total.lat_us.clone().unwrap_or_default();
             t.add_row(vec![
-                tr.path.clone(),
+                printable(&tr.path).into_owned(),
                 fmt_count(tr.total.iops),
                 format!("{:.1}", tr.total.mb_s),
                 fmt_lat_us(l.p50),
@@ -109,10 +110,13 @@ pub fn render_test(r: &TestResult) -> String {
     out.push_str(&format!("\n{}\n", cpu_line(r)));
     out.push_str(&crate::sure::render_submit(r));
     if let Some(e) = &r.error {
-        out.push_str(&format!("\nI/O ERROR: {e}\n"));
+        out.push_str(&format!(
+            "\nI/O ERROR: {}\n",
+            printable_lines(&e.to_string())
+        ));
     }
     for w in &r.warnings {
-        out.push_str(&format!("warning: {w}\n"));
+        out.push_str(&format!("warning: {}\n", printable_lines(w)));
     }
     out
 }

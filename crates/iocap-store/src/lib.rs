@@ -8,8 +8,10 @@
 //! tags, warnings, the per-second series and the latency histograms in HdrHistogram's V2 form.
 //! A run is written in one transaction: a process killed while saving leaves no half run.
 
+mod conninfo;
 mod location;
 mod pg;
+mod pgpass;
 mod queries;
 pub mod schema;
 pub mod sql;

@@ -1,15 +1,20 @@
-//! Where results go: `--db`, else `IOCAP_DB`, else the user's data directory (XDG). A value that
-//! starts with `postgres://` or `postgresql://` names a PostgreSQL database; anything else is
-//! the path of a SQLite file.
+//! Where results go: `--db`, else `IOCAP_DB`, else the user's data directory (XDG). A
+//! PostgreSQL connection string in any form libpq takes (a `postgres://` or `postgresql://` URL,
+//! the scheme in any case, or key=value conninfo such as `host=db user=iocap dbname=results`)
+//! names a PostgreSQL database; anything else is the path of a SQLite file. A password in the
+//! string is never shown: `Display` and `Debug` mask it.
 
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::conninfo;
 use crate::StoreError;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Location {
     Sqlite(PathBuf),
+    /// The connection string as given (a URL's scheme in lower case); it may hold a password,
+    /// so show the location through `Display`, which masks it.
     Postgres(String),
 }
 
@@ -21,12 +26,28 @@ impl Location {
                 "the store location is empty: give a file path or a postgres:// URL".into(),
             ));
         }
-        if t.starts_with("postgres://") || t.starts_with("postgresql://") {
+        if let Some(url) = conninfo::url(t) {
+            conninfo::parse(&url)?;
+            return Ok(Location::Postgres(url));
+        }
+        if conninfo::is_conninfo(t) {
+            conninfo::parse(t)?;
             return Ok(Location::Postgres(t.to_string()));
         }
-        if t.contains("://") {
+        let lower = t.to_ascii_lowercase();
+        if lower.starts_with("postgres:") || lower.starts_with("postgresql:") {
+            // a URL with a slash missing: never a file name, and never echoed (a password?)
+            return Err(StoreError::Usage(
+                "the store location starts like a PostgreSQL URL but is none: write \
+                 postgres://USER@HOST/DB (two slashes after the colon)"
+                    .into(),
+            ));
+        }
+        if let Some(scheme) = t.find("://").map(|i| &t[..i]) {
+            // the rest may hold a password: name the scheme only
             return Err(StoreError::Usage(format!(
-                "'{t}' is not a store iocap knows: give a file path (SQLite) or a postgres:// URL"
+                "'{scheme}://...' is not a store iocap knows: give a file path (SQLite), a \
+                 postgres:// URL or PostgreSQL key=value conninfo"
             )));
         }
         Ok(Location::Sqlite(PathBuf::from(t)))
@@ -61,23 +82,20 @@ pub fn default_path() -> Result<PathBuf, StoreError> {
 }
 
 impl fmt::Display for Location {
-    /// Shows where results went, with any password in a URL hidden.
+    /// Shows where results went, with any password hidden.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Location::Sqlite(p) => write!(f, "{}", p.display()),
-            Location::Postgres(url) => {
-                let shown = match (url.find("://"), url.rfind('@')) {
-                    (Some(s), Some(at)) if at > s => {
-                        let creds = &url[s + 3..at];
-                        match creds.split_once(':') {
-                            Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                            None => url.clone(),
-                        }
-                    }
-                    _ => url.clone(),
-                };
-                f.write_str(&shown)
-            }
+            Location::Postgres(conn) => f.write_str(&conninfo::masked(conn)),
+        }
+    }
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(p) => f.debug_tuple("Sqlite").field(p).finish(),
+            Location::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
         }
     }
 }
@@ -109,5 +127,44 @@ mod tests {
         );
         let l = Location::parse("postgres://iocap@db/results").unwrap();
         assert_eq!(l.to_string(), "postgres://iocap@db/results");
+    }
+
+    #[test]
+    fn every_postgres_form_is_a_postgres_location_with_its_password_hidden() {
+        for given in [
+            "postgres://iocap:S3cret@127.0.0.1:5432/db",
+            "POSTGRES://iocap:S3cret@127.0.0.1:5432/db",
+            "postgres://iocap@127.0.0.1:5432/db?password=S3cret",
+            "host=127.0.0.1 user=iocap password=S3cret dbname=db",
+            "host=127.0.0.1 user=iocap password='S3cret and more' dbname=db",
+        ] {
+            let l = Location::parse(given).unwrap();
+            assert!(matches!(l, Location::Postgres(_)), "{given}");
+            for shown in [l.to_string(), format!("{l:?}")] {
+                assert!(!shown.contains("S3cret"), "{given}: {shown}");
+                assert!(shown.contains("***"), "{given}: {shown}");
+                assert!(shown.contains("127.0.0.1"), "{given}: {shown}");
+            }
+        }
+        let l = Location::parse("POSTGRES://u@h/db").unwrap();
+        assert_eq!(l, Location::Postgres("postgres://u@h/db".into()));
+    }
+
+    #[test]
+    fn a_conninfo_string_is_never_a_file() {
+        // readable or not, it is no SQLite path, and errors show no password
+        let e = Location::parse("host=h user=u password='S3cret").unwrap_err();
+        assert!(!e.to_string().contains("S3cret"), "{e}");
+        let e = Location::parse("mysql://u:S3cret@h/db").unwrap_err();
+        assert!(!e.to_string().contains("S3cret"), "{e}");
+        assert!(e.to_string().contains("mysql://"), "{e}");
+        let e = Location::parse("postgres:/iocap:S3cret@h/db").unwrap_err();
+        assert!(e.to_string().contains("two slashes"), "{e}");
+        assert!(!e.to_string().contains("S3cret"), "{e}");
+        // a file whose name holds '=' is given with a directory
+        assert_eq!(
+            Location::parse("./a=b.db").unwrap(),
+            Location::Sqlite("./a=b.db".into())
+        );
     }
 }

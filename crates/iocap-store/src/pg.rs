@@ -5,6 +5,7 @@
 use postgres::types::{IsNull, ToSql, Type};
 use postgres::{Client, NoTls};
 
+use crate::conninfo;
 use crate::sql::{Dialect, Row, Sql, Value};
 use crate::StoreError;
 
@@ -64,8 +65,11 @@ fn numbered(sql: &str) -> String {
 }
 
 impl Postgres {
-    pub fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = Client::connect(url, NoTls).map_err(|e| {
+    /// Connects with a connection string in any form libpq takes (see [`conninfo`]), the
+    /// password coming from the string, `PGPASSWORD` or the password file.
+    pub fn connect(conn: &str) -> Result<Self, StoreError> {
+        let cfg = conninfo::config(conn, &|k| std::env::var(k).ok())?;
+        let client = cfg.connect(NoTls).map_err(|e| {
             // the client's own text ("error connecting to server") hides the reason
             let mut msg = format!("cannot connect to PostgreSQL: {e}");
             let mut src = std::error::Error::source(&e);
@@ -73,7 +77,8 @@ impl Postgres {
                 msg.push_str(&format!(": {s}"));
                 src = s.source();
             }
-            StoreError::Db(msg)
+            // no message may carry the password, whatever the crate puts in it
+            StoreError::Db(conninfo::scrub(&msg, conn, Some(&cfg)))
         })?;
         Ok(Self { client })
     }

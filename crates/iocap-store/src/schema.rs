@@ -160,14 +160,20 @@ pub fn is_ours(db: &mut dyn Sql, shown: &str) -> Result<bool, StoreError> {
     if t.is_empty() {
         return Ok(false);
     }
-    let mut names: Vec<&str> = t.iter().take(5).map(String::as_str).collect();
-    if t.len() > 5 {
+    // a short line: the store's own tables when `iocap_meta` alone is gone, else a few names
+    if t.iter().any(|n| n == "runs") && t.iter().any(|n| n == "tests") {
+        return Err(StoreError::Usage(format!(
+            "{shown} is not an iocap store: it has iocap's tables but no iocap_meta (the schema \
+             version); iocap left it as it was"
+        )));
+    }
+    let mut names: Vec<&str> = t.iter().take(3).map(String::as_str).collect();
+    if t.len() > 3 {
         names.push("...");
     }
     Err(StoreError::Usage(format!(
-        "{shown} is another program's database (tables: {}): iocap keeps its results only in a \
-         database of its own, and left this one as it was; give a new file or an empty \
-         database with --db",
+        "{shown} is another program's database (tables: {}), not an iocap store (no \
+         iocap_meta): iocap left it as it was; give a new file or an empty database with --db",
         names.join(", ")
     )))
 }

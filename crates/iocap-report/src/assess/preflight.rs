@@ -92,7 +92,10 @@ pub(crate) fn preflight_table(p: &Preflight) -> Rows {
 pub fn render_preflight(run: &RunResult, p: &Preflight) -> String {
     let mut out = String::from("preflight");
     if !run.host.hostname.is_empty() {
-        out.push_str(&format!(" on {}", run.host.hostname));
+        out.push_str(&format!(
+            " on {}",
+            crate::fmt::printable(&run.host.hostname)
+        ));
     }
     out.push_str(&format!(
         ": {}\nverdicts: {}\n\n",
@@ -120,7 +123,7 @@ pub fn render_preflight(run: &RunResult, p: &Preflight) -> String {
     if !p.warnings.is_empty() {
         out.push('\n');
         for w in &p.warnings {
-            out.push_str(&format!("warning: {w}\n"));
+            out.push_str(&format!("warning: {}\n", crate::fmt::printable_lines(w)));
         }
     }
     out

@@ -90,9 +90,10 @@ fn flag_list(flags: &[Flag]) -> String {
         .join(", ")
 }
 
-/// User strings (test names, labels) on one line, so they cannot break the layout.
+/// User strings (test names, labels) on one line, so they cannot break the layout, with no
+/// terminal control in them.
 fn one_line(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
+    crate::fmt::printable(&s.replace(['\n', '\r'], " ")).into_owned()
 }
 
 fn render_test(out: &mut String, t: &TestComparison) {
@@ -133,11 +134,11 @@ fn render_test(out: &mut String, t: &TestComparison) {
         let mut tab = table(&["target", "", "base", "run", "change"]);
         for tc in &t.targets {
             let path = match (&tc.base_path, &tc.run_path) {
-                (Some(b), Some(r)) if b == r => b.clone(),
+                (Some(b), Some(r)) if b == r => one_line(b),
                 (b, r) => format!(
                     "{} → {}",
-                    b.as_deref().unwrap_or("none"),
-                    r.as_deref().unwrap_or("none")
+                    one_line(b.as_deref().unwrap_or("none")),
+                    one_line(r.as_deref().unwrap_or("none"))
                 ),
             };
             for (k, m) in tc.metrics.iter().enumerate() {
