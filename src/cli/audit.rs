@@ -121,6 +121,12 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
     } else {
         a.paths
     };
+    if let Some(missing) = paths.iter().find(|p| std::fs::symlink_metadata(p).is_err()) {
+        anyhow::bail!(
+            "{}: no such file, directory or device; audit looks at what exists",
+            missing.display()
+        );
+    }
     if let Some(p) = &a.profile {
         if !["sqlserver", "postgres", "mysql", "oracle"].contains(&p.as_str()) {
             anyhow::bail!("--profile '{p}': use sqlserver, postgres, mysql or oracle");
@@ -134,7 +140,7 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
     let report = iocap_audit::audit(&Root::system(), &paths, &opts);
     match a.output {
         ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&report)? + "\n")),
-        ListFormat::Text => print_stdout(&render(&report)),
+        ListFormat::Text => print_stdout(&iocap_report::fit_lines(&render(&report))),
     }
     let has = |s: Severity| report.checks.iter().any(|c| c.severity == s);
     let failed = match a.fail_on {

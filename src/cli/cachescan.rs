@@ -115,6 +115,7 @@ fn prepare(spec: &JobSpec) -> Result<PreparedTarget> {
 
 /// Runs one read test of the sweep and adds it to `run`; its index.
 fn measure(run: &mut RunResult, spec: &JobSpec) -> Result<u32> {
+    super::progress::set_label(format!("cachescan: {}", spec.name));
     let out = run_many(std::slice::from_ref(spec))?;
     run.tests.extend(out.into_iter().map(|o| o.result));
     Ok((run.tests.len() - 1) as u32)

@@ -51,7 +51,7 @@ fn methods_arg(s: &str) -> Result<Methods, String> {
 
 #[derive(Args, Debug)]
 pub struct FsyncArgs {
-    /// A directory (DIR/iocap-fsync.testfile is created), a test file, or a block device
+    /// An existing directory (DIR/iocap-fsync.testfile is created), test file, or block device
     #[arg(value_name = "TARGET", default_value = ".")]
     pub target: String,
 
@@ -95,6 +95,14 @@ pub struct FsyncArgs {
 pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     if args.output == OutputFormat::Csv {
         bail!("iocap fsync prints text or json; --output csv is not offered");
+    }
+    if std::fs::symlink_metadata(&args.target).is_err() {
+        bail!(
+            "{}: no such directory, file or device; give the directory the test file goes in \
+             (it is created there as {}), or a test file or device that exists",
+            args.target,
+            iocap_fsync::DEFAULT_FILE
+        );
     }
     let duration_s = args.duration.unwrap_or(if args.quick { 1.0 } else { 2.0 });
     if !(duration_s > 0.0 && duration_s <= 3600.0) {

@@ -25,6 +25,7 @@ mod sqlio;
 mod suite;
 mod sure;
 mod verify;
+mod width;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -174,6 +175,7 @@ pub fn main() -> ExitCode {
         }
     };
     signals::install();
+    iocap_report::set_width(width::columns());
     let res = match cli.command {
         Command::Run(args) => run::run(*args),
         Command::Sqlio { args } => sqlio::run(&args),

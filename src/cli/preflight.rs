@@ -112,7 +112,8 @@ pub fn load_profile(what: &str) -> Result<Profile> {
     if p.exists() || what.ends_with(".toml") {
         let text = std::fs::read_to_string(p)
             .with_context(|| format!("cannot read profile file {what}"))?;
-        return iocap_plan::parse_profile(&text).with_context(|| format!("in profile file {what}"));
+        return iocap_plan::parse_profile(&text)
+            .map_err(|e| super::suite::not_toml(e, what, "profile"));
     }
     Ok(iocap_plan::profile(what)?)
 }
@@ -205,6 +206,11 @@ fn push(run: &mut RunResult, role: &str, r: iocap_model::TestResult) -> u32 {
 /// median run's tests: the figures the verdicts are taken from.
 fn measure(run: &mut RunResult, sure: &SureArgs, specs: &[(String, JobSpec)]) -> Result<Vec<u32>> {
     let only: Vec<JobSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
+    let names: Vec<String> = specs
+        .iter()
+        .map(|(r, s)| format!("{r}: {}", s.name))
+        .collect();
+    super::progress::set_label(names.join(" + "));
     let runs = run_repeated(&only, sure, 1, true)?;
     let median = median_run(&runs);
     let mut picked = Vec::new();

@@ -40,13 +40,15 @@ impl FillObserver for FillBar {
         }
         let bar = ProgressBar::new(total);
         bar.set_style(
-            ProgressStyle::with_template(
-                "writing test file {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-            )
-            .expect("static template")
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{msg} [{wide_bar}] {bytes}/{total_bytes} eta {eta}")
+                .expect("static template")
+                .progress_chars("=> "),
         );
-        bar.set_message(path.display().to_string());
+        // the bar ({wide_bar}) takes what the name leaves of the terminal's width
+        bar.set_message(format!(
+            "writing test file {}",
+            super::width::fit(&path.display().to_string(), 28)
+        ));
         self.bar = Some(bar);
     }
     fn advance(&mut self, done: u64) {
@@ -61,6 +63,25 @@ impl FillObserver for FillBar {
     }
 }
 
+/// What the live line names before its figures: the test, and the step of a sequence
+/// (`data: 8K random read (qd 32), step 5 of at most 13`). Set by the command that runs a
+/// sequence of tests; empty for a single `run`.
+static LABEL: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// Names the test (and step) that the next live lines are about.
+pub fn set_label(label: impl Into<String>) {
+    *LABEL.lock().unwrap_or_else(|e| e.into_inner()) = label.into();
+}
+
+fn label() -> String {
+    let l = LABEL.lock().unwrap_or_else(|e| e.into_inner());
+    if l.is_empty() {
+        String::new()
+    } else {
+        format!("{l}: ")
+    }
+}
+
 /// The live line during a test.
 pub struct LiveLine {
     tty: bool,
@@ -68,11 +89,25 @@ pub struct LiveLine {
 }
 
 impl LiveLine {
+    /// Shows `warming up` (or `starting`) at once, so the line is never blank while the test
+    /// warms up and no figure has come yet.
     pub fn new() -> Self {
-        Self {
+        let mut l = Self {
             tty: stderr_is_terminal(),
             shown: false,
+        };
+        l.show("starting");
+        l
+    }
+
+    fn show(&mut self, what: &str) {
+        if !self.tty {
+            return;
         }
+        let line = super::width::fit(&format!("{}{what}", label()), super::width::columns() - 1);
+        eprint!("\r\x1b[2K{line}");
+        let _ = std::io::stderr().flush();
+        self.shown = true;
     }
 
     pub fn clear(&mut self) {
@@ -86,27 +121,22 @@ impl LiveLine {
 
 impl RunObserver for LiveLine {
     fn tick(&mut self, s: &LiveSample) {
-        if !self.tty {
-            return;
-        }
         let phase = match s.phase {
-            Phase::Warmup => "warmup",
-            Phase::Measure => "measure",
-            Phase::Cooldown => "cooldown",
+            Phase::Warmup => "warming up",
+            Phase::Measure => "measuring",
+            Phase::Cooldown => "cooling down",
         };
         let lat = match (s.lat_us_mean, s.lat_us_p99) {
-            (Some(m), Some(p)) => format!("lat mean {} p99 {}", fmt_lat_us(m), fmt_lat_us(p)),
+            (Some(m), Some(p)) => format!("mean {} p99 {}", fmt_lat_us(m), fmt_lat_us(p)),
             _ => "lat -".into(),
         };
-        eprint!(
-            "\r\x1b[2K[{phase}] {:.0}/{:.0} s  {} IOPS  {:.1} MB/s  {lat}",
+        self.show(&format!(
+            "{phase} {:.0}/{:.0} s  {} IOPS  {:.1} MB/s  {lat}",
             s.elapsed_s,
             s.total_s,
             fmt_count(s.iops),
             s.mb_s
-        );
-        let _ = std::io::stderr().flush();
-        self.shown = true;
+        ));
     }
 }
 

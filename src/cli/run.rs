@@ -23,15 +23,17 @@ pub struct RunArgs {
     pub targets: Vec<String>,
 
     /// Workload: read, write, randread, randwrite, rw or randrw (rw mixes sequential, randrw random)
-    #[arg(long, default_value = "randread", value_parser = rw_arg)]
+    #[arg(long, default_value = "randread", value_parser = rw_arg, aliases = ["readwrite"])]
     pub rw: RwMode,
 
-    /// Share of writes in percent for rw and randrw
-    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    /// Share of writes in percent for rw and randrw [default: 50]
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100),
+          aliases = ["rwmixwrite"])]
     pub write_pct: Option<u8>,
 
     /// Block size, 512 B to 64 MiB (K, M suffixes are powers of 1024)
-    #[arg(long, default_value = "8K", value_parser = size_arg)]
+    #[arg(long, default_value = "8K", value_parser = size_arg,
+          aliases = ["blocksize", "block-size"])]
     pub bs: u64,
 
     /// A block-size mix instead of one size, e.g. 8K:70,64K:30 (shares of the I/Os)
@@ -43,24 +45,25 @@ pub struct RunArgs {
     pub burst: Option<Burst>,
 
     /// Outstanding I/Os per thread per target
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, aliases = ["iodepth", "queue-depth", "outstanding"])]
     pub qd: u32,
 
     /// Threads per target
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, aliases = ["numjobs"])]
     pub threads: u32,
 
     /// Test range; a missing file is created at this size and filled [default: 1G for new files,
     /// the whole file or device otherwise]
-    #[arg(long, value_parser = size_arg)]
+    #[arg(long, value_parser = size_arg, aliases = ["filesize"])]
     pub size: Option<u64>,
 
     /// Measured time (e.g. 30s, 5m)
-    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    #[arg(long, default_value = "10s", value_parser = duration_arg, aliases = ["runtime"])]
     pub duration: f64,
 
     /// Time before measuring starts, excluded from the figures
-    #[arg(long, default_value = "2s", value_parser = duration_arg)]
+    #[arg(long, default_value = "2s", value_parser = duration_arg,
+          aliases = ["ramp_time", "ramp-time"])]
     pub warmup: f64,
 
     /// Time after measuring ends, I/O still running, excluded from the figures

@@ -30,10 +30,11 @@ pub struct SaturateArgs {
     /// Share of writes in percent for rw and randrw
     #[arg(long, value_name = "PCT", default_value_t = 30)]
     pub write_pct: u8,
-    #[arg(long, default_value = "8K", value_parser = size_arg)]
+    #[arg(long, default_value = "8K", value_parser = size_arg,
+          aliases = ["blocksize", "block-size"])]
     pub bs: u64,
     /// Threads per target (the queue depth is per thread)
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, aliases = ["numjobs"])]
     pub threads: u32,
     /// Size of a test file that does not exist yet
     #[arg(long, default_value = "1G", value_parser = size_arg)]
@@ -131,6 +132,14 @@ fn measure(
     qd: u32,
     load: Option<f64>,
 ) -> Result<CurvePoint> {
+    super::progress::set_label(match load {
+        Some(_) => format!("{}, throttled point", spec.name),
+        None => format!(
+            "{}, step {}",
+            spec.name,
+            run.tests.len() / sure.repeat.max(1) as usize + 1
+        ),
+    });
     let runs = run_repeated(std::slice::from_ref(spec), sure, 1, true)?;
     let at = run.tests.len() + median_run(&runs);
     run.tests

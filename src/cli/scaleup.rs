@@ -96,10 +96,9 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         if interrupted() {
             break;
         }
-        let out = run_one(&spec_for(
-            std::slice::from_ref(p),
-            format!("{what} {p} alone"),
-        ))?;
+        let spec = spec_for(std::slice::from_ref(p), format!("{what} {p} alone"));
+        super::progress::set_label(&spec.name);
+        let out = run_one(&spec)?;
         alone_idx.push((p.clone(), run.tests.len() as u32));
         run.tests.push(out.result);
     }
@@ -109,7 +108,9 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             break;
         }
         let group = &paths[..n];
-        let out = run_one(&spec_for(group, format!("{what} {n} volumes together")))?;
+        let spec = spec_for(group, format!("{what} {n} volumes together"));
+        super::progress::set_label(&spec.name);
+        let out = run_one(&spec)?;
         together_idx.push((group.to_vec(), run.tests.len() as u32));
         run.tests.push(out.result);
     }

@@ -72,9 +72,21 @@ pub fn load_suite(what: &str) -> Result<Suite> {
     if p.exists() || what.ends_with(".toml") {
         let text =
             std::fs::read_to_string(p).with_context(|| format!("cannot read suite file {what}"))?;
-        return iocap_plan::parse_suite(&text).with_context(|| format!("in suite file {what}"));
+        return iocap_plan::parse_suite(&text).map_err(|e| not_toml(e, what, "suite"));
     }
     Ok(iocap_plan::suite(what)?)
+}
+
+/// The error for a suite or profile file: one that is not TOML at all (`/etc/passwd`) is named
+/// as not being such a file, with the line the parser stopped at.
+pub fn not_toml(e: iocap_plan::PlanError, what: &str, kind: &str) -> anyhow::Error {
+    match &e {
+        iocap_plan::PlanError::Toml(m) if m.contains("TOML parse error") => anyhow::anyhow!(
+            "{what} is not a {kind} file: {kind} files are TOML (docs/profiles-and-suites.md), \
+             and this one is not: {m}"
+        ),
+        _ => anyhow::Error::new(e).context(format!("in {kind} file {what}")),
+    }
 }
 
 pub fn suite(a: SuiteArgs) -> Result<Exit> {
@@ -103,7 +115,7 @@ pub fn suite(a: SuiteArgs) -> Result<Exit> {
             Ok(Exit::Ok)
         }
         SuiteAction::Show { suite } => {
-            print_stdout(&load_suite(&suite)?.render());
+            print_stdout(&iocap_report::fit_lines(&load_suite(&suite)?.render()));
             Ok(Exit::Ok)
         }
         SuiteAction::Run(r) => run(*r),
@@ -191,6 +203,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
             break;
         }
         eprintln!("== {} test {}/{}: {}", s.name, i + 1, s.tests.len(), t.name);
+        super::progress::set_label(format!("{} (test {} of {})", t.name, i + 1, s.tests.len()));
         let only: Vec<JobSpec> = specs.iter().map(|(_, sp)| sp.clone()).collect();
         let first_new = run.tests.len();
         for outcomes in run_repeated(&only, &a.sure, 1, true)? {

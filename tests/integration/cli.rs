@@ -323,7 +323,7 @@ fn live_progress_only_on_a_terminal() {
         .unwrap();
     let tty = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
-        tty.contains("[measure]") && tty.contains("IOPS  "),
+        tty.contains("measuring") && tty.contains("IOPS  "),
         "no live line:\n{tty}"
     );
     assert!(
@@ -341,7 +341,7 @@ fn live_progress_only_on_a_terminal() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        !all.contains("[measure]"),
+        !all.contains("measuring") && !all.contains("starting"),
         "live line off a terminal:\n{all}"
     );
 }

@@ -17,6 +17,7 @@ mod secrets;
 mod sqlio;
 mod store;
 mod sure;
+mod usability;
 mod verify;
 mod verify_faults;
 

@@ -260,6 +260,9 @@ fn prepare_one(
             return Err(TargetError::Invalid(why));
         }
     }
+    if let Some(w) = memory_backed(&file, &shown) {
+        warnings.push(w);
+    }
     if range < spec.bs_bytes {
         return Err(TargetError::Invalid(format!(
             "{shown} holds {} B, less than one block of {} B",
@@ -305,6 +308,17 @@ pub(crate) fn direct_alignment_problem(
                  use a multiple of {lb} B or --buffered"
         )
     })
+}
+
+/// A warning when `file` lives in memory (tmpfs, ramfs): no block device is under it, so with
+/// or without O_DIRECT (tmpfs takes the flag on recent kernels) the figures are memory's.
+fn memory_backed(file: &File, shown: &str) -> Option<String> {
+    let (_, fs) = devinfo::device_and_fs(file);
+    let fs = fs.filter(|f| matches!(f.as_str(), "tmpfs" | "ramfs" | "devtmpfs"))?;
+    Some(format!(
+        "{shown} is on {fs}: no block device is under it, so the figures measure memory, not \
+         storage (O_DIRECT or not)"
+    ))
 }
 
 fn open_for_test(

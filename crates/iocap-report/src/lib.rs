@@ -67,11 +67,61 @@ pub fn fmt_count(v: f64) -> String {
     out
 }
 
+/// The width the terminal views fit, 80 unless the front end says otherwise ([`set_width`]).
+static WIDTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(80);
+
+/// Sets the width every terminal table and wrapped sentence fits (the front end reads it from
+/// `COLUMNS` or the terminal once, at start); at least 40.
+pub fn set_width(columns: usize) {
+    WIDTH.store(columns.max(40), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The width terminal views fit: 80 unless [`set_width`] said otherwise.
+pub fn width() -> usize {
+    WIDTH.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `text` with every line longer than [`width`] wrapped at spaces, its continuations indented
+/// four columns past the line's own indentation; shorter lines (and tables) are left alone.
+pub fn fit_lines(text: &str) -> String {
+    let w = width();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.chars().count() <= w {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let indent = (lead + 4).min(w / 2);
+        let mut col = 0;
+        out.push_str(&line[..lead]);
+        col += lead;
+        for (k, word) in line.trim_start().split(' ').enumerate() {
+            let n = word.chars().count();
+            if k > 0 && col + 1 + n > w {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                col = indent;
+            } else if k > 0 {
+                out.push(' ');
+                col += 1;
+            }
+            out.push_str(word);
+            col += n;
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// A terminal table with `header`: borders only, the first column left-aligned and every
-/// column after it (the figures) right-aligned.
+/// column after it (the figures) right-aligned; cells wrap so the table fits [`width`].
 pub fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    t.set_width(width().min(u16::MAX as usize) as u16);
     t.set_header(header.iter().map(Cell::new));
     for i in 1..header.len() {
         if let Some(c) = t.column_mut(i) {

@@ -55,6 +55,25 @@ pub fn describe(r: &TestResult) -> String {
 }
 
 /// The whole summary of one test.
+/// The latency percentiles of each operation in two tables that fit 80 columns: the body of
+/// the distribution with its mean and spread, then the tail.
+fn latency_text(ops: &[(&str, &iocap_model::OpStats)]) -> String {
+    let header = latency_header("");
+    let (body, tail) = ([0, 1, 2, 3, 4, 5, 10, 11], [0, 6, 7, 8, 9]);
+    let mut out = String::new();
+    for (title, cols) in [("latency", &body[..]), ("latency tail", &tail[..])] {
+        let mut t = table(&cols.iter().map(|&i| header[i]).collect::<Vec<_>>());
+        for (n, o) in ops {
+            if let Some(l) = &o.lat_us {
+                let cells = latency_cells(n, l);
+                t.add_row(cols.iter().map(|&i| cells[i].clone()).collect::<Vec<_>>());
+            }
+        }
+        out.push_str(&format!("\n{title}\n{t}\n"));
+    }
+    out
+}
+
 pub fn render_test(r: &TestResult) -> String {
     let mut out = String::new();
     let what = describe(r);
@@ -80,15 +99,7 @@ pub fn render_test(r: &TestResult) -> String {
     out.push_str(&t.to_string());
     out.push('\n');
     out.push_str(&crate::sure::render_uncertainty(r));
-    out.push_str("\nlatency\n");
-    let mut t = table(&latency_header(""));
-    for (n, o) in &ops {
-        if let Some(l) = &o.lat_us {
-            t.add_row(latency_cells(n, l));
-        }
-    }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    out.push_str(&latency_text(&ops));
     if r.targets.len() > 1 {
         out.push_str("\nper target\n");
         let mut t = table(&["target", "IOPS", "MB/s", "p50", "p99", "max"]);
@@ -116,7 +127,11 @@ pub fn render_test(r: &TestResult) -> String {
         ));
     }
     for w in &r.warnings {
-        out.push_str(&format!("warning: {}\n", printable_lines(w)));
+        out.push_str(&crate::assess::wrap(
+            "warning: ",
+            &printable_lines(w),
+            crate::width(),
+        ));
     }
     out
 }

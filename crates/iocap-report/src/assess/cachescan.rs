@@ -8,7 +8,10 @@ use super::{count, lat, wrap, Rows};
 use crate::fmt_lat_us;
 
 /// Width of the terminal views.
-const WIDTH: usize = 80;
+fn width() -> usize {
+    crate::width()
+}
+
 /// Rows of the latency chart.
 const CHART_ROWS: usize = 8;
 
@@ -87,7 +90,7 @@ pub(crate) fn chart(s: &CacheScan) -> String {
     let lo = lo.min(hi / 4.0);
     let (llo, lhi) = (lo.ln(), hi.ln().max(lo.ln() + 1e-9));
     let label_w = 9;
-    let col = ((WIDTH - label_w - 1) / pts.len()).clamp(4, 7);
+    let col = ((width() - label_w - 1) / pts.len()).clamp(4, 7);
     let row_of = |v: f64| {
         let f = (v.ln() - llo) / (lhi - llo);
         (CHART_ROWS - 1) - (f * (CHART_ROWS - 1) as f64).round() as usize
@@ -146,15 +149,15 @@ pub fn render_cachescan(s: &CacheScan) -> String {
         out.push_str(&wrap(
             "caches:  ",
             &format!("none found up to {}", format_bytes(s.tried_up_to_bytes)),
-            WIDTH,
+            width(),
         ));
     }
     for l in level_sentences(s) {
-        out.push_str(&wrap("found:   ", &l, WIDTH));
+        out.push_str(&wrap("found:   ", &l, width()));
     }
-    out.push_str(&wrap("stopped: ", &s.stop_reason, WIDTH));
+    out.push_str(&wrap("stopped: ", &s.stop_reason, width()));
     for n in &s.notes {
-        out.push_str(&wrap("note:    ", n, WIDTH));
+        out.push_str(&wrap("note:    ", n, width()));
     }
     out
 }

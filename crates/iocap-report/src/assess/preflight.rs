@@ -111,19 +111,23 @@ pub fn render_preflight(run: &RunResult, p: &Preflight) -> String {
         for (i, r) in p.rows.iter().enumerate() {
             let head = format!("{:>width$}. {:<4}  ", i + 1, r.verdict.name());
             let body = format!("{}: {}", r.role, r.sentence);
-            out.push_str(&wrap(&head, &body, 100));
+            out.push_str(&wrap(&head, &body, crate::width()));
         }
     }
     if let Some(c) = &run.cachescan {
         out.push('\n');
         for l in super::level_sentences(c).iter().chain(&c.notes) {
-            out.push_str(&wrap("cache scan: ", l, 80));
+            out.push_str(&wrap("cache scan: ", l, crate::width()));
         }
     }
     if !p.warnings.is_empty() {
         out.push('\n');
         for w in &p.warnings {
-            out.push_str(&format!("warning: {}\n", crate::fmt::printable_lines(w)));
+            out.push_str(&wrap(
+                "warning: ",
+                &crate::fmt::printable_lines(w),
+                crate::width(),
+            ));
         }
     }
     out

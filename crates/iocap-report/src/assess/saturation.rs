@@ -137,13 +137,13 @@ pub fn render_saturation(run: &RunResult, s: &Saturation) -> String {
         out.push('\n');
     }
     out.push('\n');
-    out.push_str(&wrap("max:      ", &max_sentence(s), 100));
-    out.push_str(&wrap("knee:     ", &knee_sentence(s), 100));
+    out.push_str(&wrap("max:      ", &max_sentence(s), crate::width()));
+    out.push_str(&wrap("knee:     ", &knee_sentence(s), crate::width()));
     if !s.stop_reason.trim().is_empty() {
-        out.push_str(&wrap("stopped:  ", s.stop_reason.trim(), 100));
+        out.push_str(&wrap("stopped:  ", s.stop_reason.trim(), crate::width()));
     }
     match capacity_sentence(s) {
-        Some(c) => out.push_str(&wrap("capacity: ", &c, 100)),
+        Some(c) => out.push_str(&wrap("capacity: ", &c, crate::width())),
         None => out.push_str("capacity: no latency target was set\n"),
     }
     out

@@ -1,0 +1,236 @@
+//! What a new user meets (issue 14): every view fits an 80-column terminal, the live line
+//! names the test and its step, a memory-backed target is called so, missing paths are refused
+//! without creating anything, fio's flag names work, and a file that is not a suite says so.
+
+use crate::{iocap, json_of};
+
+/// Runs `iocap ARGS` with `COLUMNS=80` in `dir`, which must succeed; its stdout.
+fn at_80(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = iocap(dir).env("COLUMNS", "80").args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "iocap {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn assert_fits(what: &str, text: &str) {
+    let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(
+        long.is_empty(),
+        "{what}: {} lines over 80:\n{}",
+        long.len(),
+        long.join("\n")
+    );
+}
+
+#[test]
+fn every_view_fits_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in ["data", "log", "backup"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    let quick = [
+        "--duration",
+        "0.3s",
+        "--warmup",
+        "0s",
+        "--size",
+        "16M",
+        "--no-save",
+    ];
+    let run = [&["run", "--rw", "randrw"][..], &quick, &["t.dat"]].concat();
+    let sat = [
+        "saturate",
+        "--step-duration",
+        "0.3s",
+        "--warmup",
+        "0s",
+        "--max-qd",
+        "2",
+        "--size",
+        "16M",
+        "--no-save",
+        "t.dat",
+    ];
+    let pre = [
+        "preflight",
+        "--quick",
+        "--timing",
+        "0.2s:0.2s",
+        "--size",
+        "16M",
+        "--data",
+        "data",
+        "--log",
+        "log",
+        "--backup",
+        "backup",
+        "--no-save",
+    ];
+    for args in [
+        &run[..],
+        &sat[..],
+        &pre[..],
+        &["suite", "list"][..],
+        &["suite", "show", "quick"][..],
+        &["suite", "show", "oltp"][..],
+        &["audit", "."][..],
+    ] {
+        let text = at_80(dir.path(), args);
+        assert!(text.lines().count() > 3, "{args:?}: {text}");
+        assert_fits(&args.join(" "), &text);
+    }
+}
+
+#[test]
+fn the_live_line_names_the_test_and_step_from_the_start() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping: `script` (util-linux) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = format!(
+        "{} saturate --step-duration 1.5s --warmup 1.2s --max-qd 2 --no-throttled --size 16M \
+         --no-save {}",
+        assert_cmd::cargo::cargo_bin("iocap").display(),
+        dir.path().join("t.dat").display()
+    );
+    let out = std::process::Command::new("script")
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env("COLUMNS", "80")
+        .env_remove("IOCAP_DB")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout).replace("\x1b[2K", "");
+    let lines: Vec<&str> = tty.split(['\r', '\n']).collect();
+    for want in [
+        "qd 1, step 1: starting",
+        "qd 2, step 2: starting",
+        "step 1: warming up",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.contains(want)),
+            "no '{want}':\n{tty}"
+        );
+    }
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 80),
+        "a live line over 80 columns:\n{tty}"
+    );
+}
+
+#[test]
+fn a_memory_backed_target_is_called_so() {
+    let shm = std::path::Path::new("/dev/shm");
+    let is_tmpfs = std::fs::read_to_string("/proc/self/mounts")
+        .map(|m| {
+            m.lines()
+                .any(|l| l.split(' ').nth(1) == Some("/dev/shm") && l.contains("tmpfs"))
+        })
+        .unwrap_or(false);
+    if !is_tmpfs {
+        eprintln!("skipping: /dev/shm is not a tmpfs here");
+        return;
+    }
+    let f = shm.join(format!("iocap-usability-{}", std::process::id()));
+    let j = crate::run_json(shm, &["--no-save", f.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&f);
+    let w = j["tests"][0]["warnings"].to_string();
+    assert!(
+        w.contains("is on tmpfs") && w.contains("measure memory"),
+        "{w}"
+    );
+}
+
+#[test]
+fn missing_paths_are_refused_and_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("nonexistent");
+    for cmd in ["audit", "fsync"] {
+        let out = iocap(dir.path())
+            .args(
+                [cmd, "--no-save"]
+                    .iter()
+                    .take(if cmd == "fsync" { 2 } else { 1 }),
+            )
+            .arg(&gone)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("nonexistent") && err.contains("no such"),
+            "{cmd}: {err}"
+        );
+        assert!(!gone.exists(), "{cmd} created {}", gone.display());
+    }
+}
+
+#[test]
+fn fio_flag_names_work_and_the_help_shows_the_write_share_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = json_of(
+        dir.path(),
+        &[
+            "run",
+            "--blocksize",
+            "4K",
+            "--iodepth",
+            "4",
+            "--numjobs",
+            "2",
+            "--runtime",
+            "0.3s",
+            "--ramp_time",
+            "0s",
+            "--readwrite",
+            "randrw",
+            "--rwmixwrite",
+            "20",
+            "--size",
+            "16M",
+            "--no-save",
+            "--output",
+            "json",
+            "t.dat",
+        ],
+    );
+    let s = &j["tests"][0]["spec"];
+    assert_eq!(
+        (&s["bs_bytes"], &s["qd"], &s["threads"], &s["write_pct"]),
+        (&4096.into(), &4.into(), &2.into(), &20.into()),
+        "{s:#}"
+    );
+    let help = at_80(dir.path(), &["run", "--help"]);
+    let at = help.find("--write-pct").unwrap();
+    assert!(
+        help[at..at + 200].contains("[default: 50]"),
+        "{}",
+        &help[at..at + 200]
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_suite_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("passwd");
+    std::fs::write(&p, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let out = iocap(dir.path())
+        .args(["suite", "show"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not a suite file") && err.contains("line 1"),
+        "{err}"
+    );
+}
