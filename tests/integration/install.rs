@@ -326,4 +326,33 @@ fn build_script_outside_git_says_unknown_and_keeps_source_date_epoch() {
     .unwrap();
     assert!(run("0").contains("IOCAP_GIT_COMMIT=1f56bd8\n"));
     assert!(run("0").contains("IOCAP_BUILD_DATE=1970-01-01\n"));
+
+    // in this checkout: the commit, and cargo watches HEAD through files that exist (a missing
+    // one would rebuild on every build)
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let head = Std::new("git")
+        .args(["-C", repo, "rev-parse", "--short", "HEAD"])
+        .output();
+    let Ok(head) = head.map(|h| String::from_utf8_lossy(&h.stdout).trim().to_string()) else {
+        return;
+    };
+    if head.is_empty() {
+        return;
+    }
+    let out = Std::new(&exe)
+        .current_dir(repo)
+        .env("CARGO_MANIFEST_DIR", repo)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(out.contains(&format!("IOCAP_GIT_COMMIT={head}\n")), "{out}");
+    let watched: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("cargo:rerun-if-changed="))
+        .collect();
+    assert!(watched.iter().any(|p| p.ends_with("/HEAD")), "{out}");
+    for p in watched {
+        assert!(Path::new(repo).join(p).is_file(), "watches missing {p}");
+    }
 }
