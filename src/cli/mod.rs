@@ -11,6 +11,7 @@ mod execute;
 mod fill;
 mod fsync;
 mod history;
+mod install;
 mod monitor;
 mod oscounters;
 mod preflight;
@@ -30,7 +31,7 @@ mod width;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted by Ctrl-C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +62,10 @@ pub enum OutputFormat {
 #[derive(Parser)]
 #[command(
     name = "iocap",
-    version,
+    version = install::VERSION,
+    disable_version_flag = true,
+    override_usage = "iocap <COMMAND>\n       iocap --version [--verbose]",
+    args_conflicts_with_subcommands = true,
     about = "Measure and validate the storage under a database server",
     long_about = "iocap measures what the storage under a database server can do: IOPS, MB/s \
 and latency percentiles for database-shaped I/O, on files or block devices, with io_uring or \
@@ -70,8 +74,10 @@ plain pread/pwrite. It never writes to data it did not create unless told to.",
     args_override_self = true
 )]
 struct Cli {
+    #[command(flatten)]
+    version: install::VersionFlags,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -125,6 +131,10 @@ enum Command {
     Verify(Box<verify::VerifyArgs>),
     /// CPU per I/O over engines, block sizes and cache modes; IOPS per core, cores for a target
     Cost(Box<cost::CostArgs>),
+    /// Print a shell completion script (bash, zsh, fish, powershell)
+    Completions(install::CompletionsArgs),
+    /// Print the man page (roff) of iocap or of a subcommand, or write them all (--dir)
+    Man(install::ManArgs),
     /// Fill a store with constructed runs (for benchmarks and tests)
     #[command(hide = true)]
     StoreFill(fill::FillArgs),
@@ -174,9 +184,18 @@ pub fn main() -> ExitCode {
             return code.into();
         }
     };
+    let Some(command) = cli.command else {
+        if cli.version.version {
+            return install::print_version(&cli.version).into();
+        }
+        // clap's own "requires a subcommand" error, as without the optional version flags
+        let e = Cli::command().subcommand_required(true).try_get_matches();
+        let _ = e.map_err(|e| e.print());
+        return Exit::Error.into();
+    };
     signals::install();
     iocap_report::set_width(width::columns());
-    let res = match cli.command {
+    let res = match command {
         Command::Run(args) => run::run(*args),
         Command::Sqlio { args } => sqlio::run(&args),
         Command::SqlioBatch(args) => sqlio::run_batch(args),
@@ -199,6 +218,8 @@ pub fn main() -> ExitCode {
         Command::Cachescan(a) => cachescan::cachescan(*a),
         Command::Verify(a) => verify::verify(*a),
         Command::Cost(a) => cost::cost(*a),
+        Command::Completions(a) => install::completions(a),
+        Command::Man(a) => install::man(a),
     };
     match res {
         Ok(code) => code.into(),

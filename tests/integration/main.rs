@@ -10,6 +10,7 @@ mod cost;
 mod devices;
 mod faults;
 mod fsync;
+mod install;
 mod monitor;
 mod safety;
 mod safety_more;
