@@ -252,13 +252,8 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
         OutputFormat::Text => {}
     }
     a.save.write_html(std::slice::from_ref(run))?;
-    let finished = run
-        .tests
-        .iter()
-        .map(|t| t.name.split(" [").next().unwrap_or(&t.name).to_string())
-        .collect::<HashSet<_>>()
-        .len();
-    if finished < s.tests.len() {
+    let (finished, _) = run.suite_progress().unwrap_or_default();
+    if (finished as usize) < s.tests.len() {
         eprintln!(
             "iocap: suite {} stopped after {finished} of {} tests; continue it with: iocap suite \
              run {} --resume {}",

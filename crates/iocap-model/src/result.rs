@@ -67,6 +67,31 @@ pub struct RunResult {
     pub cachescan: Option<crate::CacheScan>,
 }
 
+impl RunResult {
+    /// For a suite run: how many of its tests finished (tests of several workloads count once,
+    /// by their name before ` [role]`; repeats once) and how many it planned. `None` for runs
+    /// of other commands.
+    pub fn suite_progress(&self) -> Option<(u32, u32)> {
+        let s = self.suite.as_ref()?;
+        let mut names: Vec<&str> = self
+            .tests
+            .iter()
+            .filter(|t| t.error.is_none() && !t.interrupted)
+            .map(|t| t.name.split(" [").next().unwrap_or(&t.name))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Some((names.len() as u32, s.planned))
+    }
+
+    /// A suite run that stopped before its last test (killed, Ctrl-C, an error): `(finished,
+    /// planned)`; `None` for a whole run or another command's.
+    pub fn partial(&self) -> Option<(u32, u32)> {
+        self.suite_progress()
+            .filter(|(done, planned)| done < planned)
+    }
+}
+
 /// One test run several times with `--repeat`: its figures across the runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RepeatSummary {

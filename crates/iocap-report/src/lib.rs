@@ -115,6 +115,19 @@ pub fn fit_lines(text: &str) -> String {
     out
 }
 
+/// For a suite run that stopped early: `partial: 3 of 4 tests finished; continue it with: iocap
+/// suite run oltp --resume RUN`; `None` for a whole run.
+pub fn partial_note(run: &RunResult) -> Option<String> {
+    let (done, planned) = run.partial()?;
+    let name = run.suite.as_ref().map_or("SUITE", |s| s.name.as_str());
+    Some(format!(
+        "partial: {done} of {planned} tests finished; continue it with: iocap suite run {} \
+         --resume {}",
+        fmt::printable(name),
+        run.run_id
+    ))
+}
+
 /// A terminal table with `header`: borders only, the first column left-aligned and every
 /// column after it (the figures) right-aligned; cells wrap so the table fits [`width`].
 pub fn table(header: &[&str]) -> Table {

@@ -241,6 +241,13 @@ pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
         if r.tests.is_empty() {
             out.push_str(": no tests.");
         }
+        if let Some(p) = crate::partial_note(r) {
+            let _ = write!(
+                out,
+                r#"<br><strong class="partial">{}</strong>"#,
+                escape(&p)
+            );
+        }
         for line in assessed(r) {
             let _ = write!(out, "<br>{}", escape(&line));
         }
