@@ -147,7 +147,7 @@ fn preflight_sizes_its_files_past_the_cache() {
         std::fs::create_dir(m.dir.path().join(d)).unwrap();
     }
     device(&m, "iocap.testfile");
-    m.fs.add(cache("iocap.testfile", 100, 2000, Ops::Read));
+    m.fs.add(cache("iocap.testfile", 100, 3000, Ops::Read));
     let out = m
         .iocap()
         .args([

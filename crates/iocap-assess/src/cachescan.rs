@@ -24,7 +24,11 @@ pub const FIRST_WORKING_SET_BYTES: u64 = 16 << 20;
 pub const LEVEL_LAT_RISE: f64 = 1.6;
 /// ... and the qd-32 IOPS must fall to at most this share.
 pub const LEVEL_IOPS_FALL: f64 = 0.9;
-/// Test files are made this many times larger than the largest cache found.
+/// At the sweep's last step nothing later can confirm a rise, so it must be this steep ...
+pub const LAST_LAT_RISE: f64 = 2.5;
+/// ... and the IOPS fall to at most this share.
+pub const LAST_IOPS_FALL: f64 = 0.7;
+/// A test file is made this many times larger than the largest cache found.
 pub const FILE_PER_CACHE: u64 = 4;
 /// A read right after its write at most this share of an old read's latency: a write cache.
 pub const RAW_HIT_SHARE: f64 = 0.5;
@@ -53,21 +57,37 @@ fn finite(v: f64) -> bool {
     v.is_finite() && v > 0.0
 }
 
-/// Whether step `b` (a larger working set) is slower than step `a` by a cache's worth.
-fn slower(a: &CacheStep, b: &CacheStep) -> bool {
+/// Whether step `b` (a larger working set) is slower than step `a` by `rise` in latency with
+/// the IOPS down to `fall`.
+fn slower(a: &CacheStep, b: &CacheStep, rise: f64, fall: f64) -> bool {
     finite(a.lat_us_trim_mean)
         && finite(b.lat_us_trim_mean)
-        && b.lat_us_trim_mean >= a.lat_us_trim_mean * LEVEL_LAT_RISE
-        && (!finite(a.iops_qd32) || b.iops_qd32 <= a.iops_qd32 * LEVEL_IOPS_FALL)
+        && b.lat_us_trim_mean >= a.lat_us_trim_mean * rise
+        && (!finite(a.iops_qd32) || b.iops_qd32 <= a.iops_qd32 * fall)
 }
 
 /// Whether going from step `k` to the next leaves a cache: the next step is slower, and so is
-/// the one after it where there is one (past a cache latency never falls back: a step that
-/// does was a stall of the host, not a cache).
+/// the one after it (past a cache latency never falls back: a step that does was a stall of
+/// the host, not a cache). Where the next step is the last, nothing can confirm it, and the
+/// rise must be steeper ([`LAST_LAT_RISE`], [`LAST_IOPS_FALL`]).
 fn leaves_cache(steps: &[CacheStep], k: usize) -> bool {
-    steps[k + 1..steps.len().min(k + 3)]
+    if k + 2 >= steps.len() {
+        return slower(&steps[k], &steps[k + 1], LAST_LAT_RISE, LAST_IOPS_FALL);
+    }
+    steps[k + 1..k + 3]
         .iter()
-        .all(|b| slower(&steps[k], b))
+        .all(|b| slower(&steps[k], b, LEVEL_LAT_RISE, LEVEL_IOPS_FALL))
+}
+
+/// The rise of the last step over the one before when it is steep enough for a level but has
+/// nothing after it to confirm it and is not steep enough alone: a larger sweep would tell.
+pub fn unconfirmed_last_rise(steps: &[CacheStep], levels: &[CacheLevel]) -> Option<f64> {
+    let [.., a, b] = steps else { return None };
+    let counted = levels
+        .iter()
+        .any(|l| l.exceeds_bytes == b.working_set_bytes);
+    (!counted && slower(a, b, LEVEL_LAT_RISE, LEVEL_IOPS_FALL))
+        .then(|| b.lat_us_trim_mean / a.lat_us_trim_mean)
 }
 
 /// The cache levels of a sweep, smallest first (see the module doc for the rule).
@@ -123,6 +143,12 @@ pub fn holds_recent_writes(fresh_p50_us: f64, old_p50_us: f64) -> bool {
 pub fn scan_notes(scan: &CacheScan) -> Vec<String> {
     let mut notes = Vec::new();
     let upto = format_bytes(scan.tried_up_to_bytes);
+    if let Some(r) = unconfirmed_last_rise(&scan.steps, &scan.levels) {
+        notes.push(format!(
+            "latency rose {r:.1} times at the last working set ({upto}) and nothing after it \
+             could confirm a cache there: a larger sweep (--max) would tell"
+        ));
+    }
     if scan.levels.is_empty() {
         notes.push(format!(
             "no cache found up to {upto}: a cache larger than {upto} is not ruled out"

@@ -99,6 +99,17 @@ fn noise_and_a_lone_spike_are_not_caches() {
     stall[2].lat_us_trim_mean = 400.0;
     stall[2].iops_qd32 /= 4.0;
     assert!(levels(&stall).is_empty());
+    // a modest rise at the very last step: nothing confirms it, so no level, but a note
+    let mut end = sweep(1 << 30, &[1.0], |_| 50.0);
+    let n = end.len();
+    end[n - 1].lat_us_trim_mean = 85.0;
+    end[n - 1].iops_qd32 *= 0.8;
+    assert!(levels(&end).is_empty());
+    assert!(crate::cachescan::unconfirmed_last_rise(&end, &[]).is_some_and(|r| r > 1.6));
+    // a steep one is a level
+    end[n - 1].lat_us_trim_mean = 500.0;
+    end[n - 1].iops_qd32 /= 4.0;
+    assert_eq!(levels(&end).len(), 1);
     // no steps, one step, NaN: no level and no panic
     assert!(levels(&[]).is_empty());
     assert!(levels(&spike[..1]).is_empty());
