@@ -51,7 +51,7 @@ pub struct CompareArgs {
     /// Exit with 1 when any regression is found
     #[arg(long)]
     pub fail_on_regression: bool,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
     /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
@@ -136,6 +136,31 @@ pub enum ExportFormat {
     Markdown,
 }
 
+/// The format names other commands take after `--output`.
+const FORMAT_NAMES: [&str; 6] = ["json", "csv", "markdown", "md", "text", "html"];
+
+/// The file of `export`/`report` `-o FILE`: a bare format name is refused, since every other
+/// command's `--output` takes a format and `export last --output json` would silently write a
+/// file named `json`.
+fn out_file(s: &str) -> Result<PathBuf, String> {
+    if FORMAT_NAMES.contains(&s.to_ascii_lowercase().as_str()) {
+        return Err(format!(
+            "'{s}' is a format name, not a file: give the format with --format {s} and the \
+             file with -o FILE (for a file really named {s}, write -o ./{s})"
+        ));
+    }
+    if s.is_empty() {
+        return Err("the file name is empty".into());
+    }
+    Ok(PathBuf::from(s))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One self-contained HTML file
+    Html,
+}
+
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     /// Runs to export (ids, unique starts of ids, or `last`)
@@ -144,9 +169,9 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
     /// Write to this new file instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, visible_alias = "out", value_name = "FILE", value_parser = out_file)]
     pub output: Option<PathBuf>,
-    /// Allow --output to replace an existing file
+    /// Allow -o to replace an existing file
     #[arg(long)]
     pub force: bool,
     /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
@@ -179,8 +204,18 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<String>,
     /// The HTML file to write
-    #[arg(short, long, value_name = "FILE", required = true)]
+    #[arg(
+        short,
+        long,
+        visible_alias = "out",
+        value_name = "FILE",
+        required = true,
+        value_parser = out_file
+    )]
     pub output: PathBuf,
+    /// The report's format: HTML is the only one (for `export`'s formats use `iocap export`)
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub format: ReportFormat,
     /// Allow replacing an existing file
     #[arg(long)]
     pub force: bool,

@@ -45,7 +45,7 @@ pub struct HistoryArgs {
     /// At most this many runs, newest first; 0 for all
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
     /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
     /// conninfo [default: $IOCAP_DB, else
@@ -180,7 +180,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
 pub struct ShowArgs {
     /// The run: its id, a unique start of it, or `last`
     pub run: String,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
@@ -306,7 +306,7 @@ pub enum BaselineAction {
         host: Option<String>,
         #[arg(long, conflicts_with = "host")]
         all: bool,
-        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
         output: ListFormat,
     },
     /// Remove the baselines of this host (or --host), for every target or only --target

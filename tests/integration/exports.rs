@@ -1,0 +1,106 @@
+//! `export` and `report` (issue 14 items 8 and 9): `--format` for the format and `-o FILE` for
+//! the file, a format name after `--output` refused, no file overwritten without `--force`;
+//! the CSV's columns and quoting, `--all` and the history filters.
+
+use std::path::Path;
+
+use crate::{iocap, QUICK};
+
+/// A quick test saved to `db`; returns its run id.
+fn saved(dir: &Path, db: &str, args: &[&str]) -> String {
+    let out = iocap(dir)
+        .arg("run")
+        .args(QUICK)
+        .args(args)
+        .args(["--db", db, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["run_id"].as_str().unwrap().to_string()
+}
+
+fn stdout_of(dir: &Path, args: &[&str]) -> String {
+    let out = iocap(dir).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "iocap {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_format_name_after_output_is_refused_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    saved(dir.path(), db, &["a.dat"]);
+    for (cmd, fmt) in [
+        ("export", "json"),
+        ("export", "CSV"),
+        ("export", "md"),
+        ("report", "html"),
+        ("report", "text"),
+    ] {
+        let out = iocap(dir.path())
+            .args([cmd, "last", "--output", fmt, "--db", db])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd} --output {fmt}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--format") && err.contains("-o FILE"),
+            "{cmd} --output {fmt}: {err}"
+        );
+        assert!(!dir.path().join(fmt).exists(), "no file named {fmt}");
+    }
+    // the format by --format, the file by -o (or --out)
+    iocap(dir.path())
+        .args(["export", "last", "--format", "csv", "--out", "runs.csv"])
+        .args(["--db", db])
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(dir.path().join("runs.csv")).unwrap();
+    assert!(csv.starts_with("run_id,"), "{csv}");
+    iocap(dir.path())
+        .args(["report", "last", "--format", "html", "-o", "r.html"])
+        .args(["--db", db])
+        .assert()
+        .success();
+    // --format works where --output takes a format
+    let h = stdout_of(dir.path(), &["history", "--format", "json", "--db", db]);
+    assert!(h.trim_start().starts_with('['), "{h}");
+}
+
+#[test]
+fn an_existing_file_is_never_overwritten_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    saved(dir.path(), db, &["a.dat"]);
+    let mine = dir.path().join("mine.txt");
+    for cmd in ["export", "report"] {
+        std::fs::write(&mine, "my data").unwrap();
+        let out = iocap(dir.path())
+            .args([cmd, "last", "-o", "mine.txt", "--db", db])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("already exists") && err.contains("--force"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my data", "{cmd}");
+        iocap(dir.path())
+            .args([cmd, "last", "-o", "mine.txt", "--force", "--db", db])
+            .assert()
+            .success();
+        assert_ne!(std::fs::read_to_string(&mine).unwrap(), "my data", "{cmd}");
+    }
+}
