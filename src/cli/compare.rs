@@ -8,7 +8,7 @@ use iocap_model::RunResult;
 use iocap_report::compare::{compare as compare_runs, render_json, render_text, Thresholds};
 use iocap_store::Store;
 
-use super::history::ListFormat;
+use super::history::{ListFormat, RunFilterArgs};
 use super::save::{open_existing_store, write_new_file};
 use super::{print_stdout, Exit};
 
@@ -163,9 +163,14 @@ pub enum ReportFormat {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Runs to export (ids, unique starts of ids, or `last`)
-    #[arg(required = true, value_name = "RUN")]
+    /// Runs to export (ids, unique starts of ids, or `last`); or none, with --all or filters
+    #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
+    /// Every saved run (with filters: every run they match), oldest first
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub filter: RunFilterArgs,
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
     /// Write to this new file instead of stdout
@@ -179,18 +184,42 @@ pub struct ExportArgs {
     pub db: Option<String>,
 }
 
-pub fn export(a: ExportArgs) -> Result<Exit> {
+/// The runs `export` names: its RUN ids, or every run `--all` and the filters select, oldest
+/// first.
+fn export_runs(store: &mut Store, a: ExportArgs) -> Result<Vec<RunResult>> {
+    let filtered = a.all || a.filter.any();
+    if !a.runs.is_empty() {
+        if filtered {
+            bail!("give either RUN ids or --all / filters (--host --label --tag ...), not both");
+        }
+        return load_all(store, &a.runs);
+    }
+    if !filtered {
+        bail!("name the runs to export: RUN ids, --all, or filters such as --host or --since");
+    }
+    let mut list = store.list(&a.filter.filter(0)?)?;
+    if list.is_empty() {
+        bail!("no runs in {} match", store.location());
+    }
+    list.reverse();
+    list.iter()
+        .map(|r| store.load(&r.run_id).map_err(anyhow::Error::from))
+        .collect()
+}
+
+pub fn export(mut a: ExportArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.db.as_deref())?;
-    let runs = load_all(&mut store, &a.runs)?;
-    let text = match a.format {
+    let (format, output, force) = (a.format, a.output.take(), a.force);
+    let runs = export_runs(&mut store, a)?;
+    let text = match format {
         ExportFormat::Json if runs.len() == 1 => iocap_report::json(&runs[0]),
         ExportFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
         ExportFormat::Csv => iocap_report::csv::render_many(&runs),
         ExportFormat::Markdown => iocap_report::markdown::render(&runs),
     };
-    match &a.output {
+    match &output {
         Some(p) => {
-            write_new_file(p, &text, a.force)?;
+            write_new_file(p, &text, force)?;
             eprintln!("iocap: wrote {}", p.display());
         }
         None => print_stdout(&text),

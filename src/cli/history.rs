@@ -21,8 +21,9 @@ pub enum ListFormat {
     Json,
 }
 
-#[derive(Args, Debug)]
-pub struct HistoryArgs {
+/// The filters `history` takes, shared with `export`.
+#[derive(Args, Debug, Default)]
+pub struct RunFilterArgs {
     /// Only runs of this host (exact name)
     #[arg(long)]
     pub host: Option<String>,
@@ -42,6 +43,45 @@ pub struct HistoryArgs {
     /// Only runs started until: a date (the whole day counts), a UTC time or an age
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
+}
+
+impl RunFilterArgs {
+    /// Whether any filter was given.
+    pub fn any(&self) -> bool {
+        self.host.is_some()
+            || self.label.is_some()
+            || self.tag.is_some()
+            || self.target.is_some()
+            || self.since.is_some()
+            || self.until.is_some()
+    }
+
+    /// The store's filter, at most `limit` runs (0: all).
+    pub fn filter(self, limit: u32) -> Result<Filter> {
+        Ok(Filter {
+            host: self.host,
+            label: self.label,
+            tag: self.tag,
+            target: self.target,
+            since: self
+                .since
+                .as_deref()
+                .map(|s| parse_when("--since", s))
+                .transpose()?,
+            until: self
+                .until
+                .as_deref()
+                .map(|s| parse_when("--until", s))
+                .transpose()?,
+            limit,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub filter: RunFilterArgs,
     /// At most this many runs, newest first; 0 for all
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
@@ -142,23 +182,7 @@ fn history_table(runs: &[RunSummary]) -> String {
 }
 
 pub fn history(a: HistoryArgs) -> Result<Exit> {
-    let filter = Filter {
-        host: a.host,
-        label: a.label,
-        tag: a.tag,
-        target: a.target,
-        since: a
-            .since
-            .as_deref()
-            .map(|s| parse_when("--since", s))
-            .transpose()?,
-        until: a
-            .until
-            .as_deref()
-            .map(|s| parse_when("--until", s))
-            .transpose()?,
-        limit: a.limit,
-    };
+    let filter = a.filter.filter(a.limit)?;
     let mut store = open_existing_store(a.db.as_deref())?;
     let runs = store.list(&filter)?;
     match a.output {

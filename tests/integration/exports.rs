@@ -104,3 +104,64 @@ fn an_existing_file_is_never_overwritten_without_force() {
         assert_ne!(std::fs::read_to_string(&mine).unwrap(), "my data", "{cmd}");
     }
 }
+
+#[test]
+fn export_all_or_filtered_runs_as_csv_with_a_quoted_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let label = "raid10, \"tuned\"";
+    let a = saved(dir.path(), db, &["a.dat", "--label", label, "--tag", "n"]);
+    let b = saved(dir.path(), db, &["b.dat", "--qd", "4", "--rw", "randwrite"]);
+    let all = stdout_of(
+        dir.path(),
+        &["export", "--all", "--format", "csv", "--db", db],
+    );
+    let head: Vec<&str> = all.lines().next().unwrap().split(',').collect();
+    for c in [
+        "label",
+        "started_at",
+        "rw",
+        "bs_bytes",
+        "qd",
+        "threads",
+        "targets",
+    ] {
+        assert!(head.contains(&c), "no {c} column: {head:?}");
+    }
+    // every run, oldest first; the label quoted as RFC 4180 says
+    let first_b = all.find(&b).unwrap();
+    assert!(all.find(&a).unwrap() < first_b, "{all}");
+    let quoted = "\"raid10, \"\"tuned\"\"\"";
+    let a_total = all.lines().find(|l| l.starts_with(&a)).unwrap();
+    assert!(a_total.contains(quoted), "{a_total}");
+    let b_total = all.lines().find(|l| l.starts_with(&b)).unwrap();
+    assert!(b_total.contains(",randwrite,8192,4,1,b.dat"), "{b_total}");
+
+    // history's filters pick the runs
+    let on_b = stdout_of(
+        dir.path(),
+        &["export", "--target", "b.dat", "--format", "csv", "--db", db],
+    );
+    assert!(on_b.contains(&b) && !on_b.contains(&a), "{on_b}");
+    let tagged = stdout_of(dir.path(), &["export", "--tag", "n", "--db", db]);
+    let v: serde_json::Value = serde_json::from_str(&tagged).unwrap();
+    assert_eq!(v["run_id"], a.as_str(), "one run: its JSON object");
+
+    // nothing named, both kinds named, nothing matched: refused
+    for (args, says) in [
+        (vec!["export"], "name the runs"),
+        (vec!["export", "last", "--all"], "not both"),
+        (vec!["export", "--host", "no-such-host"], "no runs"),
+        (vec!["export", "--all", "--since", "yesterday"], "--since"),
+    ] {
+        let out = iocap(dir.path())
+            .args(&args)
+            .args(["--db", db])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
