@@ -6,9 +6,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::parse_duration;
 use iocap_report::fmt::{printable, printable_lines};
-use iocap_report::{fmt_count, fmt_lat_us};
-use iocap_store::{Filter, RunSummary};
+use iocap_store::Filter;
 
+use super::history_table::{history_table, width, Listed};
 use super::save::open_existing_store;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -87,6 +87,10 @@ pub struct HistoryArgs {
     pub limit: u32,
     #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
+    /// Every column (tags, workload, targets, IOPS, MB/s, p99), however wide; without it the
+    /// table fits COLUMNS, else the terminal, else 80 columns
+    #[arg(long)]
+    pub wide: bool,
     /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
     /// conninfo [default: $IOCAP_DB, else
     /// ~/.local/share/iocap/results.db]
@@ -136,51 +140,6 @@ fn table(header: &[&str], right_from: usize) -> Table {
     t
 }
 
-fn history_table(runs: &[RunSummary]) -> String {
-    let mut t = table(
-        &[
-            "run",
-            "started (UTC)",
-            "host",
-            "label",
-            "tags",
-            "workload",
-            "targets",
-            "IOPS",
-            "MB/s",
-            "p99",
-        ],
-        7,
-    );
-    for r in runs {
-        let workload = if r.tests > 1 {
-            format!("{} (+{} tests)", r.workload, r.tests - 1)
-        } else {
-            r.workload.clone()
-        };
-        t.add_row(vec![
-            r.run_id.clone(),
-            r.started_at
-                .replace('T', " ")
-                .trim_end_matches('Z')
-                .to_string(),
-            printable(&r.hostname).into_owned(),
-            printable(r.label.as_deref().unwrap_or_default()).into_owned(),
-            printable(&r.tags.join(", ")).into_owned(),
-            printable(&workload).into_owned(),
-            r.targets
-                .iter()
-                .map(|t| printable(t))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            fmt_count(r.iops),
-            format!("{:.1}", r.mb_s),
-            r.lat_us_p99.map(fmt_lat_us).unwrap_or_default(),
-        ]);
-    }
-    t.to_string() + "\n"
-}
-
 pub fn history(a: HistoryArgs) -> Result<Exit> {
     let filter = a.filter.filter(a.limit)?;
     let mut store = open_existing_store(a.db.as_deref())?;
@@ -191,7 +150,19 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
             eprintln!("iocap: no runs in {} match", store.location())
         }
         ListFormat::Text => {
-            print_stdout(&history_table(&runs));
+            // each run's key figure by its kind (a preflight's capacity, a saturate run's
+            // maximum, ...), from the whole result; a run that cannot be read keeps its IOPS
+            let listed: Vec<Listed> = runs
+                .iter()
+                .map(|r| Listed {
+                    run: r,
+                    headline: store.load(&r.run_id).map_or_else(
+                        |_| format!("{} IOPS", iocap_report::fmt_count(r.iops)),
+                        |full| iocap_report::headline::headline(&full).to_string(),
+                    ),
+                })
+                .collect();
+            print_stdout(&history_table(&listed, a.wide, width()));
             if a.limit > 0 && runs.len() == a.limit as usize {
                 eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
             }

@@ -11,6 +11,7 @@ mod execute;
 mod fill;
 mod fsync;
 mod history;
+mod history_table;
 mod monitor;
 mod oscounters;
 mod preflight;

@@ -165,3 +165,65 @@ fn export_all_or_filtered_runs_as_csv_with_a_quoted_label() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn history_fits_80_columns_unless_wide() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    iocap(dir.path())
+        .args(["store-fill", "--runs", "8", "--db", db])
+        .assert()
+        .success();
+    let label = "très longue étiquette: san-a raid10 après la mise à jour du firmware";
+    let id = saved(
+        dir.path(),
+        db,
+        &["a.dat", "--label", label, "--tag", "nightly"],
+    );
+    let narrow = iocap(dir.path())
+        .env("COLUMNS", "80")
+        .args(["history", "--db", db])
+        .output()
+        .unwrap();
+    assert!(narrow.status.success());
+    let narrow = String::from_utf8(narrow.stdout).unwrap();
+    for line in narrow.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(narrow.contains(&id), "run ids whole: {narrow}");
+    assert!(narrow.contains("run: "), "each run's key figure: {narrow}");
+    // the terminal's width when COLUMNS is a number
+    let w40 = iocap(dir.path())
+        .env("COLUMNS", "40")
+        .args(["history", "--db", db])
+        .output()
+        .unwrap();
+    let w40 = String::from_utf8(w40.stdout).unwrap();
+    assert!(w40.lines().all(|l| l.chars().count() <= 40), "{w40}");
+
+    let wide = iocap(dir.path())
+        .env("COLUMNS", "80")
+        .args(["history", "--wide", "--db", db])
+        .output()
+        .unwrap();
+    let wide = String::from_utf8(wide.stdout).unwrap();
+    let head = wide.lines().nth(1).unwrap();
+    for col in [
+        "tags",
+        "workload",
+        "targets",
+        "IOPS",
+        "MB/s",
+        "p99",
+        "key figure",
+    ] {
+        assert!(head.contains(col), "--wide shows {col}: {head}");
+    }
+    assert!(wide.lines().any(|l| l.chars().count() > 80));
+    assert!(wide.contains(label) && wide.contains("nightly"));
+}
