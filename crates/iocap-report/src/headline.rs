@@ -112,7 +112,8 @@ fn verify(r: &RunResult) -> Option<Headline> {
     h(
         "verify",
         format!(
-            "{} pages checked, {} {}",
+            "{}, {} pages checked, {} {}",
+            if v.passed { "PASS" } else { "FAIL" },
             fmt_count(v.counts.pages_checked as f64),
             fmt_count(failures as f64),
             if failures == 1 { "failure" } else { "failures" }

@@ -135,11 +135,13 @@ fn cachescan_and_verify_runs() {
     let mut r = plain();
     let mut v = Verify::default();
     v.counts.pages_checked = 131_072;
+    v.passed = true;
     r.verify = Some(v.clone());
-    assert_eq!(line(&r), "verify: 131,072 pages checked, 0 failures");
+    assert_eq!(line(&r), "verify: PASS, 131,072 pages checked, 0 failures");
+    v.passed = false;
     v.classes.misdirected = 3;
     r.verify = Some(v);
-    assert_eq!(line(&r), "verify: 131,072 pages checked, 3 failures");
+    assert_eq!(line(&r), "verify: FAIL, 131,072 pages checked, 3 failures");
 }
 
 #[test]
