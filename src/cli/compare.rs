@@ -132,7 +132,8 @@ pub enum ExportFormat {
     Json,
     /// One row per test, scope and target, one header
     Csv,
-    /// Tables for a ticket or an e-mail to the storage vendor
+    /// Tables for a ticket or an e-mail to the storage vendor (also: md)
+    #[value(alias = "md")]
     Markdown,
 }
 

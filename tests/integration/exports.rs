@@ -72,6 +72,11 @@ fn a_format_name_after_output_is_refused_with_a_hint() {
         .args(["--db", db])
         .assert()
         .success();
+    let md = stdout_of(
+        dir.path(),
+        &["export", "last", "--format", "md", "--db", db],
+    );
+    assert!(md.contains("| ---"), "{md}");
     // --format works where --output takes a format
     let h = stdout_of(dir.path(), &["history", "--format", "json", "--db", db]);
     assert!(h.trim_start().starts_with('['), "{h}");
