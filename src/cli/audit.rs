@@ -30,7 +30,7 @@ pub struct AuditArgs {
     /// Exit with 1 when a check is at least this bad
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub fail_on: Option<FailOn>,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
 }
 

@@ -51,7 +51,7 @@ pub struct CachescanArgs {
     /// Permit the read-after-write check on a file iocap did not create (overwrites pages)
     #[arg(long)]
     pub allow_overwrite: bool,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
     pub save: SaveArgs,

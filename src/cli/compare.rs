@@ -8,7 +8,7 @@ use iocap_model::RunResult;
 use iocap_report::compare::{compare as compare_runs, render_json, render_text, Thresholds};
 use iocap_store::Store;
 
-use super::history::ListFormat;
+use super::history::{ListFormat, RunFilterArgs};
 use super::save::{open_existing_store, write_new_file};
 use super::{print_stdout, Exit};
 
@@ -51,7 +51,7 @@ pub struct CompareArgs {
     /// Exit with 1 when any regression is found
     #[arg(long)]
     pub fail_on_regression: bool,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
     /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
@@ -132,21 +132,52 @@ pub enum ExportFormat {
     Json,
     /// One row per test, scope and target, one header
     Csv,
-    /// Tables for a ticket or an e-mail to the storage vendor
+    /// Tables for a ticket or an e-mail to the storage vendor (also: md)
+    #[value(alias = "md")]
     Markdown,
+}
+
+/// The format names other commands take after `--output`.
+const FORMAT_NAMES: [&str; 6] = ["json", "csv", "markdown", "md", "text", "html"];
+
+/// The file of `export`/`report` `-o FILE`: a bare format name is refused, since every other
+/// command's `--output` takes a format and `export last --output json` would silently write a
+/// file named `json`.
+fn out_file(s: &str) -> Result<PathBuf, String> {
+    if FORMAT_NAMES.contains(&s.to_ascii_lowercase().as_str()) {
+        return Err(format!(
+            "'{s}' is a format name, not a file: give the format with --format {s} and the \
+             file with -o FILE (for a file really named {s}, write -o ./{s})"
+        ));
+    }
+    if s.is_empty() {
+        return Err("the file name is empty".into());
+    }
+    Ok(PathBuf::from(s))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One self-contained HTML file
+    Html,
 }
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Runs to export (ids, unique starts of ids, or `last`)
-    #[arg(required = true, value_name = "RUN")]
+    /// Runs to export (ids, unique starts of ids, or `last`); or none, with --all or filters
+    #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
+    /// Every saved run (with filters: every run they match), oldest first
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub filter: RunFilterArgs,
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
     /// Write to this new file instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, visible_alias = "out", value_name = "FILE", value_parser = out_file)]
     pub output: Option<PathBuf>,
-    /// Allow --output to replace an existing file
+    /// Allow -o to replace an existing file
     #[arg(long)]
     pub force: bool,
     /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
@@ -154,18 +185,42 @@ pub struct ExportArgs {
     pub db: Option<String>,
 }
 
-pub fn export(a: ExportArgs) -> Result<Exit> {
+/// The runs `export` names: its RUN ids, or every run `--all` and the filters select, oldest
+/// first.
+fn export_runs(store: &mut Store, a: ExportArgs) -> Result<Vec<RunResult>> {
+    let filtered = a.all || a.filter.any();
+    if !a.runs.is_empty() {
+        if filtered {
+            bail!("give either RUN ids or --all / filters (--host --label --tag ...), not both");
+        }
+        return load_all(store, &a.runs);
+    }
+    if !filtered {
+        bail!("name the runs to export: RUN ids, --all, or filters such as --host or --since");
+    }
+    let mut list = store.list(&a.filter.filter(0)?)?;
+    if list.is_empty() {
+        bail!("no runs in {} match", store.location());
+    }
+    list.reverse();
+    list.iter()
+        .map(|r| store.load(&r.run_id).map_err(anyhow::Error::from))
+        .collect()
+}
+
+pub fn export(mut a: ExportArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.db.as_deref())?;
-    let runs = load_all(&mut store, &a.runs)?;
-    let text = match a.format {
+    let (format, output, force) = (a.format, a.output.take(), a.force);
+    let runs = export_runs(&mut store, a)?;
+    let text = match format {
         ExportFormat::Json if runs.len() == 1 => iocap_report::json(&runs[0]),
         ExportFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
         ExportFormat::Csv => iocap_report::csv::render_many(&runs),
         ExportFormat::Markdown => iocap_report::markdown::render(&runs),
     };
-    match &a.output {
+    match &output {
         Some(p) => {
-            write_new_file(p, &text, a.force)?;
+            write_new_file(p, &text, force)?;
             eprintln!("iocap: wrote {}", p.display());
         }
         None => print_stdout(&text),
@@ -179,8 +234,18 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<String>,
     /// The HTML file to write
-    #[arg(short, long, value_name = "FILE", required = true)]
+    #[arg(
+        short,
+        long,
+        visible_alias = "out",
+        value_name = "FILE",
+        required = true,
+        value_parser = out_file
+    )]
     pub output: PathBuf,
+    /// The report's format: HTML is the only one (for `export`'s formats use `iocap export`)
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub format: ReportFormat,
     /// Allow replacing an existing file
     #[arg(long)]
     pub force: bool,

@@ -61,7 +61,7 @@ pub struct CostArgs {
     /// batch or each (see `iocap run --help`)
     #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
     pub submit: SubmitArg,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
     pub save: SaveArgs,

@@ -85,7 +85,7 @@ pub struct FsyncArgs {
     pub allow_overwrite: bool,
 
     /// Output format; json goes to stdout alone
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
     #[command(flatten)]

@@ -6,9 +6,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::parse_duration;
 use iocap_report::fmt::{printable, printable_lines};
-use iocap_report::{fmt_count, fmt_lat_us};
-use iocap_store::{Filter, RunSummary};
+use iocap_store::Filter;
 
+use super::history_table::{history_table, width, Listed};
 use super::save::open_existing_store;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -21,8 +21,9 @@ pub enum ListFormat {
     Json,
 }
 
-#[derive(Args, Debug)]
-pub struct HistoryArgs {
+/// The filters `history` takes, shared with `export`.
+#[derive(Args, Debug, Default)]
+pub struct RunFilterArgs {
     /// Only runs of this host (exact name)
     #[arg(long)]
     pub host: Option<String>,
@@ -42,11 +43,54 @@ pub struct HistoryArgs {
     /// Only runs started until: a date (the whole day counts), a UTC time or an age
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
+}
+
+impl RunFilterArgs {
+    /// Whether any filter was given.
+    pub fn any(&self) -> bool {
+        self.host.is_some()
+            || self.label.is_some()
+            || self.tag.is_some()
+            || self.target.is_some()
+            || self.since.is_some()
+            || self.until.is_some()
+    }
+
+    /// The store's filter, at most `limit` runs (0: all).
+    pub fn filter(self, limit: u32) -> Result<Filter> {
+        Ok(Filter {
+            host: self.host,
+            label: self.label,
+            tag: self.tag,
+            target: self.target,
+            since: self
+                .since
+                .as_deref()
+                .map(|s| parse_when("--since", s))
+                .transpose()?,
+            until: self
+                .until
+                .as_deref()
+                .map(|s| parse_when("--until", s))
+                .transpose()?,
+            limit,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub filter: RunFilterArgs,
     /// At most this many runs, newest first; 0 for all
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
+    /// Every column (tags, workload, targets, IOPS, MB/s, p99), however wide; without it the
+    /// table fits COLUMNS, else the terminal, else 80 columns
+    #[arg(long)]
+    pub wide: bool,
     /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
     /// conninfo [default: $IOCAP_DB, else
     /// ~/.local/share/iocap/results.db]
@@ -96,69 +140,8 @@ fn table(header: &[&str], right_from: usize) -> Table {
     t
 }
 
-fn history_table(runs: &[RunSummary]) -> String {
-    let mut t = table(
-        &[
-            "run",
-            "started (UTC)",
-            "host",
-            "label",
-            "tags",
-            "workload",
-            "targets",
-            "IOPS",
-            "MB/s",
-            "p99",
-        ],
-        7,
-    );
-    for r in runs {
-        let workload = if r.tests > 1 {
-            format!("{} (+{} tests)", r.workload, r.tests - 1)
-        } else {
-            r.workload.clone()
-        };
-        t.add_row(vec![
-            r.run_id.clone(),
-            r.started_at
-                .replace('T', " ")
-                .trim_end_matches('Z')
-                .to_string(),
-            printable(&r.hostname).into_owned(),
-            printable(r.label.as_deref().unwrap_or_default()).into_owned(),
-            printable(&r.tags.join(", ")).into_owned(),
-            printable(&workload).into_owned(),
-            r.targets
-                .iter()
-                .map(|t| printable(t))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            fmt_count(r.iops),
-            format!("{:.1}", r.mb_s),
-            r.lat_us_p99.map(fmt_lat_us).unwrap_or_default(),
-        ]);
-    }
-    t.to_string() + "\n"
-}
-
 pub fn history(a: HistoryArgs) -> Result<Exit> {
-    let filter = Filter {
-        host: a.host,
-        label: a.label,
-        tag: a.tag,
-        target: a.target,
-        since: a
-            .since
-            .as_deref()
-            .map(|s| parse_when("--since", s))
-            .transpose()?,
-        until: a
-            .until
-            .as_deref()
-            .map(|s| parse_when("--until", s))
-            .transpose()?,
-        limit: a.limit,
-    };
+    let filter = a.filter.filter(a.limit)?;
     let mut store = open_existing_store(a.db.as_deref())?;
     let runs = store.list(&filter)?;
     match a.output {
@@ -167,7 +150,26 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
             eprintln!("iocap: no runs in {} match", store.location())
         }
         ListFormat::Text => {
-            print_stdout(&history_table(&runs));
+            // each run's key figure by its kind (a preflight's capacity, a saturate run's
+            // maximum, ...), from the whole result; a run that cannot be read keeps its IOPS
+            let listed: Vec<Listed> = runs
+                .iter()
+                .map(|r| Listed {
+                    run: r,
+                    headline: store.load(&r.run_id).map_or_else(
+                        |_| format!("{} IOPS", iocap_report::fmt_count(r.iops)),
+                        |full| match full.partial() {
+                            // a suite stopped early says so before its figure
+                            Some((done, planned)) => format!(
+                                "partial {done}/{planned}: {}",
+                                iocap_report::headline::headline(&full)
+                            ),
+                            None => iocap_report::headline::headline(&full).to_string(),
+                        },
+                    ),
+                })
+                .collect();
+            print_stdout(&history_table(&listed, a.wide, width()));
             if a.limit > 0 && runs.len() == a.limit as usize {
                 eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
             }
@@ -180,7 +182,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
 pub struct ShowArgs {
     /// The run: its id, a unique start of it, or `last`
     pub run: String,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
@@ -206,12 +208,15 @@ pub fn show(a: ShowArgs) -> Result<Exit> {
         if let Some(n) = &run.note {
             head.push_str(&format!("\nnote: {}", printable_lines(n)));
         }
+        if let Some(p) = iocap_report::partial_note(&run) {
+            head.push_str(&format!("\n{p}"));
+        }
         // every other stored string of the views, escaped too
         let body = super::execute::run_text(&run);
         format!("{head}\n\n{}", printable_lines(&body))
     };
     let out = match a.output {
-        OutputFormat::Text => text(),
+        OutputFormat::Text => iocap_report::fit_lines(&text()),
         OutputFormat::Json => iocap_report::json(&run),
         OutputFormat::Csv => iocap_report::csv::render(&run),
     };
@@ -306,7 +311,7 @@ pub enum BaselineAction {
         host: Option<String>,
         #[arg(long, conflicts_with = "host")]
         all: bool,
-        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
         output: ListFormat,
     },
     /// Remove the baselines of this host (or --host), for every target or only --target

@@ -22,7 +22,7 @@ pub struct MonitorArgs {
     /// Stop after this many reports [default: until Ctrl-C]
     #[arg(long)]
     pub count: Option<u64>,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
 }
 

@@ -62,7 +62,7 @@ pub struct PreflightArgs {
     /// Exit with 1 when a line of the capacity table is at least this bad
     #[arg(long, value_enum, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
     pub sure: SureArgs,

@@ -114,7 +114,7 @@ pub struct RunArgs {
     pub allow_overwrite: bool,
 
     /// Output format; json and csv go to stdout alone
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
     #[command(flatten)]

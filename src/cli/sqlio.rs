@@ -23,7 +23,7 @@ pub struct BatchArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Output format for each test
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
     /// Each call is saved as its own run as soon as it ends; --html writes one report of all

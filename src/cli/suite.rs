@@ -54,7 +54,7 @@ pub struct SuiteRunArgs {
     /// Permit writes to files and devices iocap did not create (destroys their contents)
     #[arg(long)]
     pub allow_overwrite: bool,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
     pub sure: SureArgs,

@@ -115,6 +115,32 @@ fn a_killed_suite_keeps_its_finished_tests_and_resumes() {
     kid.wait().unwrap();
     let first = saved.expect("the first test was saved while the suite ran");
     assert_eq!(first.tests.len(), 1);
+    // history, show and the report say the run is partial and how to go on (issue 14 item 5)
+    let text = |args: &[&str]| {
+        let out = iocap(dir.path()).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let listed = text(&["history", "--db", "r.db"]);
+    assert!(listed.contains("partial 1/3"), "{listed}");
+    let shown = text(&["show", "last", "--db", "r.db"]);
+    let suite = &first.suite.as_ref().unwrap().name;
+    assert!(
+        shown.contains("partial: 1 of 3 tests finished")
+            && shown.contains(&format!("iocap suite run SUITE --resume {}", first.run_id))
+            && shown.contains(&format!("suite '{suite}'")),
+        "{shown}"
+    );
+    text(&["report", "last", "--db", "r.db", "-o", "partial.html"]);
+    let html = std::fs::read_to_string(dir.path().join("partial.html")).unwrap();
+    assert!(
+        html.contains("partial: 1 of 3 tests finished"),
+        "no mark in the report"
+    );
     let out = iocap(dir.path())
         .args(["suite", "run", "s.toml", "--db", "r.db", "--pause", "0s"])
         .args(["--resume", &first.run_id, "--output", "json"])
@@ -127,6 +153,11 @@ fn a_killed_suite_keeps_its_finished_tests_and_resumes() {
     );
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(run["run_id"], first.run_id.as_str(), "the same run goes on");
+    let shown = text(&["show", "last", "--db", "r.db"]);
+    assert!(
+        !shown.contains("partial"),
+        "a finished suite is whole: {shown}"
+    );
     let names: Vec<&str> = run["tests"]
         .as_array()
         .unwrap()

@@ -8,6 +8,7 @@ mod cachescan;
 mod cli;
 mod cost;
 mod devices;
+mod exports;
 mod faults;
 mod fsync;
 mod install;

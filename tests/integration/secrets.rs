@@ -225,8 +225,9 @@ fn terminal_escapes_in_stored_strings_are_shown_escaped() {
     let text = String::from_utf8_lossy(&show.stdout);
     assert!(text.contains("tags: t\\e[1m"), "{text}");
     assert!(text.contains("note: line\n\\u{9b}31m"), "{text}");
+    // the targets column is among --wide's
     let hist = iocap(dir.path())
-        .args(["history", "--db", db])
+        .args(["history", "--wide", "--db", db])
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&hist.stdout).contains("a\\e[31m.dat"));

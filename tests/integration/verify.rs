@@ -56,7 +56,7 @@ fn a_clean_verify_passes_and_is_saved() {
         .args(["history", "--label", "verify-it"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("verify PASS"));
+        .stdout(predicate::str::contains("verify: PASS, "));
 }
 
 /// Writes `bytes` at page `p` of `file`.

@@ -1,24 +1,26 @@
 //! CSV: one row per test and scope (total, read, write, fsync, then each target's total), with
 //! every latency figure in microseconds. Made for spreadsheets and `awk`; the JSON carries more.
+//! The columns added later (label, start, workload shape, targets) come after the first ones,
+//! so scripts that read columns by position keep working. Values are quoted as RFC 4180 says.
 
-use iocap_model::{OpStats, RunResult};
+use iocap_model::{OpStats, RunResult, TestResult};
 
 const HEADER: &str = "run_id,test,scope,target,ios,bytes,iops,mib_s,mb_s,lat_us_min,lat_us_mean,\
 lat_us_stddev,lat_us_p50,lat_us_p90,lat_us_p95,lat_us_p99,lat_us_p99_9,lat_us_p99_99,\
-lat_us_p99_999,lat_us_max";
+lat_us_p99_999,lat_us_max,label,started_at,rw,bs_bytes,qd,threads,targets";
 
 fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
 }
 
-fn row(out: &mut String, run: &str, test: &str, scope: &str, target: &str, o: &OpStats) {
+fn row(out: &mut String, run: &RunResult, t: &TestResult, scope: &str, target: &str, o: &OpStats) {
     let mut cells = vec![
-        quote(run),
-        quote(test),
+        quote(&run.run_id),
+        quote(&t.name),
         scope.to_string(),
         quote(target),
         o.ios.to_string(),
@@ -38,20 +40,31 @@ fn row(out: &mut String, run: &str, test: &str, scope: &str, target: &str, o: &O
         }
         None => cells.extend(std::iter::repeat_n(String::new(), 11)),
     }
+    let targets: Vec<&str> = t.targets.iter().map(|x| x.path.as_str()).collect();
+    cells.extend([
+        quote(run.label.as_deref().unwrap_or_default()),
+        quote(&run.started_at),
+        t.spec.rw.name().to_string(),
+        t.spec.bs_bytes.to_string(),
+        t.spec.qd.to_string(),
+        t.spec.threads.to_string(),
+        // one cell: several targets apart by a space-free separator a path rarely holds
+        quote(&targets.join(";")),
+    ]);
     out.push_str(&cells.join(","));
     out.push('\n');
 }
 
 fn rows(out: &mut String, run: &RunResult) {
     for t in &run.tests {
-        row(out, &run.run_id, &t.name, "total", "", &t.total);
-        row(out, &run.run_id, &t.name, "read", "", &t.read);
-        row(out, &run.run_id, &t.name, "write", "", &t.write);
+        row(out, run, t, "total", "", &t.total);
+        row(out, run, t, "read", "", &t.read);
+        row(out, run, t, "write", "", &t.write);
         if t.sync.ios > 0 {
-            row(out, &run.run_id, &t.name, "fsync", "", &t.sync);
+            row(out, run, t, "fsync", "", &t.sync);
         }
         for tr in &t.targets {
-            row(out, &run.run_id, &t.name, "target", &tr.path, &tr.total);
+            row(out, run, t, "target", &tr.path, &tr.total);
         }
     }
 }
@@ -79,5 +92,6 @@ mod tests {
         assert_eq!(super::quote("a,b"), "\"a,b\"");
         assert_eq!(super::quote("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(super::quote("plain"), "plain");
+        assert_eq!(super::quote("two\r\nlines"), "\"two\r\nlines\"");
     }
 }

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod cost;
 pub mod csv;
 pub mod fmt;
+pub mod headline;
 pub mod html;
 pub mod markdown;
 pub mod oscounters;
@@ -116,15 +117,15 @@ pub fn fit_lines(text: &str) -> String {
 }
 
 /// For a suite run that stopped early: `partial: 3 of 4 tests finished; continue it with: iocap
-/// suite run oltp --resume RUN`; `None` for a whole run.
+/// suite run SUITE --resume RUN, SUITE being suite 'oltp' (...)`; `None` for a whole run.
 pub fn partial_note(run: &RunResult) -> Option<String> {
     let (done, planned) = run.partial()?;
     let name = run.suite.as_ref().map_or("SUITE", |s| s.name.as_str());
     Some(format!(
-        "partial: {done} of {planned} tests finished; continue it with: iocap suite run {} \
-         --resume {}",
-        fmt::printable(name),
-        run.run_id
+        "partial: {done} of {planned} tests finished; continue it with: iocap suite run SUITE \
+         --resume {}, SUITE being suite '{}' (its built-in name or its file)",
+        run.run_id,
+        fmt::printable(name)
     ))
 }
 

@@ -397,6 +397,37 @@ fn a_configuration_change_between_runs_is_shown() {
     assert!(!render_text(&c).contains("config."));
 }
 
+#[test]
+fn readings_that_change_by_nature_are_no_difference() {
+    let check = |id: &str, evidence: &str| ConfigCheck {
+        id: id.into(),
+        severity: "PASS".into(),
+        subject: "/data".into(),
+        evidence: evidence.into(),
+    };
+    let mut b = base();
+    b.config = vec![
+        check("fs.free_space", "f_bavail x f_frsize = 812.4 GB free"),
+        check("cpu.frequency", "mean 96 % of max"),
+        check("mount.atime", "noatime"),
+    ];
+    let mut r = run(|_| {});
+    r.config = vec![
+        check("fs.free_space", "f_bavail x f_frsize = 790.1 GB free"),
+        check("cpu.frequency", "mean 88 % of max"),
+        check("mount.atime", "noatime"),
+    ];
+    let c = compare(&b, std::slice::from_ref(&r), &Thresholds::default());
+    assert_eq!(differences(&c), Vec::new(), "{}", render_text(&c));
+    assert!(!render_text(&c).contains("free_space"));
+    // a real change beside them still shows
+    r.config[2].evidence = "strictatime".into();
+    let c = compare(&b, &[r], &Thresholds::default());
+    let text = render_text(&c);
+    assert!(text.contains("config.mount.atime (/data)"), "{text}");
+    assert!(!text.contains("free_space") && !text.contains("cpu.frequency"));
+}
+
 /// `r` with its one test's per-second IOPS (and MB/s, at 8 KiB) set to `iops`, and its
 /// headline IOPS and MB/s to their mean.
 fn with_series(mut r: RunResult, iops: &[f64]) -> RunResult {

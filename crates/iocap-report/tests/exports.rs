@@ -107,3 +107,58 @@ fn markdown_of_odd_runs_stays_well_formed() {
     );
     assert!(markdown::render(&[]).contains("No runs."));
 }
+
+/// Splits CSV text into records and fields as RFC 4180 reads them (quoted fields may hold
+/// commas, doubled quotes and line breaks).
+fn parse_csv(s: &str) -> Vec<Vec<String>> {
+    let (mut recs, mut rec, mut field) = (Vec::new(), Vec::new(), String::new());
+    let mut chars = s.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => rec.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                rec.push(std::mem::take(&mut field));
+                recs.push(std::mem::take(&mut rec));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    recs
+}
+
+#[test]
+fn csv_has_the_run_and_workload_columns_and_quotes_a_hostile_label() {
+    let label = "raid10, \"tuned\"\nafter";
+    let r = fixture::run(&FixtureRun {
+        label: Some(label.into()),
+        targets: vec!["/data/a,1.dat".into(), "/log/b.dat".into()],
+        rw: RwMode::RandWrite,
+        bs_bytes: 16384,
+        ..FixtureRun::default()
+    });
+    let recs = parse_csv(&csv::render(&r));
+    let head = &recs[0];
+    // the first columns as before, so scripts reading by position keep working
+    assert_eq!(&head[..4], ["run_id", "test", "scope", "target"]);
+    assert_eq!(head[19], "lat_us_max");
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let total = &recs[1];
+    assert_eq!(total.len(), head.len(), "{total:?}");
+    assert_eq!(total[col("scope")], "total");
+    assert_eq!(total[col("label")], label, "the label comes back whole");
+    assert_eq!(total[col("started_at")], r.started_at);
+    assert_eq!(total[col("rw")], "randwrite");
+    assert_eq!(total[col("bs_bytes")], "16384");
+    assert_eq!(total[col("qd")], r.tests[0].spec.qd.to_string());
+    assert_eq!(total[col("threads")], r.tests[0].spec.threads.to_string());
+    assert_eq!(total[col("targets")], "/data/a,1.dat;/log/b.dat");
+    assert!(recs.iter().all(|rec| rec.len() == head.len()));
+}

@@ -776,3 +776,45 @@ fn a_cachescan_run_has_its_latency_chart_and_levels() {
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     assert!(text.contains("◀ past cache 1"), "{text}");
 }
+
+#[test]
+fn runs_of_different_workloads_are_charted_and_summed_up_apart() {
+    let reads = run("reads", 1, &["/a"]);
+    let writes = fixture::run(&FixtureRun {
+        label: Some("writes".into()),
+        rw: RwMode::Write,
+        bs_bytes: 1 << 20,
+        iops: 2_000.0,
+        p50_us: 900.0,
+        salt: 2,
+        ..FixtureRun::default()
+    });
+    let also_reads = run("reads again", 3, &["/a"]);
+    let html = render(&[reads.clone(), writes.clone(), also_reads]);
+    let cs = charts(&html);
+    // two chart sets: the reads overlaid, the writes alone
+    assert_eq!(cs.len(), 2 * KINDS.len());
+    let iops: Vec<&Chart> = cs.iter().filter(|c| c.kind == "iops-over-time").collect();
+    assert!(iops[0].svg.contains(">reads again") && !iops[0].svg.contains(">writes"));
+    assert!(iops[1].svg.contains(">writes") && !iops[1].svg.contains(">reads"));
+    let heads: Vec<&str> = html
+        .split("<h3>")
+        .skip(1)
+        .map(|h| &h[..h.find("</h3>").unwrap()])
+        .collect();
+    let (r, w) = (&reads.tests[0].name, &writes.tests[0].name);
+    assert!(
+        heads.contains(&format!("{r}: reads, reads again").as_str()),
+        "{heads:?}"
+    );
+    assert!(
+        heads.contains(&format!("{w}: writes").as_str()),
+        "{heads:?}"
+    );
+    // the summary compares like with like only
+    assert!(
+        html.contains("Not compared with reads, which ran no 1M sequential writes."),
+        "{html}"
+    );
+    assert_eq!(html.matches("Compared with reads:").count(), 1, "{html}");
+}

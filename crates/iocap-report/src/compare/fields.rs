@@ -144,13 +144,23 @@ pub(super) fn run_differences(b: &RunResult, r: &RunResult) -> Vec<Difference> {
     out
 }
 
+/// Configuration checks whose value is a live reading that changes by nature from run to run
+/// (docs/checks.md): free space, and the CPU's current clock. A change in them is not a change of
+/// the configuration, so `compare` leaves them out.
+pub const LIVE_READINGS: [&str; 2] = ["fs.free_space", "cpu.frequency"];
+
 /// Configuration checks whose reading changed between the runs (a scheduler, a cache mode, a
-/// governor), matched by check and subject; runs saved without a snapshot show none.
+/// governor), matched by check and subject; runs saved without a snapshot show none, and the
+/// [`LIVE_READINGS`] are left out.
 fn config_differences(out: &mut Vec<Difference>, b: &RunResult, r: &RunResult) {
     if b.config.is_empty() || r.config.is_empty() {
         return;
     }
-    for rc in &r.config {
+    for rc in r
+        .config
+        .iter()
+        .filter(|c| !LIVE_READINGS.contains(&c.id.as_str()))
+    {
         let Some(bc) = b
             .config
             .iter()

@@ -332,7 +332,9 @@ fn target_metrics(b: Option<&TargetResult>, r: Option<&TargetResult>) -> Vec<Met
     ]
 }
 
-fn same_workload(b: &TestResult, r: &TestResult) -> bool {
+/// Whether two tests ran the same workload (name, read/write mix and block size): only such
+/// tests are compared, here and in the HTML report.
+pub(crate) fn same_workload(b: &TestResult, r: &TestResult) -> bool {
     b.name == r.name
         && b.spec.rw == r.spec.rw
         && b.spec.write_pct == r.spec.write_pct

@@ -72,21 +72,52 @@ pub(super) fn lat_axis(label: &str, values: &[f64], log: bool) -> Axis {
     }
 }
 
-/// The charts of test `k`, overlaying every run that has one.
-pub(super) fn charts(out: &mut String, runs: &[RunResult], names: &[String], k: usize) {
-    let tests: Vec<(usize, &TestResult)> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.tests.get(k).map(|t| (i, t)))
-        .collect();
-    let Some((_, first)) = tests.first() else {
+/// Every chart set: test by test, the runs' tests at the same position overlaid, but only
+/// tests of the same workload together (as `compare` matches them); a run whose test there ran
+/// another workload gets a chart set of its own, headed with its run names.
+pub(super) fn chart_sets(out: &mut String, runs: &[RunResult], names: &[String]) {
+    let positions = runs.iter().map(|r| r.tests.len()).max().unwrap_or(0);
+    let mut set = 0;
+    for k in 0..positions {
+        let mut groups: Vec<Vec<(usize, &TestResult)>> = Vec::new();
+        for (i, t) in runs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.tests.get(k).map(|t| (i, t)))
+        {
+            match groups
+                .iter_mut()
+                .find(|g| crate::compare::same_workload(g[0].1, t))
+            {
+                Some(g) => g.push((i, t)),
+                None => groups.push(vec![(i, t)]),
+            }
+        }
+        let several = groups.len() > 1;
+        for g in &groups {
+            let mut head = g[0].1.name.clone();
+            if several {
+                let who: Vec<&str> = g.iter().map(|&(i, _)| names[i].as_str()).collect();
+                head = format!("{head}: {}", who.join(", "));
+            }
+            charts(out, g, names, &head, set);
+            set += 1;
+        }
+    }
+}
+
+/// One chart set, `tests` (run index, test) overlaid; `k` numbers the set in the page.
+fn charts(
+    out: &mut String,
+    tests: &[(usize, &TestResult)],
+    names: &[String],
+    head: &str,
+    k: usize,
+) {
+    if tests.is_empty() {
         return;
-    };
-    let _ = write!(
-        out,
-        r#"<h3>{}</h3><div class="charts">"#,
-        escape(&first.name)
-    );
+    }
+    let _ = write!(out, r#"<h3>{}</h3><div class="charts">"#, escape(head));
     let many = tests.len() > 1;
     let over_time = |f: &dyn Fn(&iocap_model::SecondSample) -> Option<f64>,
                      what: &str,
@@ -219,7 +250,7 @@ pub(super) fn charts(out: &mut String, runs: &[RunResult], names: &[String], k: 
     ));
 
     let mut paths: Vec<&str> = vec![];
-    for (_, t) in &tests {
+    for (_, t) in tests {
         for tr in &t.targets {
             if !paths.contains(&tr.path.as_str()) {
                 paths.push(&tr.path);

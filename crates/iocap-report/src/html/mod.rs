@@ -165,10 +165,7 @@ pub fn render(runs: &[RunResult]) -> String {
         cachescan::cachescan(&mut out, runs, &names);
         cost::cost(&mut out, runs, &names);
         out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
-        let tests = runs.iter().map(|r| r.tests.len()).max().unwrap_or(0);
-        for k in 0..tests {
-            charts::charts(&mut out, runs, &names, k);
-        }
+        charts::chart_sets(&mut out, runs, &names);
         out.push_str("</section>");
         warnings::warnings(&mut out, runs, &names);
         figures::figures(&mut out, runs, &names);

@@ -148,6 +148,27 @@ fn comparison(t: &TestResult, base: &TestResult, base_name: &str) -> String {
     }
 }
 
+/// How `t` compares with the first run's test of the same workload: the one at its position,
+/// else the first of the same workload; like is compared only with like.
+fn against_first(
+    t: &TestResult,
+    at_k: Option<&TestResult>,
+    first: &RunResult,
+    base_name: &str,
+) -> String {
+    let same = |b: &&TestResult| crate::compare::same_workload(b, t);
+    match at_k
+        .filter(same)
+        .or_else(|| first.tests.iter().find(|b| same(b)))
+    {
+        Some(b) => comparison(t, b, base_name),
+        None => format!(
+            " Not compared with {base_name}, which ran no {}.",
+            workload(t)
+        ),
+    }
+}
+
 /// After the last test of a group that ran at the same time: what the group did together.
 fn together(tests: &[TestResult], k: usize) -> Option<String> {
     let g = tests[k].group?;
@@ -254,9 +275,7 @@ pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
         for (k, t) in r.tests.iter().enumerate() {
             let mut s = sentence(t);
             if i > 0 {
-                if let Some(b) = runs[0].tests.get(k) {
-                    s.push_str(&comparison(t, b, &names[0]));
-                }
+                s.push_str(&against_first(t, runs[0].tests.get(k), &runs[0], &names[0]));
             }
             if r.tests.len() > 1 {
                 s = format!("{}: {s}", t.name);
