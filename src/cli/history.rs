@@ -158,13 +158,16 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
                     run: r,
                     headline: store.load(&r.run_id).map_or_else(
                         |_| format!("{} IOPS", iocap_report::fmt_count(r.iops)),
-                        |full| match full.partial() {
-                            // a suite stopped early says so before its figure
-                            Some((done, planned)) => format!(
+                        |full| match (full.partial(), full.stopped_early()) {
+                            // a run stopped early says so before its figure
+                            (Some((done, planned)), _) => format!(
                                 "partial {done}/{planned}: {}",
                                 iocap_report::headline::headline(&full)
                             ),
-                            None => iocap_report::headline::headline(&full).to_string(),
+                            (_, Some(_)) => {
+                                format!("partial: {}", iocap_report::headline::headline(&full))
+                            }
+                            _ => iocap_report::headline::headline(&full).to_string(),
                         },
                     ),
                 })

@@ -90,6 +90,25 @@ impl RunResult {
         self.suite_progress()
             .filter(|(done, planned)| done < planned)
     }
+
+    /// A run of any other command that Ctrl-C or an error stopped before it finished (a
+    /// preflight's table then lacks the rows of the tests it never ran): the tests that
+    /// completed. `None` for a suite (see [`Self::partial`]) and for a whole run.
+    pub fn stopped_early(&self) -> Option<u32> {
+        if self.suite.is_some() {
+            return None;
+        }
+        let stopped = self
+            .tests
+            .iter()
+            .any(|t| t.interrupted || t.error.is_some());
+        stopped.then(|| {
+            self.tests
+                .iter()
+                .filter(|t| !t.interrupted && t.error.is_none())
+                .count() as u32
+        })
+    }
 }
 
 /// One test run several times with `--repeat`: its figures across the runs.

@@ -119,6 +119,14 @@ pub fn fit_lines(text: &str) -> String {
 /// For a suite run that stopped early: `partial: 3 of 4 tests finished; continue it with: iocap
 /// suite run SUITE --resume RUN, SUITE being suite 'oltp' (...)`; `None` for a whole run.
 pub fn partial_note(run: &RunResult) -> Option<String> {
+    if let Some(done) = run.stopped_early() {
+        let what = run.command.as_deref().unwrap_or("run");
+        return Some(format!(
+            "partial: this {what} was stopped (Ctrl-C or an error) after {done} complete \
+             test{}; its figures cover only those: run it again for the whole",
+            if done == 1 { "" } else { "s" }
+        ));
+    }
     let (done, planned) = run.partial()?;
     let name = run.suite.as_ref().map_or("SUITE", |s| s.name.as_str());
     Some(format!(

@@ -151,3 +151,20 @@ fn a_run_without_tests_does_not_panic() {
     r.command = Some("suite".into());
     assert_eq!(line(&r), "suite: no tests");
 }
+
+/// A preflight stopped by Ctrl-C is saved with the tests it ran; the views say it is partial
+/// (issue 14 item 5), a whole run says nothing.
+#[test]
+fn a_run_stopped_early_is_called_partial() {
+    let mut r = iocap_model::fixture::run(&iocap_model::fixture::FixtureRun::default());
+    r.command = Some("preflight".into());
+    assert_eq!(iocap_report::partial_note(&r), None);
+    let mut cut = r.tests[0].clone();
+    cut.interrupted = true;
+    r.tests.push(cut);
+    let note = iocap_report::partial_note(&r).expect("a note");
+    assert!(
+        note.contains("this preflight was stopped") && note.contains("after 1 complete test;"),
+        "{note}"
+    );
+}

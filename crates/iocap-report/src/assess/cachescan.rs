@@ -86,8 +86,14 @@ pub(crate) fn chart(s: &CacheScan) -> String {
     let (lo, hi) = pts
         .iter()
         .fold((f64::MAX, 0f64), |(a, b), p| (a.min(p.1), b.max(p.1)));
-    // at least a factor of 4 top to bottom, so that noise on a flat curve looks flat
-    let lo = lo.min(hi / 4.0);
+    // at least a factor of 4 top to bottom, around the middle, so that noise on a flat curve
+    // looks flat
+    let (lo, hi) = if hi < 4.0 * lo {
+        let mid = (lo * hi).sqrt();
+        (mid / 2.0, mid * 2.0)
+    } else {
+        (lo, hi)
+    };
     let (llo, lhi) = (lo.ln(), hi.ln().max(lo.ln() + 1e-9));
     let label_w = 9;
     let col = ((width() - label_w - 1) / pts.len()).clamp(4, 7);
