@@ -94,24 +94,12 @@ pub fn fit_lines(text: &str) -> String {
             continue;
         }
         let lead = line.len() - line.trim_start().len();
-        let indent = (lead + 4).min(w / 2);
-        let mut col = 0;
-        out.push_str(&line[..lead]);
-        col += lead;
-        for (k, word) in line.trim_start().split(' ').enumerate() {
-            let n = word.chars().count();
-            if k > 0 && col + 1 + n > w {
-                out.push('\n');
-                out.push_str(&" ".repeat(indent));
-                col = indent;
-            } else if k > 0 {
-                out.push(' ');
-                col += 1;
-            }
-            out.push_str(word);
-            col += n;
-        }
-        out.push('\n');
+        out.push_str(&assess::wrap_indented(
+            &line[..lead],
+            line.trim_start(),
+            w,
+            (lead + 4).min(w / 2),
+        ));
     }
     out
 }

@@ -196,6 +196,15 @@ fn preflight_values_and_missing_figures() {
     );
     assert!(!text.contains("NaN"), "{text}");
     assert!(text.contains("2,450") || text.contains("2.45 ms"), "{text}");
+    assert!(!text.contains("cache included"), "{text}");
+    // files that could not be sized past the cache: the figures are marked, in text and HTML
+    p.cache_included = true;
+    let text = render_preflight(&r, &p);
+    assert!(text.contains("figures: cache included:"), "{text}");
+    let mut marked = r.clone();
+    marked.preflight = Some(p.clone());
+    let html = iocap_report::html::render(std::slice::from_ref(&marked));
+    assert!(html.contains("Cache included:"));
     p.rows.clear();
     let text = render_preflight(&r, &p);
     assert!(text.contains("verdicts: no verdicts") && text.contains("no capacity rows"));

@@ -138,9 +138,13 @@ pub(crate) fn short_list(items: &[String], max: usize) -> String {
 
 /// `head` then `body` wrapped at `width` columns, later lines indented under the body.
 pub(crate) fn wrap(head: &str, body: &str, width: usize) -> String {
-    let indent = head.chars().count();
+    wrap_indented(head, body, width, head.chars().count())
+}
+
+/// `head` then `body` wrapped at `width` columns, later lines indented by `indent` spaces.
+pub(crate) fn wrap_indented(head: &str, body: &str, width: usize, indent: usize) -> String {
     let mut out = head.to_string();
-    let mut col = indent;
+    let mut col = head.chars().count();
     for (k, word) in body.split_whitespace().enumerate() {
         let n = word.chars().count();
         if k > 0 && col + 1 + n > width {

@@ -98,10 +98,19 @@ pub fn render_preflight(run: &RunResult, p: &Preflight) -> String {
         ));
     }
     out.push_str(&format!(
-        ": {}\nverdicts: {}\n\n",
+        ": {}\nverdicts: {}\n",
         preflight_what(p),
         verdict_counts(p)
     ));
+    if p.cache_included {
+        out.push_str(&wrap(
+            "figures: ",
+            "cache included: the test files could not be 4 times the largest cache found, so \
+             part of the reads are cache hits (see the warnings)",
+            crate::width(),
+        ));
+    }
+    out.push('\n');
     if p.rows.is_empty() {
         out.push_str("no capacity rows\n");
     } else {

@@ -54,6 +54,11 @@ pub(super) fn preflight(out: &mut String, runs: &[RunResult], names: &[String]) 
                 counts.join(" ")
             }
         );
+        if p.cache_included {
+            out.push_str(
+                r#"<p class="cache-included"><strong>Cache included:</strong> the test files could not be made 4 times larger than the largest cache found, so part of these figures are cache hits (see the warnings).</p>"#,
+            );
+        }
         if !p.rows.is_empty() {
             let against = p.rows.iter().any(|r| r.against.is_some());
             let cols = if against { 5 } else { 4 };
