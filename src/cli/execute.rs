@@ -281,7 +281,8 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
         }
         return Exit::Error;
     }
-    if t.clone().any(|t| t.interrupted) {
+    // Ctrl-C may also have come between tests (a --repeat-pause, a suite's pause)
+    if t.clone().any(|t| t.interrupted) || super::signals::interrupted() {
         return Exit::Interrupted;
     }
     Exit::Ok

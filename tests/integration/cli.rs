@@ -412,3 +412,55 @@ fn the_shape_of_written_data_is_asked_for_recorded_and_checked() {
             .stderr(predicate::str::contains(flag).and(predicate::str::contains("101")));
     }
 }
+
+/// Ctrl-C in the pause between repeated runs stops the runs, prints what ran and exits 130,
+/// as Ctrl-C in a test does (it exited 0 before).
+#[test]
+fn ctrl_c_in_a_repeat_pause_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    iocap(dir.path()).arg("run").args(QUICK).assert().success();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iocap"))
+        .current_dir(dir.path())
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env_remove("IOCAP_DB")
+        .args([
+            "run",
+            "--duration",
+            "0.3s",
+            "--warmup",
+            "0s",
+            "--size",
+            "16M",
+        ])
+        .args([
+            "--repeat",
+            "3",
+            "--repeat-pause",
+            "30s",
+            "--no-save",
+            "--output",
+            "json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(
+        tests.len(),
+        1,
+        "the first run, not the ones after the pause"
+    );
+    assert_eq!(tests[0]["interrupted"], false, "the run itself finished");
+}

@@ -270,6 +270,13 @@ pub fn run_group(
             if jobs[ji].engine == EngineKind::IoUring {
                 let each_pct = window.get(ji).and_then(|(a, b)| monitor::each_pct(a, b));
                 assemble::record_submit(&mut o.result, &reports, ji, &tl, each_pct);
+            } else if jobs[ji].spec.submit == iocap_model::SubmitMode::Each {
+                // psync issues each I/O with its own call anyway: what was asked is moot
+                o.result.warnings.push(
+                    "--submit each applies to io_uring only; the psync engine issues every I/O \
+                     with its own system call anyway"
+                        .into(),
+                );
             }
             o
         })

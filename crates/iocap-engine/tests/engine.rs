@@ -478,6 +478,21 @@ fn psync_records_no_submission() {
     let r = run(&s).result;
     assert!(r.submit.is_none());
     assert!(r.per_second.iter().all(|p| p.submit_each_pct.is_none()));
+    assert!(
+        !r.warnings.iter().any(|w| w.contains("--submit")),
+        "{:?}",
+        r.warnings
+    );
+    // asking for io_uring's one-by-one submission on psync is said to be moot
+    s.submit = iocap_model::SubmitMode::Each;
+    let r = run(&s).result;
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("--submit each applies to io_uring only")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 /// Writes the whole 8 MiB file sequentially, on and on, with the given data shape and returns
