@@ -7,8 +7,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use iocap_assess::{
-    capacity_table, next_step, summarize, DeviceClass, Expectations, Guidelines, Measured,
-    PreflightInput, RoleClasses, SaturateConfig, StepDecision,
+    capacity_table, ramp, summarize, DeviceClass, Expectations, Guidelines, Measured,
+    PreflightInput, RoleClasses, SaturateConfig,
 };
 use iocap_model::{parse_duration, CurvePoint, JobSpec, RunResult, TargetSpec, Verdict};
 use iocap_plan::Profile;
@@ -312,34 +312,16 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
         max_qd: if a.quick { 64 } else { 256 },
         ..SaturateConfig::default()
     };
-    let mut steps: Vec<CurvePoint> = Vec::new();
-    let mut qd = 1;
-    loop {
+    let steps = ramp(&cfg, |qd| {
         let spec = JobSpec {
             name: format!("{} (qd {qd})", read.1.name),
             qd,
             ..read.1.clone()
         };
         let at = measure(&mut run, &a.sure, &[(read.0.clone(), spec)])?[0];
-        let r = &run.tests[at as usize];
-        steps.push(CurvePoint {
-            test_idx: at,
-            qd,
-            load_pct: None,
-            iops: r.total.iops,
-            mb_s: r.total.mb_s,
-            lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
-            lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
-            per_second_iops: r.per_second.iter().map(|s| s.iops).collect(),
-        });
-        if failed(&run) {
-            break;
-        }
-        match next_step(&steps, &cfg) {
-            StepDecision::Continue { qd: n } => qd = n,
-            StepDecision::Stop { .. } => break,
-        }
-    }
+        let p = CurvePoint::of(at, qd, None, &run.tests[at as usize]);
+        anyhow::Ok((p, failed(&run)))
+    })?;
     // 2. to 5. the other workloads, each alone, the backup as read and write together
     let mut idx = std::collections::HashMap::new();
     for (key, (role, spec)) in [("write", &write), ("log", &log), ("scan", &scan)]

@@ -5,10 +5,9 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_assess::{next_step, summarize, throttle_points, SaturateConfig, StepDecision};
+use iocap_assess::{ramp, summarize, throttle_points, SaturateConfig};
 use iocap_model::{
-    format_bytes, CurvePoint, EngineChoice, JobSpec, RunResult, RwMode, TargetSpec, TestResult,
-    DEFAULT_TARGET,
+    format_bytes, CurvePoint, EngineChoice, JobSpec, RunResult, RwMode, TargetSpec, DEFAULT_TARGET,
 };
 
 use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg, DataShapeArgs};
@@ -80,19 +79,6 @@ pub struct SaturateArgs {
     pub save: SaveArgs,
 }
 
-fn point(test_idx: usize, qd: u32, load_pct: Option<f64>, r: &TestResult) -> CurvePoint {
-    CurvePoint {
-        test_idx: test_idx as u32,
-        qd,
-        load_pct,
-        iops: r.total.iops,
-        mb_s: r.total.mb_s,
-        lat_us_p50: r.total.lat_us.as_ref().map(|l| l.p50),
-        lat_us_p99: r.total.lat_us.as_ref().map(|l| l.p99),
-        per_second_iops: r.per_second.iter().map(|s| s.iops).collect(),
-    }
-}
-
 fn base_spec(a: &SaturateArgs) -> JobSpec {
     let mut spec = base_spec_of(a);
     a.sure.apply(&mut spec);
@@ -144,7 +130,7 @@ fn measure(
     let at = run.tests.len() + median_run(&runs);
     run.tests
         .extend(runs.into_iter().map(|mut r| r.remove(0).result));
-    let p = point(at, qd, load, &run.tests[at]);
+    let p = CurvePoint::of(at as u32, qd, load, &run.tests[at]);
     eprintln!(
         "iocap: {}: {} IOPS, {:.1} MB/s, p99 {}",
         spec.name,
@@ -182,23 +168,15 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     let mut run = new_run("saturate");
     a.save.stamp(&mut run);
     let what = format!("{} {}", a.rw.name(), format_bytes(a.bs));
-    let mut steps: Vec<CurvePoint> = Vec::new();
-    let mut qd = 1;
-    loop {
+    let steps = ramp(&cfg, |qd| {
         let spec = JobSpec {
             name: format!("{what} qd {qd}"),
             qd,
             ..base.clone()
         };
-        steps.push(measure(&mut run, &spec, &a.sure, qd, None)?);
-        if stopped(&run) {
-            break;
-        }
-        match next_step(&steps, &cfg) {
-            StepDecision::Continue { qd: next } => qd = next,
-            StepDecision::Stop { .. } => break,
-        }
-    }
+        let p = measure(&mut run, &spec, &a.sure, qd, None)?;
+        anyhow::Ok((p, stopped(&run)))
+    })?;
     let mut throttled = Vec::new();
     let best = steps
         .iter()

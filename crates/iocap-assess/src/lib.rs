@@ -29,7 +29,7 @@ pub use expect::{parse_links, Expectations};
 pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};
 pub use repeats::repeats;
 pub use saturate::{
-    next_step, summarize, throttle_points, SaturateConfig, StepDecision, StopReason,
+    next_step, ramp, summarize, throttle_points, SaturateConfig, StepDecision, StopReason,
 };
 pub use scaleup::{group_sizes, scaleup, SLOW_BELOW_MEDIAN_PCT};
 pub use verdict::{capacity_table, Measured, PreflightInput, RowKind, EXPECTATION_SHARE};

@@ -127,6 +127,28 @@ fn is_flat(steps: &[CurvePoint], i: usize, cfg: &SaturateConfig) -> bool {
     !gained && rose
 }
 
+/// The queue-depth ramp that `saturate` and `preflight` share: `step(qd)` measures one step and
+/// says whether the run must stop there (an error, Ctrl-C); after each, [`next_step`] picks the
+/// next queue depth (1, 2, 4, ...) or ends the ramp. Returns the steps measured.
+pub fn ramp<E>(
+    cfg: &SaturateConfig,
+    mut step: impl FnMut(u32) -> Result<(CurvePoint, bool), E>,
+) -> Result<Vec<CurvePoint>, E> {
+    let mut steps = Vec::new();
+    let mut qd = 1;
+    loop {
+        let (p, stop) = step(qd)?;
+        steps.push(p);
+        if stop {
+            return Ok(steps);
+        }
+        match next_step(&steps, cfg) {
+            StepDecision::Continue { qd: n } => qd = n,
+            StepDecision::Stop { .. } => return Ok(steps),
+        }
+    }
+}
+
 /// After each measured step: the next queue depth, or why to stop.
 pub fn next_step(steps: &[CurvePoint], cfg: &SaturateConfig) -> StepDecision {
     let Some(last) = steps.last() else {

@@ -26,6 +26,23 @@ pub struct CurvePoint {
     pub per_second_iops: Vec<f64>,
 }
 
+impl CurvePoint {
+    /// The point that test `t` (index `test_idx` of its run) measured at `qd`, and at
+    /// `load_pct` for a throttled point.
+    pub fn of(test_idx: u32, qd: u32, load_pct: Option<f64>, t: &crate::TestResult) -> Self {
+        CurvePoint {
+            test_idx,
+            qd,
+            load_pct,
+            iops: t.total.iops,
+            mb_s: t.total.mb_s,
+            lat_us_p50: t.total.lat_us.as_ref().map(|l| l.p50),
+            lat_us_p99: t.total.lat_us.as_ref().map(|l| l.p99),
+            per_second_iops: t.per_second.iter().map(|s| s.iops).collect(),
+        }
+    }
+}
+
 /// The result of `iocap saturate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Saturation {

@@ -292,3 +292,29 @@ fn a_gain_inside_the_noise_is_flat_and_a_steady_one_is_not() {
         StepDecision::Continue { qd: 8 }
     );
 }
+
+/// The shared queue-depth ramp, driven by a mock step: it asks for 1, 2, 4, ... until the
+/// curve flattens, stops at once when a step says so, and passes a step's error on.
+#[test]
+fn the_ramp_asks_for_doublings_until_the_knee_or_a_stop() {
+    let cfg = crate::SaturateConfig::default();
+    // IOPS double up to qd 8, then stay flat while p99 keeps rising
+    let curve = |qd: u32| pt(qd, 1000.0 * f64::from(qd.min(8)), 100.0 * f64::from(qd));
+    let mut asked = Vec::new();
+    let steps = crate::ramp::<()>(&cfg, |qd| {
+        asked.push(qd);
+        Ok((curve(qd), false))
+    })
+    .unwrap();
+    assert_eq!(asked[..4], [1, 2, 4, 8]);
+    assert!(asked.len() < 9 && *asked.last().unwrap() <= 64, "{asked:?}");
+    assert_eq!(steps.len(), asked.len());
+    // a step that must stop (Ctrl-C, an error in the test) ends the ramp after it
+    let steps = crate::ramp::<()>(&cfg, |qd| Ok((curve(qd), qd == 2))).unwrap();
+    assert_eq!(steps.iter().map(|p| p.qd).collect::<Vec<_>>(), [1, 2]);
+    // an error is passed on
+    assert_eq!(
+        crate::ramp(&cfg, |_| Err::<(_, bool), _>("no target")),
+        Err("no target")
+    );
+}
