@@ -53,9 +53,8 @@ pub struct CompareArgs {
     pub fail_on_regression: bool,
     #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 /// The baseline run of `run`'s host and first target.
@@ -88,7 +87,7 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         mbps_drop_pct: a.mbps_drop,
         p99_rise_pct: a.p99_rise,
     };
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     let mut runs = load_all(&mut store, &a.runs)?;
     let mut outputs = Vec::new();
     let mut regressions = 0;
@@ -180,9 +179,8 @@ pub struct ExportArgs {
     /// Allow -o to replace an existing file
     #[arg(long)]
     pub force: bool,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 /// The runs `export` names: its RUN ids, or every run `--all` and the filters select, oldest
@@ -209,7 +207,7 @@ fn export_runs(store: &mut Store, a: ExportArgs) -> Result<Vec<RunResult>> {
 }
 
 pub fn export(mut a: ExportArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     let (format, output, force) = (a.format, a.output.take(), a.force);
     let runs = export_runs(&mut store, a)?;
     let text = match format {
@@ -249,13 +247,12 @@ pub struct ReportArgs {
     /// Allow replacing an existing file
     #[arg(long)]
     pub force: bool,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 pub fn report(a: ReportArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     let runs = load_all(&mut store, &a.runs)?;
     write_new_file(&a.output, &iocap_report::html::render(&runs), a.force)
         .context("the report was not written")?;

@@ -91,11 +91,8 @@ pub struct HistoryArgs {
     /// table fits COLUMNS, else the terminal, else 80 columns
     #[arg(long)]
     pub wide: bool,
-    /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
-    /// conninfo [default: $IOCAP_DB, else
-    /// ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 fn now_s() -> u64 {
@@ -142,7 +139,7 @@ fn table(header: &[&str], right_from: usize) -> Table {
 
 pub fn history(a: HistoryArgs) -> Result<Exit> {
     let filter = a.filter.filter(a.limit)?;
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     let runs = store.list(&filter)?;
     match a.output {
         ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
@@ -187,13 +184,12 @@ pub struct ShowArgs {
     pub run: String,
     #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 pub fn show(a: ShowArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     let run = store.load(&a.run)?;
     let text = || {
         let mut head = format!(
@@ -232,13 +228,12 @@ pub struct DeleteArgs {
     /// Runs to delete: ids, unique starts of ids, or `last`
     #[arg(required = true)]
     pub runs: Vec<String>,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 pub fn delete(a: DeleteArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     // resolve every id first: a typo in the third deletes nothing
     let ids = a
         .runs
@@ -259,9 +254,8 @@ pub struct PruneArgs {
     /// Only list what would be deleted
     #[arg(long)]
     pub dry_run: bool,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: super::save::StoreArg,
 }
 
 pub fn prune(a: PruneArgs) -> Result<Exit> {
@@ -270,7 +264,7 @@ pub fn prune(a: PruneArgs) -> Result<Exit> {
         bail!("--older-than must be more than zero");
     }
     let cutoff = iocap_model::rfc3339_utc(now_s().saturating_sub(age as u64));
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     let out = store.prune(&cutoff, a.dry_run)?;
     let verb = if a.dry_run { "would delete" } else { "deleted" };
     for id in &out.deleted {

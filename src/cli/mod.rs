@@ -72,7 +72,8 @@ pub enum OutputFormat {
 and latency percentiles for database-shaped I/O, on files or block devices, with io_uring or \
 plain pread/pwrite. It never writes to data it did not create unless told to.",
     after_help = "Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted.",
-    args_override_self = true
+    args_override_self = true,
+    max_term_width = 80
 )]
 struct Cli {
     #[command(flatten)]

@@ -9,13 +9,20 @@ use clap::Args;
 use iocap_model::RunResult;
 use iocap_store::{Location, Store};
 
+/// `--db`, declared once for every command that reads or writes the result store.
 #[derive(Args, Debug, Clone, Default)]
-pub struct SaveArgs {
+pub struct StoreArg {
     /// Result store: a SQLite file, a postgres:// URL or PostgreSQL key=value
     /// conninfo [default: $IOCAP_DB, else
     /// ~/.local/share/iocap/results.db]
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct SaveArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
 
     /// Do not save the result
     #[arg(long)]
@@ -51,7 +58,7 @@ impl SaveArgs {
         }
         if !self.no_save {
             // open it now: a store that cannot be reached should cost seconds, not a whole test
-            open_store(self.db.as_deref())?;
+            open_store(self.store.db.as_deref())?;
         }
         Ok(())
     }
@@ -86,7 +93,7 @@ impl SaveArgs {
         if self.no_save {
             return Ok(());
         }
-        let mut store = open_store(self.db.as_deref())?;
+        let mut store = open_store(self.store.db.as_deref())?;
         store.save(run).with_context(|| {
             format!(
                 "the result of run {} could not be saved in {} (the figures above are not stored)",
@@ -105,7 +112,7 @@ impl SaveArgs {
         if self.no_save {
             return Ok(());
         }
-        let mut store = open_store(self.db.as_deref())?;
+        let mut store = open_store(self.store.db.as_deref())?;
         store.save_or_replace(run).with_context(|| {
             format!(
                 "run {} could not be saved in {} (the figures above are not stored)",

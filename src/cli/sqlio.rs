@@ -98,7 +98,7 @@ fn split_own_flags(args: &[String]) -> Result<(Vec<String>, OwnFlags)> {
                     _ => bail!("--output takes text, json or csv, not '{v}'"),
                 }
             }
-            "--db" => own.save.db = Some(v),
+            "--db" => own.save.store.db = Some(v),
             "--label" => own.save.label = Some(v),
             "--tag" => own.save.tags.push(v),
             "--note" => own.save.note = Some(v),

@@ -161,7 +161,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
     a.save.check()?;
     let mut run = match &a.resume {
         Some(id) => {
-            let mut store = open_existing_store(a.save.db.as_deref())?;
+            let mut store = open_existing_store(a.save.store.db.as_deref())?;
             let r = store.load(id)?;
             match &r.suite {
                 Some(info) if info.name == s.name => r,

@@ -77,6 +77,9 @@ fn every_view_fits_80_columns() {
         &["suite", "show", "quick"][..],
         &["suite", "show", "oltp"][..],
         &["audit", "."][..],
+        &["run", "--help"][..],
+        &["preflight", "--help"][..],
+        &["cachescan", "--help"][..],
     ] {
         let text = at_80(dir.path(), args);
         assert!(text.lines().count() > 3, "{args:?}: {text}");
