@@ -222,32 +222,19 @@ fn refused_o_direct_falls_back_to_buffered_with_a_warning() {
     assert!(!v["tests"][0]["warnings"].to_string().contains("O_DIRECT"));
 }
 
-#[test]
-fn ctrl_c_stops_drains_and_reports() {
-    let dir = tempfile::tempdir().unwrap();
-    // create the file first so the interrupt lands in the measured window
-    iocap(dir.path()).arg("run").args(QUICK).assert().success();
-    let bin = assert_cmd::cargo::cargo_bin("iocap");
-    let child = std::process::Command::new(bin)
-        .current_dir(dir.path())
+/// Runs `iocap ARGS` in `dir`, sends it Ctrl-C (SIGINT) after `ms` milliseconds, and checks it
+/// exited 130; its stdout as JSON.
+fn interrupted_after(dir: &std::path::Path, args: &[&str], ms: u64) -> Value {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iocap"))
+        .current_dir(dir)
         .env("XDG_DATA_HOME", crate::data_home())
         .env_remove("IOCAP_DB")
-        .args([
-            "run",
-            "--duration",
-            "60s",
-            "--warmup",
-            "0s",
-            "--size",
-            "16M",
-            "--output",
-            "json",
-        ])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    std::thread::sleep(std::time::Duration::from_millis(ms));
     // SAFETY: sending SIGINT to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -257,7 +244,28 @@ fn ctrl_c_stops_drains_and_reports() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn ctrl_c_stops_drains_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    // create the file first so the interrupt lands in the measured window
+    iocap(dir.path()).arg("run").args(QUICK).assert().success();
+    let run = [
+        "run",
+        "--duration",
+        "60s",
+        "--warmup",
+        "0s",
+        "--size",
+        "16M",
+    ];
+    let v = interrupted_after(
+        dir.path(),
+        &[&run[..], &["--output", "json"]].concat(),
+        1500,
+    );
     let t = &v["tests"][0];
     assert_eq!(t["interrupted"], true);
     let d = t["duration_s"].as_f64().unwrap();
@@ -299,29 +307,14 @@ fn help_documents_every_flag() {
 
 #[test]
 fn live_progress_only_on_a_terminal() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipping: `script` (util-linux) is not installed");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("iocap");
-    let cmd = format!(
-        "{} run --duration 2s --warmup 0s --size 16M {}",
-        bin.display(),
+    let run = format!(
+        "run --duration 2s --warmup 0s --size 16M {}",
         dir.path().join("t.dat").display()
     );
-    // `script` gives iocap a terminal
-    let out = std::process::Command::new("script")
-        .env("XDG_DATA_HOME", crate::data_home())
-        .env_remove("IOCAP_DB")
-        .args(["-qec", &cmd, "/dev/null"])
-        .output()
-        .unwrap();
-    let tty = String::from_utf8_lossy(&out.stdout).to_string();
+    let Some(tty) = crate::on_a_terminal(&run) else {
+        return;
+    };
     assert!(
         tty.contains("measuring") && tty.contains("IOPS  "),
         "no live line:\n{tty}"
@@ -419,43 +412,18 @@ fn the_shape_of_written_data_is_asked_for_recorded_and_checked() {
 fn ctrl_c_in_a_repeat_pause_exits_130() {
     let dir = tempfile::tempdir().unwrap();
     iocap(dir.path()).arg("run").args(QUICK).assert().success();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iocap"))
-        .current_dir(dir.path())
-        .env("XDG_DATA_HOME", crate::data_home())
-        .env_remove("IOCAP_DB")
-        .args([
-            "run",
-            "--duration",
-            "0.3s",
-            "--warmup",
-            "0s",
-            "--size",
-            "16M",
-        ])
-        .args([
-            "--repeat",
-            "3",
-            "--repeat-pause",
-            "30s",
-            "--no-save",
-            "--output",
-            "json",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
-    // SAFETY: sending SIGINT to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = [
+        "run",
+        "--duration",
+        "0.3s",
+        "--warmup",
+        "0s",
+        "--size",
+        "16M",
+        "--no-save",
+    ];
+    let repeat = ["--repeat", "3", "--repeat-pause", "30s", "--output", "json"];
+    let v = interrupted_after(dir.path(), &[&run[..], &repeat].concat(), 2500);
     let tests = v["tests"].as_array().unwrap();
     assert_eq!(
         tests.len(),

@@ -49,6 +49,29 @@ pub fn iocap(dir: &Path) -> Command {
     c
 }
 
+/// Runs `iocap ARGS` (one shell-quoted string, paths included) on a terminal made by
+/// `script(1)`, with `COLUMNS=80`, and returns what the terminal showed; `None` (after saying
+/// why) where util-linux's `script` is not installed.
+pub fn on_a_terminal(args: &str) -> Option<String> {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping: `script` (util-linux) is not installed");
+        return None;
+    }
+    let cmd = format!("{} {args}", assert_cmd::cargo::cargo_bin("iocap").display());
+    let out = std::process::Command::new("script")
+        .env("XDG_DATA_HOME", data_home())
+        .env("COLUMNS", "80")
+        .env_remove("IOCAP_DB")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Runs `iocap args..` in `dir`, which must succeed, and returns its stdout as JSON.
 pub fn json_of(dir: &Path, args: &[&str]) -> serde_json::Value {
     let out = iocap(dir).args(args).output().unwrap();

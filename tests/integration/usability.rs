@@ -89,29 +89,16 @@ fn every_view_fits_80_columns() {
 
 #[test]
 fn the_live_line_names_the_test_and_step_from_the_start() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipping: `script` (util-linux) is not installed");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let cmd = format!(
-        "{} saturate --step-duration 1.5s --warmup 1.2s --max-qd 2 --no-throttled --size 16M \
+    let saturate = format!(
+        "saturate --step-duration 1.5s --warmup 1.2s --max-qd 2 --no-throttled --size 16M \
          --no-save {}",
-        assert_cmd::cargo::cargo_bin("iocap").display(),
         dir.path().join("t.dat").display()
     );
-    let out = std::process::Command::new("script")
-        .env("XDG_DATA_HOME", crate::data_home())
-        .env("COLUMNS", "80")
-        .env_remove("IOCAP_DB")
-        .args(["-qec", &cmd, "/dev/null"])
-        .output()
-        .unwrap();
-    let tty = String::from_utf8_lossy(&out.stdout).replace("\x1b[2K", "");
+    let Some(tty) = crate::on_a_terminal(&saturate) else {
+        return;
+    };
+    let tty = tty.replace("\x1b[2K", "");
     let lines: Vec<&str> = tty.split(['\r', '\n']).collect();
     for want in [
         "qd 1, step 1: starting",
