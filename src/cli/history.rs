@@ -3,12 +3,11 @@
 
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::parse_duration;
 use iocap_report::fmt::{printable, printable_lines};
 use iocap_store::Filter;
 
-use super::history_table::{history_table, width, Listed};
+use super::history_table::{history_table, table, width, Listed};
 use super::save::open_existing_store;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -123,18 +122,6 @@ pub fn parse_when(flag: &str, s: &str) -> Result<String> {
              age (7d, 12h)"
         ),
     }
-}
-
-fn table(header: &[&str], right_from: usize) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(header.iter().map(Cell::new));
-    for i in right_from..header.len() {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    t
 }
 
 pub fn history(a: HistoryArgs) -> Result<Exit> {

@@ -15,7 +15,8 @@ pub fn width() -> u16 {
     super::width::columns().min(usize::from(u16::MAX)) as u16
 }
 
-fn table(header: &[&str], right_from: usize) -> Table {
+/// A borders-only table, columns from `right_from` on right-aligned.
+pub(super) fn table(header: &[&str], right_from: usize) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(header.iter().map(Cell::new));
