@@ -138,11 +138,7 @@ fn step(
         format_bytes(c.bs_bytes),
         format_bytes(ws)
     );
-    eprintln!(
-        "iocap: cachescan: warming {} of {}",
-        format_bytes(ws),
-        c.target
-    );
+    eprintln!("iocap: cachescan: warming the first {}", format_bytes(ws));
     let warmed = probe::warm(t, ws, WARM_BS, &INTERRUPTED)?;
     if warmed.interrupted {
         return Ok(None);
@@ -244,7 +240,12 @@ pub fn scan(run: &mut RunResult, c: &ScanConfig) -> Result<CacheScan> {
                 break;
             }
         }
-        eprintln!("iocap: cachescan: step {} of {}", i + 1, sets.len());
+        eprintln!(
+            "iocap: cachescan: step {} of {} on {}",
+            i + 1,
+            sets.len(),
+            super::width::fit(&c.target, 40)
+        );
         match step(run, c, &t, ws)? {
             Some(s) => steps.push(s),
             None => {

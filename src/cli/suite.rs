@@ -93,6 +93,10 @@ pub fn suite(a: SuiteArgs) -> Result<Exit> {
     match a.action {
         SuiteAction::List => {
             let mut t = iocap_report::table(&["suite", "tests", "takes", "what"]);
+            // words, not a figure: left-aligned
+            if let Some(c) = t.column_mut(3) {
+                c.set_cell_alignment(comfy_table::CellAlignment::Left);
+            }
             for s in iocap_plan::list_suites() {
                 t.add_row(vec![
                     s.name,

@@ -85,6 +85,12 @@ fn every_view_fits_80_columns() {
         assert!(text.lines().count() > 3, "{args:?}: {text}");
         assert_fits(&args.join(" "), &text);
     }
+    // suite list's descriptions read from the left, as words do
+    let list = at_80(dir.path(), &["suite", "list"]);
+    let quick = list.lines().find(|l| l.contains("│ quick")).unwrap();
+    assert!(quick.contains("s   A few minutes"), "{quick}");
+    let wrapped = list.lines().nth(4).unwrap();
+    assert!(wrapped.trim_end_matches('│').ends_with("  "), "{list}");
 }
 
 #[test]

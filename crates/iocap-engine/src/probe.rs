@@ -59,15 +59,19 @@ fn read_full(t: &PreparedTarget, buf: &mut [u8], offset: u64) -> Result<(), Prob
         .map_err(|e| fault(t, "read", offset, len, e))
 }
 
-/// Reads `[0, len)` of `t` once, front to back, in `bs`-byte reads (the last one shorter, kept
-/// to a multiple of the target's logical block). Stops early when `stop` is set.
+/// Reads `[0, len)` of `t` once, front to back, in `bs`-byte reads (the last one shorter), in
+/// whole logical blocks: a tail shorter than one block is not read. Stops early when `stop` is
+/// set.
 pub fn warm(
     t: &PreparedTarget,
     len: u64,
     bs: u64,
     stop: &AtomicBool,
 ) -> Result<Warmed, ProbeError> {
-    let len = len.min(t.range_bytes);
+    // whole logical blocks only: the tail of a file of odd size cannot be read with O_DIRECT
+    let lb = t.logical_block.max(1);
+    let len = len.min(t.range_bytes) / lb * lb;
+    let bs = (bs / lb).max(1) * lb;
     let mut buf = AlignedBuf::new(bs as usize).map_err(|e| fault(t, "allocate", 0, bs, e))?;
     let start = now_ns();
     let mut at = 0;
@@ -76,7 +80,6 @@ pub fn warm(
             break;
         }
         let n = (len - at).min(bs);
-        let n = (n / t.logical_block.max(1) * t.logical_block.max(1)).max(t.logical_block);
         read_full(t, &mut buf.as_mut_slice()[..n as usize], at)?;
         at += n;
     }

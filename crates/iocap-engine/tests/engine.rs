@@ -564,3 +564,29 @@ fn dedupe_makes_the_share_of_duplicate_blocks_asked() {
     assert!((dup_share(&blocks) - 30.0).abs() <= 5.0);
     assert!((saved_pct(&blocks) - 50.0).abs() <= 5.0);
 }
+
+/// The cache probes on a user's file of odd size, read with O_DIRECT: the warming pass reads
+/// every whole logical block and no further (the tail cannot be read directly), and the
+/// read-after-write check on iocap's own file measures every pair it was asked for.
+#[test]
+fn cache_probes_read_whole_blocks_and_measure_each_pair() {
+    use iocap_engine::probe::{read_after_write, warm};
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.dat");
+    std::fs::write(&odd, vec![7u8; (3 << 20) + 1000]).unwrap();
+    let mut s = spec(dir.path(), RwMode::Read, EngineChoice::Psync);
+    s.targets = vec![TargetSpec::new(odd.display().to_string())];
+    let t = prepare_targets(&s, &mut NoFillProgress, &NEVER).unwrap();
+    let w = warm(&t[0], u64::MAX, 1 << 20, &NEVER).unwrap();
+    let lb = t[0].logical_block;
+    assert_eq!(w.bytes, ((3 << 20) + 1000) / lb * lb);
+    assert!(!w.interrupted);
+    // the check writes: only on a target prepared for writing (iocap's own file here)
+    let mut s = spec(dir.path(), RwMode::RandWrite, EngineChoice::Psync);
+    s.size_bytes = 4 << 20;
+    let t = prepare_targets(&s, &mut NoFillProgress, &NEVER).unwrap();
+    let r = read_after_write(&t[0], 8192, 50, 5.0, &NEVER).unwrap();
+    assert_eq!(r.write_ns.len(), 50);
+    assert_eq!(r.fresh_read_ns.len(), 50);
+    assert!(r.old_read_ns.iter().all(|&n| n > 0));
+}
