@@ -229,7 +229,10 @@ pub fn scan(run: &mut RunResult, c: &ScanConfig) -> Result<CacheScan> {
     let max = c.max_bytes.unwrap_or(t.range_bytes).min(t.range_bytes);
     let sets = working_sets(max);
     let mut steps: Vec<CacheStep> = Vec::new();
-    let mut stop_reason = format!("reached the largest working set, {}", format_bytes(max));
+    let mut stop_reason = format!(
+        "reached the largest working set, {}",
+        iocap_model::human_bytes(sets.last().copied().unwrap_or(max))
+    );
     for (i, &ws) in sets.iter().enumerate() {
         if let (Some(b), Some(last)) = (c.budget_s, steps.last()) {
             // the next step warms twice as much and measures as long

@@ -15,7 +15,7 @@
 //! the working set after the next one too, so that one noisy reading (a stall of the host in
 //! one step) is not called a cache.
 
-use iocap_model::{format_bytes, CacheLevel, CacheScan, CacheStep, ReadAfterWrite};
+use iocap_model::{format_bytes, human_bytes, CacheLevel, CacheScan, CacheStep, ReadAfterWrite};
 
 /// Smallest working set of a sweep.
 pub const FIRST_WORKING_SET_BYTES: u64 = 16 << 20;
@@ -142,7 +142,7 @@ pub fn holds_recent_writes(fresh_p50_us: f64, old_p50_us: f64) -> bool {
 /// Sentences on what a scan found and what it could not rule out.
 pub fn scan_notes(scan: &CacheScan) -> Vec<String> {
     let mut notes = Vec::new();
-    let upto = format_bytes(scan.tried_up_to_bytes);
+    let upto = human_bytes(scan.tried_up_to_bytes);
     if let Some(r) = unconfirmed_last_rise(&scan.steps, &scan.levels) {
         notes.push(format!(
             "latency rose {r:.1} times at the last working set ({upto}) and nothing after it \
@@ -216,7 +216,7 @@ pub struct SizeLimits {
 pub fn size_files(scan: &CacheScan, lim: SizeLimits) -> FileSizing {
     let cap = lim.space_bytes.min(lim.time_bytes);
     let Some(cache) = scan.largest_cache_bytes() else {
-        let upto = format_bytes(scan.tried_up_to_bytes);
+        let upto = human_bytes(scan.tried_up_to_bytes);
         let covered = lim.default_bytes >= scan.tried_up_to_bytes.saturating_mul(FILE_PER_CACHE);
         return FileSizing {
             bytes: lim.default_bytes,

@@ -154,7 +154,7 @@ pub fn render_cachescan(s: &CacheScan) -> String {
     if s.levels.is_empty() {
         out.push_str(&wrap(
             "caches:  ",
-            &format!("none found up to {}", format_bytes(s.tried_up_to_bytes)),
+            &format!("none found up to {}", human_bytes(s.tried_up_to_bytes)),
             width(),
         ));
     }

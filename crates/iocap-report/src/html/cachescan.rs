@@ -107,7 +107,7 @@ pub(super) fn cachescan(out: &mut String, runs: &[RunResult], names: &[String]) 
             let _ = write!(
                 out,
                 "<li>No cache found up to {}.</li>",
-                escape(&iocap_model::format_bytes(s.tried_up_to_bytes))
+                escape(&iocap_model::human_bytes(s.tried_up_to_bytes))
             );
         }
         for l in level_sentences(s).iter().chain(&s.notes) {
