@@ -4,7 +4,6 @@
 mod args;
 mod audit;
 mod cachescan;
-mod class;
 mod compare;
 mod cost;
 mod execute;
@@ -14,7 +13,6 @@ mod history;
 mod history_table;
 mod install;
 mod monitor;
-mod oscounters;
 mod preflight;
 mod progress;
 mod roles;

@@ -145,3 +145,28 @@ impl Drop for LiveLine {
         self.clear();
     }
 }
+
+/// The terminal's view of a session's progress: a bar while a test file is filled, the live
+/// line while a test runs, and progress lines on stderr (`iocap: ...`, a suite's `== ...`
+/// headers as they are), each cut to the terminal's width.
+pub struct Terminal;
+
+impl iocap_session::Progress for Terminal {
+    fn fill(&mut self) -> Box<dyn FillObserver> {
+        Box::new(FillBar::new())
+    }
+    fn live(&mut self) -> Box<dyn RunObserver> {
+        Box::new(LiveLine::new())
+    }
+    fn label(&mut self, what: &str) {
+        set_label(what);
+    }
+    fn say(&mut self, line: &str) {
+        let line = if line.starts_with("== ") {
+            line.to_string()
+        } else {
+            format!("iocap: {line}")
+        };
+        eprintln!("{}", super::width::fit(&line, super::width::columns() - 1));
+    }
+}

@@ -2,15 +2,13 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{
-    Burst, EngineChoice, JobSpec, RunResult, RwMode, SubmitMode, TargetSpec, DEFAULT_TARGET,
-};
+use iocap_model::{Burst, EngineChoice, JobSpec, RwMode, SubmitMode, TargetSpec, DEFAULT_TARGET};
 
 use super::args::{
     bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, DataShapeArgs,
     Mix,
 };
-use super::execute::{execute, finish, run_repeated};
+use super::execute::{finish, session};
 use super::save::SaveArgs;
 use super::sure::SureArgs;
 use super::{Exit, OutputFormat};
@@ -223,18 +221,15 @@ impl RunArgs {
 pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
     args.save.check()?;
-    let mut done = execute(&spec, "run")?;
-    if args.sure.repeat > 1 {
-        repeat_runs(&spec, &args, &mut done.run)?;
-    }
-    args.save.stamp(&mut done.run);
-    for t in &mut done.run.tests {
-        let qd1 = super::class::qd1_read_p50(t);
-        super::class::check(t, qd1, None);
-    }
-    super::audit::record_config(&mut done.run);
-    let r = &done.run;
-    let code = finish(r, args.output, || {
+    let say = args.output == OutputFormat::Text;
+    let r = session("run", Some(&args.sure), &args.save, |s| {
+        for tests in s.repeated(std::slice::from_ref(&spec), 1, say)? {
+            s.run.tests.extend(tests);
+        }
+        s.check_each_class();
+        Ok(())
+    })?;
+    let code = finish(&r, args.output, || {
         let mut text = r
             .tests
             .iter()
@@ -247,25 +242,6 @@ pub fn run(args: RunArgs) -> Result<Exit> {
         }
         text
     });
-    args.save.keep(std::slice::from_ref(r))?;
+    args.save.keep(std::slice::from_ref(&r))?;
     Ok(code)
-}
-
-/// `--repeat N`: runs 2 to N of the test into `run`, which holds run 1; then the spread across
-/// runs.
-fn repeat_runs(spec: &JobSpec, args: &RunArgs, run: &mut RunResult) -> Result<()> {
-    run.tests[0].repeat = Some(1);
-    let first = &run.tests[0];
-    if first.error.is_none() && !first.interrupted {
-        let more = run_repeated(
-            std::slice::from_ref(spec),
-            &args.sure,
-            2,
-            args.output == OutputFormat::Text,
-        )?;
-        run.tests
-            .extend(more.into_iter().map(|mut r| r.remove(0).result));
-    }
-    run.repeats = iocap_assess::repeats(&run.tests);
-    Ok(())
 }

@@ -5,16 +5,14 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_assess::{ramp, summarize, throttle_points, SaturateConfig};
-use iocap_model::{
-    format_bytes, CurvePoint, EngineChoice, JobSpec, RunResult, RwMode, TargetSpec, DEFAULT_TARGET,
-};
+use iocap_assess::SaturateConfig;
+use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_session::SaturateSpec;
 
 use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg, DataShapeArgs};
-use super::execute::{finish, median_run, new_run, run_repeated, run_text};
+use super::execute::{finish, run_text, session};
 use super::run::SubmitArg;
 use super::save::SaveArgs;
-use super::signals::interrupted;
 use super::sure::SureArgs;
 use super::{Exit, OutputFormat};
 
@@ -109,48 +107,6 @@ fn base_spec_of(a: &SaturateArgs) -> JobSpec {
     }
 }
 
-/// Runs one point (`--repeat` times), adds its tests to the run and returns the point, taken
-/// from the median run.
-fn measure(
-    run: &mut RunResult,
-    spec: &JobSpec,
-    sure: &SureArgs,
-    qd: u32,
-    load: Option<f64>,
-) -> Result<CurvePoint> {
-    super::progress::set_label(match load {
-        Some(_) => format!("{}, throttled point", spec.name),
-        None => format!(
-            "{}, step {}",
-            spec.name,
-            run.tests.len() / sure.repeat.max(1) as usize + 1
-        ),
-    });
-    let runs = run_repeated(std::slice::from_ref(spec), sure, 1, true)?;
-    let at = run.tests.len() + median_run(&runs);
-    run.tests
-        .extend(runs.into_iter().map(|mut r| r.remove(0).result));
-    let p = CurvePoint::of(at as u32, qd, load, &run.tests[at]);
-    eprintln!(
-        "iocap: {}: {} IOPS, {:.1} MB/s, p99 {}",
-        spec.name,
-        iocap_report::fmt_count(p.iops),
-        p.mb_s,
-        p.lat_us_p99
-            .map(iocap_report::fmt_lat_us)
-            .unwrap_or_else(|| "-".into())
-    );
-    Ok(p)
-}
-
-fn stopped(run: &RunResult) -> bool {
-    interrupted()
-        || run
-            .tests
-            .last()
-            .is_some_and(|t| t.error.is_some() || t.interrupted)
-}
-
 pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     let cfg = SaturateConfig {
         min_gain_pct: a.min_gain,
@@ -165,45 +121,14 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
         anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
     }
     a.save.check()?;
-    let mut run = new_run("saturate");
-    a.save.stamp(&mut run);
-    let what = format!("{} {}", a.rw.name(), format_bytes(a.bs));
-    let steps = ramp(&cfg, |qd| {
-        let spec = JobSpec {
-            name: format!("{what} qd {qd}"),
-            qd,
-            ..base.clone()
-        };
-        let p = measure(&mut run, &spec, &a.sure, qd, None)?;
-        anyhow::Ok((p, stopped(&run)))
+    let spec = SaturateSpec {
+        base,
+        cfg,
+        throttled: !a.no_throttled,
+    };
+    let run = session("saturate", Some(&a.sure), &a.save, |s| {
+        iocap_session::saturate(s, &spec)
     })?;
-    let mut throttled = Vec::new();
-    let best = steps
-        .iter()
-        .filter(|p| p.iops.is_finite())
-        .max_by(|x, y| x.iops.total_cmp(&y.iops))
-        .cloned();
-    if let (false, Some(best)) = (a.no_throttled || stopped(&run), best) {
-        for (pct, rate) in throttle_points(best.iops) {
-            let spec = JobSpec {
-                name: format!("{what} qd {} at {pct:.0} %", best.qd),
-                qd: best.qd,
-                rate_iops: Some(rate),
-                ..base.clone()
-            };
-            throttled.push(measure(&mut run, &spec, &a.sure, best.qd, Some(pct))?);
-            if stopped(&run) {
-                break;
-            }
-        }
-    }
-    let qd1 = run.tests.iter().find_map(super::class::qd1_read_p50);
-    for t in &mut run.tests {
-        super::class::check(t, qd1, None);
-    }
-    run.saturation = Some(summarize(&steps, &throttled, &cfg));
-    run.repeats = iocap_assess::repeats(&run.tests);
-    super::audit::record_config(&mut run);
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)

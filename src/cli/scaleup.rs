@@ -3,17 +3,16 @@
 //! volume that does much worse than its peers, or a group far below linear, points at a shared
 //! bottleneck (a controller, a link, a queue).
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use iocap_assess::{group_sizes, scaleup as assess_scaleup};
-use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode, TargetSpec};
+use iocap_model::{EngineChoice, JobSpec, RwMode};
+use iocap_session::ScaleupSpec;
 
 use super::args::{duration_arg, engine_arg, rw_arg, size_arg};
-use super::execute::{finish, new_run, run_one, run_text};
+use super::execute::{finish, run_text, session};
 use super::roles::RoleDirs;
 use super::run::SubmitArg;
 use super::save::SaveArgs;
-use super::signals::interrupted;
 use super::{Exit, OutputFormat};
 
 #[derive(Args, Debug)]
@@ -64,66 +63,28 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             .target("data")
         })
         .collect();
-    let mut seen = std::collections::HashSet::new();
-    if let Some(dup) = paths.iter().find(|p| !seen.insert(*p)) {
-        bail!("{dup} is given twice: each volume once");
-    }
-    let what = format!("{} {}", a.rw.name(), format_bytes(a.bs));
-    let spec_for = |targets: &[String], name: String| JobSpec {
-        name,
-        targets: targets.iter().map(TargetSpec::new).collect(),
-        rw: a.rw,
-        write_pct: a.rw.write_pct(30),
-        bs_bytes: a.bs,
-        align_bytes: a.bs,
-        qd: a.qd,
-        size_bytes: a.size,
-        duration_s: a.duration,
-        warmup_s: a.warmup,
-        engine: a.engine,
-        submit: a.submit.mode(),
-        allow_overwrite: a.allow_overwrite,
-        ..JobSpec::default()
+    let spec = ScaleupSpec {
+        paths,
+        base: JobSpec {
+            rw: a.rw,
+            write_pct: a.rw.write_pct(30),
+            bs_bytes: a.bs,
+            align_bytes: a.bs,
+            qd: a.qd,
+            size_bytes: a.size,
+            duration_s: a.duration,
+            warmup_s: a.warmup,
+            engine: a.engine,
+            submit: a.submit.mode(),
+            allow_overwrite: a.allow_overwrite,
+            ..JobSpec::default()
+        },
     };
-    for p in &paths {
-        spec_for(std::slice::from_ref(p), String::new()).validate()?;
-    }
+    spec.check()?;
     a.save.check()?;
-    let mut run = new_run("scaleup");
-    a.save.stamp(&mut run);
-    let mut alone_idx = Vec::new();
-    for p in &paths {
-        if interrupted() {
-            break;
-        }
-        let spec = spec_for(std::slice::from_ref(p), format!("{what} {p} alone"));
-        super::progress::set_label(&spec.name);
-        let out = run_one(&spec)?;
-        alone_idx.push((p.clone(), run.tests.len() as u32));
-        run.tests.push(out.result);
-    }
-    let mut together_idx = Vec::new();
-    for n in group_sizes(paths.len()).into_iter().filter(|n| *n > 1) {
-        if interrupted() || run.tests.iter().any(|t| t.error.is_some()) {
-            break;
-        }
-        let group = &paths[..n];
-        let spec = spec_for(group, format!("{what} {n} volumes together"));
-        super::progress::set_label(&spec.name);
-        let out = run_one(&spec)?;
-        together_idx.push((group.to_vec(), run.tests.len() as u32));
-        run.tests.push(out.result);
-    }
-    let alone: Vec<_> = alone_idx
-        .iter()
-        .map(|(p, i)| (p.clone(), &run.tests[*i as usize], *i))
-        .collect();
-    let together: Vec<_> = together_idx
-        .iter()
-        .map(|(g, i)| (g.clone(), &run.tests[*i as usize], *i))
-        .collect();
-    run.scaleup = Some(assess_scaleup(&alone, &together));
-    super::audit::record_config(&mut run);
+    let run = session("scaleup", None, &a.save, |s| {
+        iocap_session::scaleup(s, &spec)
+    })?;
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)

@@ -3,11 +3,10 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use iocap_engine::stats::OpRecorder;
 use iocap_model::{parse_duration, RunResult};
-use iocap_sqlio::{parse_args, parse_batch, render_header, render_summary, SqlioCall};
+use iocap_sqlio::{ms_buckets, parse_args, parse_batch, render_header, render_summary, SqlioCall};
 
-use super::execute::{execute, finish};
+use super::execute::{finish, session};
 use super::save::SaveArgs;
 use super::signals::interrupted;
 use super::{print_stdout, Exit, OutputFormat};
@@ -114,27 +113,19 @@ fn parse_call(args: &[String]) -> Result<SqlioCall> {
     Ok(call)
 }
 
-/// SQLIO's 1 ms latency buckets: [k, k+1) ms for k = 0..23, then 24 ms and more.
-fn ms_buckets(total: &OpRecorder) -> [u64; 25] {
-    let mut b = [0u64; 25];
-    for (k, slot) in b.iter_mut().enumerate().take(24) {
-        *slot = total.count_between(k as u64 * 1_000_000, (k as u64 + 1) * 1_000_000);
-    }
-    b[24] = total.count_between(24_000_000, u64::MAX);
-    b
-}
-
 /// Runs one call, prints it, saves it; returns the exit code and the run.
 fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(Exit, RunResult)> {
     if output == OutputFormat::Text {
         print_stdout(&render_header(call));
     }
-    let mut done = execute(&call.spec, "sqlio")?;
-    save.stamp(&mut done.run);
-    super::audit::record_config(&mut done.run);
-    let result = &done.run.tests[0];
-    let buckets = ms_buckets(&done.outcome.stats.total());
-    let code = finish(&done.run, output, || {
+    let run = session("sqlio", None, save, |s| {
+        let r = s.exec.run(std::slice::from_ref(&call.spec))?;
+        s.run.tests.extend(r);
+        Ok(())
+    })?;
+    let result = &run.tests[0];
+    let buckets = ms_buckets(result);
+    let code = finish(&run, output, || {
         let mut s = render_summary(call, result, &buckets);
         if !s.ends_with('\n') {
             s.push('\n');
@@ -144,8 +135,8 @@ fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(
         }
         s
     });
-    save.save(&done.run)?;
-    Ok((code, done.run))
+    save.save(&run)?;
+    Ok((code, run))
 }
 
 pub fn run(args: &[String]) -> Result<Exit> {

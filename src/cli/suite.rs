@@ -2,18 +2,16 @@
 //! finishes, so a suite stopped by Ctrl-C, a fault or a kill keeps every test it finished and
 //! can be resumed (`--resume RUN`) where it stopped.
 
-use std::collections::HashSet;
-
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use iocap_model::{JobSpec, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
+use iocap_session::{load_suite, Session, SuiteEnd, SuiteRun, SuiteStep};
 
 use super::args::{duration_arg, size_arg};
-use super::execute::{new_run, run_repeated, tests_text};
+use super::execute::{new_run, tests_text};
 use super::roles::RoleDirs;
 use super::save::{open_existing_store, SaveArgs};
-use super::signals::{interrupted, pause};
 use super::sure::SureArgs;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -60,33 +58,6 @@ pub struct SuiteRunArgs {
     pub sure: SureArgs,
     #[command(flatten)]
     pub save: SaveArgs,
-}
-
-/// A built-in suite by name, a suite file, or a database profile's workloads as a suite
-/// (`profile:sqlserver`).
-pub fn load_suite(what: &str) -> Result<Suite> {
-    if let Some(name) = what.strip_prefix("profile:") {
-        return Ok(super::preflight::load_profile(name)?.suite());
-    }
-    let p = std::path::Path::new(what);
-    if p.exists() || what.ends_with(".toml") {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("cannot read suite file {what}"))?;
-        return iocap_plan::parse_suite(&text).map_err(|e| not_toml(e, what, "suite"));
-    }
-    Ok(iocap_plan::suite(what)?)
-}
-
-/// The error for a suite or profile file: one that is not TOML at all (`/etc/passwd`) is named
-/// as not being such a file, with the line the parser stopped at.
-pub fn not_toml(e: iocap_plan::PlanError, what: &str, kind: &str) -> anyhow::Error {
-    match &e {
-        iocap_plan::PlanError::Toml(m) if m.contains("TOML parse error") => anyhow::anyhow!(
-            "{what} is not a {kind} file: {kind} files are TOML (docs/profiles-and-suites.md), \
-             and this one is not: {m}"
-        ),
-        _ => anyhow::Error::new(e).context(format!("in {kind} file {what}")),
-    }
 }
 
 pub fn suite(a: SuiteArgs) -> Result<Exit> {
@@ -155,23 +126,23 @@ fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
 fn run(a: SuiteRunArgs) -> Result<Exit> {
     let s = load_suite(&a.suite)?;
     // every test is checked before the first runs: a typo in test 40 must not surface an hour in
-    let plan: Vec<Vec<(String, JobSpec)>> = s.tests.iter().map(|t| specs_of(t, &a)).collect();
-    for (t, specs) in s.tests.iter().zip(&plan) {
-        for (_, spec) in specs {
+    let steps: Vec<SuiteStep> = s
+        .tests
+        .iter()
+        .map(|t| SuiteStep {
+            name: t.name.clone(),
+            specs: specs_of(t, &a),
+        })
+        .collect();
+    for step in &steps {
+        for (_, spec) in &step.specs {
             spec.validate()
-                .with_context(|| format!("suite {}: test {}", s.name, t.name))?;
+                .with_context(|| format!("suite {}: test {}", s.name, step.name))?;
         }
     }
     a.save.check()?;
-    let mut run = match &a.resume {
-        Some(id) => {
-            let mut store = open_existing_store(a.save.store.db.as_deref())?;
-            let r = store.load(id)?;
-            match &r.suite {
-                Some(info) if info.name == s.name => r,
-                _ => bail!("run {} is not a run of suite {}", r.run_id, s.name),
-            }
-        }
+    let run = match &a.resume {
+        Some(id) => resumed(&a, id, &s.name)?,
         None => {
             let mut r = new_run("suite");
             r.suite = Some(SuiteInfo {
@@ -182,68 +153,37 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
             r
         }
     };
-    let done: HashSet<String> = run.tests.iter().map(|t| t.name.clone()).collect();
-    let pause_s = a.pause.unwrap_or(s.pause_s);
-    let mut code = Exit::Ok;
-    let mut ran = 0;
-    for (i, (t, specs)) in s.tests.iter().zip(&plan).enumerate() {
-        if specs.iter().all(|(_, sp)| done.contains(&sp.name)) {
-            continue;
-        }
-        if ran > 0 && pause_s > 0.0 {
-            if ran == 1 {
-                eprintln!(
-                    "iocap: pausing {pause_s} s between tests so write caches drain (arrays with \
-                     large caches may need a minute: --pause 60s)"
-                );
-            }
-            if pause(pause_s) {
-                code = Exit::Interrupted;
-                break;
-            }
-        }
-        if interrupted() {
-            code = Exit::Interrupted;
-            break;
-        }
-        eprintln!("== {} test {}/{}: {}", s.name, i + 1, s.tests.len(), t.name);
-        super::progress::set_label(format!("{} (test {} of {})", t.name, i + 1, s.tests.len()));
-        let only: Vec<JobSpec> = specs.iter().map(|(_, sp)| sp.clone()).collect();
-        let first_new = run.tests.len();
-        for outcomes in run_repeated(&only, &a.sure, 1, true)? {
-            // workloads that ran at the same time share a group; each repeat is its own
-            let group = (outcomes.len() > 1).then_some(if a.sure.repeat > 1 {
-                run.tests.len() as u32
-            } else {
-                i as u32
-            });
-            for ((role, _), o) in specs.iter().zip(outcomes) {
-                let mut r = o.result;
-                r.role = Some(role.clone());
-                r.group = group;
-                run.tests.push(r);
-            }
-        }
-        run.repeats = iocap_assess::repeats(&run.tests);
-        ran += 1;
-        super::audit::record_config(&mut run);
-        a.save.save_progress(&run)?;
-        let new = &run.tests[first_new..];
+    let plan = SuiteRun {
+        name: s.name.clone(),
+        steps,
+        pause_s: a.pause.unwrap_or(s.pause_s),
+    };
+    let mut exec = super::execute::engine();
+    let mut session = Session::new(run, &mut exec).repeating(a.sure.repeat, a.sure.repeat_pause);
+    let end = plan.run(&mut session, |run, first_new| {
+        a.save.save_progress(run)?;
         if a.output == OutputFormat::Text {
-            print_stdout(&iocap_report::fmt::printable_lines(
-                &(tests_text(new) + "\n"),
-            ));
+            let text = tests_text(&run.tests[first_new..]) + "\n";
+            print_stdout(&iocap_report::fmt::printable_lines(&text));
         }
-        if new.iter().any(|r| r.error.is_some()) {
-            code = Exit::Error;
-            break;
-        }
-        if new.iter().any(|r| r.interrupted) {
-            code = Exit::Interrupted;
-            break;
-        }
+        Ok(())
+    })?;
+    let code = match end {
+        SuiteEnd::Finished => Exit::Ok,
+        SuiteEnd::Error => Exit::Error,
+        SuiteEnd::Interrupted => Exit::Interrupted,
+    };
+    finish_suite(&session.run, &a, &s, code)
+}
+
+/// The stopped run `id` of this suite, to continue.
+fn resumed(a: &SuiteRunArgs, id: &str, suite: &str) -> Result<RunResult> {
+    let mut store = open_existing_store(a.save.store.db.as_deref())?;
+    let r = store.load(id)?;
+    match &r.suite {
+        Some(info) if info.name == suite => Ok(r),
+        _ => bail!("run {} is not a run of suite {suite}", r.run_id),
     }
-    finish_suite(&run, &a, &s, code)
 }
 
 fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Result<Exit> {

@@ -63,7 +63,7 @@ mod summary;
 pub use args::parse_args;
 pub use batch::{parse_batch, BatchLine};
 pub use param::{parse_param_file, ParamLine};
-pub use summary::{render_header, render_summary};
+pub use summary::{ms_buckets, render_header, render_summary};
 
 use iocap_model::JobSpec;
 #[cfg(doc)]

@@ -173,3 +173,40 @@ fn finite(x: f64) -> f64 {
 #[cfg(test)]
 #[path = "summary_tests.rs"]
 mod tests;
+
+/// SQLIO's 1 ms latency buckets of a test: [k, k+1) ms for k = 0..23, then 24 ms and more,
+/// counted from the latency histogram the result carries (all zero without one).
+pub fn ms_buckets(t: &iocap_model::TestResult) -> [u64; 25] {
+    let mut b = [0u64; 25];
+    let Some(h) = t
+        .total
+        .lat_hist_ns
+        .as_deref()
+        .and_then(|h| iocap_model::hist::decode_hist(h).ok())
+    else {
+        return b;
+    };
+    for v in h.iter_recorded() {
+        let k = (v.value_iterated_to() / 1_000_000).min(24) as usize;
+        b[k] += v.count_at_value();
+    }
+    b
+}
+
+#[cfg(test)]
+mod bucket_tests {
+    #[test]
+    fn buckets_add_up_to_the_ios_and_follow_the_latency() {
+        use iocap_model::fixture::{run, FixtureRun};
+        // a 1.5 ms median: most I/Os in the 1 ms bucket, the tail up to 40x (60 ms) in the last
+        let r = run(&FixtureRun {
+            p50_us: 1500.0,
+            ..FixtureRun::default()
+        });
+        let t = &r.tests[0];
+        let b = super::ms_buckets(t);
+        assert_eq!(b.iter().sum::<u64>(), t.total.ios);
+        assert!(b[1] > b[0] && b[1] > b[3], "{b:?}");
+        assert!(b[24] > 0, "{b:?}");
+    }
+}

@@ -13,8 +13,6 @@ use iocap_engine::{LiveSample, PreparedTarget, RunObserver, TargetKind};
 use iocap_model::{OsCounters, OsDevice, TestResult};
 use iocap_monitor::{average, cross_check_series, AppFigures, EdgeSampler, PROC_DISKSTATS};
 
-use super::progress::LiveLine;
-
 /// A device to sample, and which targets it holds.
 #[derive(Debug, Clone)]
 struct Watched {
@@ -27,7 +25,9 @@ struct Watched {
 /// The progress line plus the diskstats sampling of one test (or one group of tests run
 /// together).
 pub struct DiskWatch {
-    pub line: LiveLine,
+    /// The live line of the test: told each second's figures, dropped (cleared) when the test
+    /// ends.
+    pub line: Option<Box<dyn RunObserver>>,
     devices: Vec<Watched>,
     /// Why a target (or, with `None`, every target) has no counters.
     unavailable: Vec<(Option<String>, String)>,
@@ -36,7 +36,9 @@ pub struct DiskWatch {
 
 impl RunObserver for DiskWatch {
     fn tick(&mut self, s: &LiveSample) {
-        self.line.tick(s);
+        if let Some(l) = &mut self.line {
+            l.tick(s);
+        }
     }
     fn window_edge(&mut self, t_s: f64) {
         if let Some(s) = &mut self.sampler {
@@ -47,7 +49,7 @@ impl RunObserver for DiskWatch {
 
 impl DiskWatch {
     /// Finds the devices under `targets` (all the tests that will run together).
-    pub fn new(targets: &[&PreparedTarget]) -> DiskWatch {
+    pub fn new(targets: &[&PreparedTarget], line: Box<dyn RunObserver>) -> DiskWatch {
         let mut devices: Vec<Watched> = Vec::new();
         let mut unavailable = Vec::new();
         for t in targets {
@@ -102,7 +104,7 @@ impl DiskWatch {
             }
         };
         DiskWatch {
-            line: LiveLine::new(),
+            line: Some(line),
             devices,
             unavailable,
             sampler,

@@ -5,6 +5,8 @@
 use iocap_assess::{implausible, judge_class, ClassEvidence, ClassJudgement, DeviceClass};
 use iocap_model::TestResult;
 
+use crate::executor::Executor;
+
 /// The p50 of a test's reads when it is evidence of a device's qd-1 latency: random reads,
 /// one I/O in flight on one thread.
 pub fn qd1_read_p50(t: &TestResult) -> Option<(f64, u64)> {
@@ -16,12 +18,10 @@ pub fn qd1_read_p50(t: &TestResult) -> Option<(f64, u64)> {
 
 /// The class of the device under `t`'s first target, with `qd1` (p50 µs, bytes) as latency
 /// evidence when there is one.
-pub fn judge(t: &TestResult, qd1: Option<(f64, u64)>) -> ClassJudgement {
+pub fn judge(exec: &dyn Executor, t: &TestResult, qd1: Option<(f64, u64)>) -> ClassJudgement {
     let device = t.targets.first().and_then(|x| x.device.clone());
     judge_class(&ClassEvidence {
-        kernel_rotational: device
-            .as_deref()
-            .and_then(iocap_engine::devinfo::rotational),
+        kernel_rotational: device.as_deref().and_then(|d| exec.rotational(d)),
         device,
         qd1_read_p50_us: qd1.map(|q| q.0),
         qd1_read_bytes: qd1.map_or(0, |q| q.1),
@@ -31,8 +31,13 @@ pub fn judge(t: &TestResult, qd1: Option<(f64, u64)>) -> ClassJudgement {
 /// Adds to `t`'s warnings the disagreement between the kernel and the measurement, if any,
 /// and a warning when its figure is beyond what a device of the judged class delivers.
 /// `forced`: the class the user gave.
-pub fn check(t: &mut TestResult, qd1: Option<(f64, u64)>, forced: Option<DeviceClass>) {
-    let j = judge(t, qd1);
+pub fn check(
+    exec: &dyn Executor,
+    t: &mut TestResult,
+    qd1: Option<(f64, u64)>,
+    forced: Option<DeviceClass>,
+) {
+    let j = judge(exec, t, qd1);
     if let (Some(note), None) = (&j.note, forced) {
         push(t, format!("device class: {note}"));
     }

@@ -1,0 +1,58 @@
+//! The notes under a cost report: points without I/O, cache-miss points that ended mostly
+//! cached, registered buffers that could not be registered, and time the hypervisor stole.
+
+use iocap_model::CostPoint;
+
+/// The notes on `cost_points`, measured on a host of `cpus` CPUs.
+pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
+    let mut notes = Vec::new();
+    for p in cost_points {
+        if p.ios == 0 {
+            notes.push(format!(
+                "{} {} {} {} qd {}: no I/O completed in its window (is --duration too short?), so it \
+                 has no CPU per I/O and is left out of the models",
+                p.engine,
+                p.rw,
+                iocap_model::format_bytes(p.bs_bytes),
+                p.cache,
+                p.qd
+            ));
+        }
+        if p.cache == "miss" && p.resident_after_pct.is_some_and(|r| r > 50.0) {
+            notes.push(format!(
+                "{} {} {} qd {}: {:.0} % of the file was cached when it ended, so part of its \
+                 reads were hits; a larger --size keeps it a miss",
+                p.engine,
+                p.rw,
+                iocap_model::format_bytes(p.bs_bytes),
+                p.qd,
+                p.resident_after_pct.unwrap_or(0.0)
+            ));
+        }
+        if p.engine == "io_uring_registered"
+            && !p.engine_features.iter().any(|f| f == "registered_buffers")
+        {
+            notes.push(format!(
+                "io_uring_registered {} {} qd {}: the buffers could not be registered (RLIMIT_MEMLOCK, \
+                 ulimit -l): it ran with plain buffers",
+                p.rw,
+                iocap_model::format_bytes(p.bs_bytes),
+                p.qd
+            ));
+        }
+    }
+    let stolen: Vec<f64> = cost_points
+        .iter()
+        .filter(|p| p.duration_s > 0.0)
+        .filter_map(|p| Some(100.0 * p.steal_s? / (p.duration_s * f64::from(cpus.max(1)))))
+        .filter(|pct| *pct > 2.0)
+        .collect();
+    if let Some(max) = stolen.iter().copied().reduce(f64::max) {
+        notes.push(format!(
+            "the hypervisor stole CPU time in {} of {} points (up to {max:.0} % of all CPUs' time in the window): virtual CPUs, so the figures are inflated and noisy",
+            stolen.len(),
+            cost_points.len()
+        ));
+    }
+    notes
+}

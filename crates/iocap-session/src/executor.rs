@@ -1,0 +1,62 @@
+//! The one trait a session runs its tests through. Everything a flow asks of the machine is
+//! here: run tests, wait, report progress, and the few facts about the host that a flow
+//! decides on (is a path a device, is a device rotational, how much space is free), so a mock
+//! can stand in for all of it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use iocap_engine::probe::RawSamples;
+use iocap_model::{ConfigCheck, JobSpec, TestResult};
+
+pub trait Executor {
+    /// Runs `specs` at the same time, each on its own targets (one test, or the workloads of
+    /// a suite's test together), and returns one result per spec, in order. A test that hit
+    /// an I/O error or was interrupted still returns its result, with `error` or
+    /// `interrupted` set; `Err` is for a test that could not start (a refused target).
+    fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>>;
+
+    /// Ctrl-C (or a stop from elsewhere) was asked for.
+    fn interrupted(&self) -> bool;
+
+    /// Waits `secs` (so write caches drain), ending early on a stop; whether it was stopped.
+    fn pause(&mut self, secs: f64) -> bool;
+
+    /// Names the test that the next progress lines are about.
+    fn label(&mut self, _what: &str) {}
+
+    /// A line of progress for the user (on stderr, for the command line).
+    fn say(&mut self, _line: &str) {}
+
+    /// Whether `path` is a device rather than a regular file (a missing path is not).
+    fn is_device(&self, path: &str) -> bool;
+
+    /// The kernel's rotational flag of a block device (`sda`), when known.
+    fn rotational(&self, device: &str) -> Option<bool>;
+
+    /// The host's configuration under `paths`: the audit's checks.
+    fn config(&self, paths: &[PathBuf]) -> Vec<ConfigCheck>;
+
+    /// Free bytes on the file system holding `dir`.
+    fn free_bytes(&self, dir: &Path) -> Option<u64>;
+
+    /// The size of a regular file, `None` for a device or a missing path.
+    fn file_len(&self, path: &Path) -> Option<u64>;
+
+    /// Opens (creating if missing) the target of a one-target spec: the bytes it can address.
+    fn range(&mut self, spec: &JobSpec) -> Result<u64>;
+
+    /// Reads the first `bytes` of a one-target spec's target once, sequentially, so a cache
+    /// under it holds them; the seconds it took, `None` when stopped.
+    fn warm(&mut self, spec: &JobSpec, bytes: u64) -> Result<Option<f64>>;
+
+    /// The read-after-write probe on a one-target spec's target (see
+    /// `iocap_engine::probe::read_after_write`); `Ok(Err(why))` when the target may not be
+    /// written.
+    fn read_after_write(
+        &mut self,
+        spec: &JobSpec,
+        samples: u32,
+        max_s: f64,
+    ) -> Result<std::result::Result<RawSamples, String>>;
+}

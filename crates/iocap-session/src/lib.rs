@@ -1,0 +1,44 @@
+//! Sessions: the sequences of tests behind every measuring command (a single run, `--repeat`,
+//! saturate's queue-depth ramp, preflight, scale-up, suites, the cache scan), from a plan to a
+//! finished [`RunResult`]: run each test, assess, record the host's configuration.
+//!
+//! Why a crate of its own: the command line only turns flags into a config and prints, and the
+//! layers still to come (several hosts over MPI, a Windows engine) plug in here, under one
+//! trait. Every test a session runs goes through an [`Executor`]: [`EngineExecutor`] runs it
+//! on this machine's storage, [`MockExecutor`] makes up a result from the spec, so a flow's
+//! decisions (when a ramp stops, which run is the median, what a suite resumes) are tested
+//! without I/O, as hyperfine tests its benchmarks with a mock executor.
+//!
+//! Printing and saving stay with the caller: a session reports progress through the executor
+//! ([`Executor::label`], [`Executor::say`]) and hands back the run.
+
+mod cachescan;
+mod class;
+mod config;
+mod cost;
+mod cost_notes;
+mod engine;
+mod executor;
+mod mock;
+mod oscounters;
+mod preflight;
+mod preflight_judge;
+mod profile;
+mod saturate;
+mod scaleup;
+mod session;
+mod suite;
+
+pub use cachescan::{cachescan, preflight_scan, read_spec, scan, PreflightScan, ScanConfig};
+pub use class::{check as check_class, judge as judge_class, qd1_read_p50};
+pub use config::{flag_timer, record_config, severity_name};
+pub use cost::{cost, CostConfig};
+pub use engine::{EngineExecutor, Progress};
+pub use executor::Executor;
+pub use mock::MockExecutor;
+pub use preflight::{preflight, PreflightConfig, Timing};
+pub use profile::{load_profile, load_suite, not_toml};
+pub use saturate::{saturate, SaturateSpec};
+pub use scaleup::{scaleup, ScaleupSpec};
+pub use session::{median_run, new_run, Session};
+pub use suite::{SuiteEnd, SuiteRun, SuiteStep};

@@ -1,0 +1,181 @@
+//! An executor that does no I/O: each test's result is made up from its spec by a model of a
+//! device (a closure giving IOPS and median latency), with self-consistent figures
+//! (`iocap_model::fixture`). It records what it was asked to run, and can fail or be
+//! interrupted at a chosen test, so a flow's decisions are tested deterministically.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use iocap_engine::probe::RawSamples;
+use iocap_model::fixture::{self, FixtureRun};
+use iocap_model::{ConfigCheck, IoFault, JobSpec, TestResult};
+
+use crate::executor::Executor;
+
+/// What a modelled device does with one spec: (IOPS, median latency in µs).
+pub type DeviceModel = Box<dyn Fn(&JobSpec) -> (f64, f64)>;
+
+pub struct MockExecutor {
+    model: DeviceModel,
+    /// Every batch of specs run, in order.
+    pub ran: Vec<Vec<JobSpec>>,
+    /// The test (counted from 0 over all specs run) that ends with an I/O error.
+    pub fail_at: Option<usize>,
+    /// The test after which Ctrl-C is pressed (it is marked interrupted).
+    pub interrupt_at: Option<usize>,
+    /// Seconds of every pause asked for.
+    pub paused_s: Vec<f64>,
+    /// The progress lines said.
+    pub said: Vec<String>,
+    /// Paths that are devices, with their rotational flag.
+    pub devices: Vec<(String, bool)>,
+    /// The size every target has (the range a cache probe reads).
+    pub range_bytes: u64,
+    interrupted: bool,
+    tests: usize,
+}
+
+impl MockExecutor {
+    /// A device that gives `model(spec)`.
+    pub fn new(model: impl Fn(&JobSpec) -> (f64, f64) + 'static) -> Self {
+        Self {
+            model: Box::new(model),
+            ran: Vec::new(),
+            fail_at: None,
+            interrupt_at: None,
+            paused_s: Vec::new(),
+            said: Vec::new(),
+            devices: Vec::new(),
+            range_bytes: 1 << 30,
+            interrupted: false,
+            tests: 0,
+        }
+    }
+
+    /// A device whose IOPS grow with the queue depth up to `max_iops` at `knee_qd`, then stay;
+    /// the latency follows Little's law, `qd / IOPS`.
+    pub fn knee(max_iops: f64, knee_qd: u32) -> Self {
+        Self::new(move |s| {
+            let qd = f64::from(s.qd.max(1) * s.threads.max(1));
+            let iops = max_iops * (qd / f64::from(knee_qd)).min(1.0);
+            let iops = s.rate_iops.map_or(iops, |r| iops.min(r));
+            (iops, qd / iops * 1e6)
+        })
+    }
+
+    /// The names of the tests run, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.ran.iter().flatten().map(|s| s.name.clone()).collect()
+    }
+
+    fn result(&mut self, spec: &JobSpec) -> TestResult {
+        let (iops, p50_us) = (self.model)(spec);
+        let run = fixture::run(&FixtureRun {
+            targets: spec.targets.iter().map(|t| t.path.clone()).collect(),
+            iops,
+            p50_us,
+            bs_bytes: spec.bs_bytes,
+            rw: spec.rw,
+            duration_s: spec.duration_s.ceil().max(1.0) as u32,
+            salt: self.tests as u64,
+            ..FixtureRun::default()
+        });
+        let mut t = run
+            .tests
+            .into_iter()
+            .next()
+            .expect("a fixture run has a test");
+        t.name = spec.name.clone();
+        t.spec = spec.clone();
+        for x in &mut t.targets {
+            x.device = None;
+        }
+        if self.fail_at == Some(self.tests) {
+            t.error = Some(IoFault {
+                op: "read".into(),
+                path: t
+                    .targets
+                    .first()
+                    .map_or_else(String::new, |x| x.path.clone()),
+                offset_bytes: 8192,
+                len_bytes: spec.bs_bytes,
+                errno: 5,
+                message: "Input/output error (os error 5)".into(),
+            });
+        }
+        if self.interrupt_at == Some(self.tests) {
+            t.interrupted = true;
+            self.interrupted = true;
+        }
+        self.tests += 1;
+        t
+    }
+}
+
+impl Executor for MockExecutor {
+    fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {
+        for s in specs {
+            s.validate()?;
+        }
+        self.ran.push(specs.to_vec());
+        Ok(specs.iter().map(|s| self.result(s)).collect())
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+
+    fn pause(&mut self, secs: f64) -> bool {
+        self.paused_s.push(secs);
+        self.interrupted
+    }
+
+    fn say(&mut self, line: &str) {
+        self.said.push(line.to_string());
+    }
+
+    fn is_device(&self, path: &str) -> bool {
+        self.devices.iter().any(|(d, _)| d == path)
+    }
+
+    fn rotational(&self, device: &str) -> Option<bool> {
+        self.devices
+            .iter()
+            .find(|(d, _)| d.ends_with(device))
+            .map(|(_, r)| *r)
+    }
+
+    fn config(&self, _paths: &[PathBuf]) -> Vec<ConfigCheck> {
+        Vec::new()
+    }
+
+    fn free_bytes(&self, _dir: &Path) -> Option<u64> {
+        Some(1 << 40)
+    }
+
+    fn file_len(&self, _path: &Path) -> Option<u64> {
+        Some(self.range_bytes)
+    }
+
+    fn range(&mut self, _spec: &JobSpec) -> Result<u64> {
+        Ok(self.range_bytes)
+    }
+
+    fn warm(&mut self, _spec: &JobSpec, bytes: u64) -> Result<Option<f64>> {
+        Ok((!self.interrupted).then_some(bytes as f64 / 2e9))
+    }
+
+    fn read_after_write(
+        &mut self,
+        _spec: &JobSpec,
+        samples: u32,
+        _max_s: f64,
+    ) -> Result<std::result::Result<RawSamples, String>> {
+        let n = samples as usize;
+        Ok(Ok(RawSamples {
+            write_ns: vec![20_000; n],
+            fresh_read_ns: vec![80_000; n],
+            old_read_ns: vec![80_000; n],
+        }))
+    }
+}

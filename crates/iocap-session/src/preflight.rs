@@ -1,0 +1,244 @@
+//! Preflight: what a database will do to its volumes (page reads raised to the knee, checkpoint
+//! writes, durable log writes at queue depth 1, read-ahead scans, a backup that reads data
+//! while writing the backup volume), answered with a capacity table and a verdict per line.
+//! Unless told the file size or the cache, a short cache scan sizes the files first.
+
+use std::collections::HashMap;
+
+use anyhow::{bail, Context, Result};
+use iocap_assess::cachescan::FileSizing;
+use iocap_assess::{ramp, DeviceClass, Expectations, Guidelines, SaturateConfig};
+use iocap_model::{CurvePoint, JobSpec, TargetSpec};
+use iocap_plan::Profile;
+
+use crate::cachescan::{preflight_scan, PreflightScan};
+use crate::executor::Executor;
+use crate::session::Session;
+
+/// Durations of one mode, in seconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    pub step_s: f64,
+    pub step_warmup_s: f64,
+    pub test_s: f64,
+    pub test_warmup_s: f64,
+}
+
+/// What a preflight is asked to do, from the command line.
+pub struct PreflightConfig {
+    pub profile: Profile,
+    pub guidelines: Guidelines,
+    pub expectations: Option<Expectations>,
+    /// The class the user gave for every role.
+    pub forced_class: Option<DeviceClass>,
+    pub quick: bool,
+    pub timing: Timing,
+    /// The test files' size when given; else the scan (or the mode's default) sizes them.
+    pub size_bytes: Option<u64>,
+    pub cache_size_bytes: Option<u64>,
+    /// The scan to run first, unless the size or the cache was given.
+    pub scan: PreflightScan,
+    /// The size without a scan: 1 GiB quick, 8 GiB full.
+    pub default_size_bytes: u64,
+    pub allow_overwrite: bool,
+    /// The test file (or device) of a role: `data`, `log`, `temp`, `backup`.
+    pub role_target: Box<dyn Fn(&str) -> String>,
+    /// Applied to every spec (`--until-stable`).
+    pub tune: Box<dyn Fn(&mut JobSpec)>,
+}
+
+impl Timing {
+    /// The durations of the quick (about two minutes) or the full mode (long enough for
+    /// array caches to settle).
+    pub fn of_mode(quick: bool) -> Timing {
+        let (step_s, step_warmup_s, test_s, test_warmup_s) = if quick {
+            (3.0, 1.0, 8.0, 1.0)
+        } else {
+            (10.0, 2.0, 30.0, 5.0)
+        };
+        Timing {
+            step_s,
+            step_warmup_s,
+            test_s,
+            test_warmup_s,
+        }
+    }
+}
+
+/// Every workload of a preflight, each with its role, placed and timed.
+struct Workloads {
+    read: (String, JobSpec),
+    write: (String, JobSpec),
+    log: (String, JobSpec),
+    scan: (String, JobSpec),
+    backup_read: (String, JobSpec),
+    backup_write: (String, JobSpec),
+    temp: Option<(String, JobSpec)>,
+}
+
+impl PreflightConfig {
+    /// The profile's workload `key`, placed on its role's target with this mode's timing;
+    /// `sized`: the files were sized by a scan, so each is made (or grown to) `size`.
+    fn spec(
+        &self,
+        exec_is_device: &dyn Fn(&str) -> bool,
+        key: &str,
+        (duration, warmup): (f64, f64),
+        (size, sized): (u64, bool),
+    ) -> Result<(String, JobSpec)> {
+        let p = &self.profile;
+        let w = p
+            .workloads
+            .iter()
+            .find(|w| w.key == key)
+            .with_context(|| format!("profile {} has no workload '{key}'", p.name))?;
+        let mut s = w.spec.clone();
+        s.name = w.title.clone();
+        let path = (self.role_target)(&w.role);
+        // sized by a cache scan: the scanned data file (ours) is extended to the size
+        let device = exec_is_device(&path);
+        s.targets = vec![TargetSpec {
+            size_bytes: (sized && !device).then_some(size),
+            ..TargetSpec::new(path)
+        }];
+        s.size_bytes = size;
+        s.duration_s = duration;
+        s.warmup_s = warmup;
+        s.cooldown_s = 0.0;
+        // a capacity figure is the sustained rate: checkpoint bursts belong to suites
+        s.burst = None;
+        s.allow_overwrite = self.allow_overwrite;
+        (self.tune)(&mut s);
+        s.validate().with_context(|| format!("workload {key}"))?;
+        Ok((w.role.clone(), s))
+    }
+
+    /// Every workload, placed and timed; refuses a backup that would read and write one file.
+    fn workloads(&self, is_device: &dyn Fn(&str) -> bool, size: (u64, bool)) -> Result<Workloads> {
+        let t = &self.timing;
+        let step = (t.step_s, t.step_warmup_s);
+        let test = (t.test_s, t.test_warmup_s);
+        let w = Workloads {
+            read: self.spec(is_device, "data-random-read", step, size)?,
+            write: self.spec(is_device, "data-checkpoint-write", test, size)?,
+            log: self.spec(is_device, "log-write", test, size)?,
+            scan: self.spec(is_device, "read-ahead-1m", test, size)?,
+            backup_read: self.spec(is_device, "backup-read", test, size)?,
+            backup_write: self.spec(is_device, "backup-write", test, size)?,
+            temp: if self.quick {
+                None
+            } else {
+                Some(self.spec(is_device, "temp", test, size)?)
+            },
+        };
+        if w.backup_read.1.targets[0].path == w.backup_write.1.targets[0].path {
+            bail!("the backup would read and write the same file");
+        }
+        Ok(w)
+    }
+
+    /// Checks every workload before the first runs: a typo must not cost a scan.
+    pub fn check(&self, exec: &dyn Executor) -> Result<()> {
+        let size = self.size_bytes.unwrap_or(self.default_size_bytes);
+        self.workloads(&|p| exec.is_device(p), (size, false))
+            .map(|_| ())
+    }
+}
+
+/// Runs `specs` together (`--repeat` times) with their roles; the median run's indexes.
+fn measure(s: &mut Session, specs: &[(String, JobSpec)]) -> Result<Vec<u32>> {
+    let names: Vec<String> = specs
+        .iter()
+        .map(|(r, sp)| format!("{r}: {}", sp.name))
+        .collect();
+    s.exec.label(&names.join(" + "));
+    let with_roles: Vec<(Option<String>, JobSpec)> = specs
+        .iter()
+        .map(|(r, sp)| (Some(r.clone()), sp.clone()))
+        .collect();
+    s.measure(&with_roles, None)
+}
+
+/// The page reads raised to the knee: the curve's points.
+fn read_ramp(
+    s: &mut Session,
+    read: &(String, JobSpec),
+    cfg: &SaturateConfig,
+) -> Result<Vec<CurvePoint>> {
+    ramp(cfg, |qd| {
+        let spec = JobSpec {
+            name: format!("{} (qd {qd})", read.1.name),
+            qd,
+            ..read.1.clone()
+        };
+        let at = measure(s, &[(read.0.clone(), spec)])?[0];
+        let p = CurvePoint::of(at, qd, None, &s.run.tests[at as usize]);
+        anyhow::Ok((p, s.stopped()))
+    })
+}
+
+/// The other workloads, each alone, the backup as read and write together: the index of
+/// each one's median test, by key (`write`, `log`, `scan`, `temp`, `backup`, `backup-read`).
+fn other_tests(s: &mut Session, w: &Workloads) -> Result<HashMap<&'static str, u32>> {
+    let mut idx = HashMap::new();
+    for (key, (role, spec)) in [("write", &w.write), ("log", &w.log), ("scan", &w.scan)]
+        .into_iter()
+        .chain(w.temp.as_ref().map(|t| ("temp", t)))
+    {
+        if s.stopped() {
+            return Ok(idx);
+        }
+        let at = measure(s, &[(role.clone(), spec.clone())])?;
+        idx.insert(key, at[0]);
+    }
+    if !s.stopped() {
+        let pair = [w.backup_read.clone(), w.backup_write.clone()];
+        let at = measure(s, &pair)?;
+        for ((role, _), i) in pair.iter().zip(at) {
+            idx.insert(
+                if role == "backup" {
+                    "backup"
+                } else {
+                    "backup-read"
+                },
+                i,
+            );
+        }
+    }
+    Ok(idx)
+}
+
+/// The whole preflight into the session's run: the capacity table in `run.preflight`, the
+/// read curve in `run.saturation`, the scan (if run) in `run.cachescan`.
+pub fn preflight(s: &mut Session, c: &PreflightConfig) -> Result<()> {
+    c.check(&*s.exec)?;
+    // 0. unless told the size or the cache, find the caches and size the files past them
+    let sizing = if c.size_bytes.is_none() && c.cache_size_bytes.is_none() {
+        Some(preflight_scan(s, &(c.role_target)("data"), &c.scan)?)
+    } else {
+        None
+    };
+    if s.exec.interrupted() {
+        return Ok(());
+    }
+    let size = match &sizing {
+        Some(z) => (z.bytes, true),
+        None => (c.size_bytes.unwrap_or(c.default_size_bytes), false),
+    };
+    let w = c.workloads(&|p| s.exec.is_device(p), size)?;
+    // 1. page reads, raised to the knee
+    let flash_target = c.guidelines.for_class(DeviceClass::Flash);
+    let cfg = SaturateConfig {
+        latency_target_us: Some(flash_target.data_read_p99.pass_us()),
+        max_qd: if c.quick { 64 } else { 256 },
+        ..SaturateConfig::default()
+    };
+    let steps = read_ramp(s, &w.read, &cfg)?;
+    // 2. to 5. the other workloads
+    let idx = other_tests(s, &w)?;
+    crate::preflight_judge::judge(s, c, &steps, &idx, cfg, sizing);
+    Ok(())
+}
+
+/// What the judging step needs of a finished scan.
+pub(crate) type Sizing = Option<FileSizing>;

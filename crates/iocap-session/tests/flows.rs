@@ -1,0 +1,302 @@
+//! The session flows driven by the mock executor: what each command decides (how far a ramp
+//! goes, which run a repeated step stands for, what a stopped suite resumes, what preflight
+//! measures and judges), deterministically and without I/O.
+
+use iocap_assess::{Guidelines, SaturateConfig};
+use iocap_model::{JobSpec, RunResult, RwMode, TargetSpec};
+use iocap_session::{
+    new_run, MockExecutor, PreflightConfig, PreflightScan, SaturateSpec, ScaleupSpec, Session,
+    SuiteEnd, SuiteRun, SuiteStep, Timing,
+};
+
+fn spec(name: &str, path: &str) -> JobSpec {
+    JobSpec {
+        name: name.into(),
+        targets: vec![TargetSpec::new(path)],
+        rw: RwMode::RandRead,
+        bs_bytes: 8192,
+        align_bytes: 8192,
+        duration_s: 2.0,
+        warmup_s: 0.0,
+        ..JobSpec::default()
+    }
+}
+
+fn saturate(exec: &mut MockExecutor, repeat: u32, throttled: bool) -> RunResult {
+    let mut s = Session::new(new_run("saturate"), exec).repeating(repeat, 0.0);
+    let sat = SaturateSpec {
+        base: spec("", "/t/iocap.testfile"),
+        cfg: SaturateConfig::default(),
+        throttled,
+    };
+    iocap_session::saturate(&mut s, &sat).unwrap();
+    s.finish()
+}
+
+#[test]
+fn saturate_stops_past_the_knee_and_throttles_below_the_maximum() {
+    // 80K IOPS reached at qd 8: 16 and 32 gain nothing
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    let run = saturate(&mut exec, 1, true);
+    let sat = run.saturation.as_ref().unwrap();
+    let qds: Vec<u32> = sat.steps.iter().map(|p| p.qd).collect();
+    assert_eq!(&qds[..4], &[1, 2, 4, 8], "{qds:?}");
+    assert!(qds.len() <= 6, "the ramp went on past the knee: {qds:?}");
+    assert_eq!(sat.knee_qd, Some(8), "{sat:?}");
+    assert!((sat.max_iops - 80_000.0).abs() < 1.0, "{}", sat.max_iops);
+    // the throttled points ask for a share of the maximum, at the best step's depth
+    assert!(!sat.throttled.is_empty());
+    let rates: Vec<f64> = exec
+        .ran
+        .iter()
+        .flatten()
+        .filter_map(|s| s.rate_iops)
+        .collect();
+    assert_eq!(rates.len(), sat.throttled.len());
+    assert!(
+        rates.iter().all(|r| *r <= 80_000.0 && *r > 0.0),
+        "{rates:?}"
+    );
+    // every test is in the run, each point pointing at its own
+    assert_eq!(run.tests.len(), exec.names().len());
+    for p in sat.steps.iter().chain(&sat.throttled) {
+        assert_eq!(run.tests[p.test_idx as usize].spec.qd, p.qd);
+    }
+}
+
+#[test]
+fn a_repeated_step_stands_for_its_median_run() {
+    // each run of a step differs: the third of every three is the fastest
+    let mut n = 0u32;
+    let counter = std::cell::Cell::new(0u32);
+    let mut exec = MockExecutor::new(move |s| {
+        counter.set(counter.get() + 1);
+        let k = f64::from(counter.get() % 3);
+        let iops = 10_000.0 * f64::from(s.qd.min(4)) * (1.0 + 0.1 * k);
+        (iops, f64::from(s.qd) / iops * 1e6)
+    });
+    let run = saturate(&mut exec, 3, false);
+    let sat = run.saturation.as_ref().unwrap();
+    for p in &sat.steps {
+        let t = &run.tests[p.test_idx as usize];
+        let same: Vec<f64> = run
+            .tests
+            .iter()
+            .filter(|x| x.name == t.name)
+            .map(|x| x.total.iops)
+            .collect();
+        assert_eq!(same.len(), 3, "every step three times");
+        let mut sorted = same.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert_eq!(
+            t.total.iops, sorted[1],
+            "{} picks the median of {same:?}",
+            t.name
+        );
+        n += 1;
+    }
+    assert!(n >= 3);
+    assert_eq!(
+        run.repeats.len(),
+        sat.steps.len(),
+        "a spread for every step"
+    );
+    assert!(
+        exec.said.iter().any(|l| l == "run 2 of 3"),
+        "{:?}",
+        exec.said
+    );
+}
+
+#[test]
+fn a_failed_step_ends_the_ramp_and_skips_the_throttled_points() {
+    let mut exec = MockExecutor::knee(80_000.0, 64);
+    exec.fail_at = Some(2);
+    let run = saturate(&mut exec, 1, true);
+    assert_eq!(run.tests.len(), 3, "qd 1, 2 and the failed qd 4");
+    assert!(run.tests[2].error.is_some());
+    assert!(run.saturation.unwrap().throttled.is_empty());
+}
+
+#[test]
+fn scaleup_runs_each_volume_alone_then_together() {
+    let mut exec = MockExecutor::knee(20_000.0, 16);
+    let mut s = Session::new(new_run("scaleup"), &mut exec);
+    let sc = ScaleupSpec {
+        paths: vec!["/a/f".into(), "/b/f".into(), "/c/f".into()],
+        base: JobSpec {
+            qd: 32,
+            ..spec("", "/x")
+        },
+    };
+    iocap_session::scaleup(&mut s, &sc).unwrap();
+    let run = s.finish();
+    let names = exec.names();
+    assert_eq!(names.len(), 3 + 2, "{names:?}");
+    assert!(names[0].ends_with("/a/f alone"));
+    assert!(names[4].ends_with("3 volumes together"));
+    let last = &exec.ran[4][0];
+    assert_eq!(last.targets.len(), 3);
+    assert!(run.scaleup.is_some());
+    // a volume given twice is refused before anything runs
+    let dup = ScaleupSpec {
+        paths: vec!["/a/f".into(), "/a/f".into()],
+        base: spec("", "/x"),
+    };
+    let e = dup.check().unwrap_err().to_string();
+    assert!(e.contains("given twice"), "{e}");
+}
+
+fn suite() -> SuiteRun {
+    let step = |name: &str, roles: &[&str]| SuiteStep {
+        name: name.into(),
+        specs: roles
+            .iter()
+            .map(|r| {
+                let n = if roles.len() > 1 {
+                    format!("{name} [{r}]")
+                } else {
+                    name.to_string()
+                };
+                (r.to_string(), spec(&n, &format!("/{r}/f")))
+            })
+            .collect(),
+    };
+    SuiteRun {
+        name: "mini".into(),
+        steps: vec![
+            step("reads", &["data"]),
+            step("oltp", &["data", "log"]),
+            step("scan", &["data"]),
+        ],
+        pause_s: 5.0,
+    }
+}
+
+#[test]
+fn a_stopped_suite_keeps_its_tests_and_resumes_where_it_stopped() {
+    let plan = suite();
+    // Ctrl-C during the second test (the oltp pair: tests 1 and 2)
+    let mut exec = MockExecutor::knee(50_000.0, 8);
+    exec.interrupt_at = Some(2);
+    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut handed = Vec::new();
+    let end = plan
+        .run(&mut s, |run, first| {
+            handed.push((first, run.tests.len()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(end, SuiteEnd::Interrupted);
+    assert_eq!(
+        handed,
+        vec![(0, 1), (1, 3)],
+        "each test handed over as it ended"
+    );
+    let stopped = s.run.clone();
+    assert_eq!(stopped.tests[1].group, stopped.tests[2].group);
+    assert_eq!(stopped.tests[2].role.as_deref(), Some("log"));
+    assert_eq!(
+        exec.paused_s,
+        vec![5.0],
+        "a pause between tests, none before the first"
+    );
+
+    // resumed: the finished tests are skipped, the interrupted pair is not finished either
+    // way, so only what is missing runs
+    let mut again = MockExecutor::knee(50_000.0, 8);
+    let mut s = Session::new(stopped, &mut again);
+    let end = plan.run(&mut s, |_, _| Ok(())).unwrap();
+    assert_eq!(end, SuiteEnd::Finished);
+    assert_eq!(s.run.tests.len(), 4);
+    assert_eq!(again.names(), vec!["scan"]);
+}
+
+#[test]
+fn an_io_error_ends_a_suite() {
+    let mut exec = MockExecutor::knee(50_000.0, 8);
+    exec.fail_at = Some(0);
+    let mut s = Session::new(new_run("suite"), &mut exec);
+    let end = suite().run(&mut s, |_, _| Ok(())).unwrap();
+    assert_eq!(end, SuiteEnd::Error);
+    assert_eq!(exec.names(), vec!["reads"]);
+}
+
+fn preflight_config(size: Option<u64>) -> PreflightConfig {
+    PreflightConfig {
+        profile: iocap_plan::profile("sqlserver").unwrap(),
+        guidelines: Guidelines::default(),
+        expectations: None,
+        forced_class: None,
+        quick: true,
+        timing: Timing {
+            step_s: 1.0,
+            step_warmup_s: 0.0,
+            test_s: 2.0,
+            test_warmup_s: 0.0,
+        },
+        size_bytes: size,
+        cache_size_bytes: None,
+        scan: PreflightScan {
+            max_bytes: 64 << 20,
+            step_s: 0.5,
+            budget_s: 60.0,
+            files: 3,
+            fill_budget_s: 30.0,
+            allow_overwrite: false,
+        },
+        default_size_bytes: 1 << 30,
+        allow_overwrite: false,
+        role_target: Box::new(|r| format!("/vol/{r}/iocap-{r}.testfile")),
+        tune: Box::new(|_| {}),
+    }
+}
+
+#[test]
+fn preflight_measures_every_role_and_judges_each_line() {
+    let mut exec = MockExecutor::knee(60_000.0, 16);
+    let mut s = Session::new(new_run("preflight"), &mut exec);
+    iocap_session::preflight(&mut s, &preflight_config(Some(1 << 30))).unwrap();
+    let run = s.finish();
+    assert!(run.cachescan.is_none(), "a size given: no scan");
+    let roles: Vec<&str> = run.tests.iter().filter_map(|t| t.role.as_deref()).collect();
+    for r in ["data", "log", "backup"] {
+        assert!(roles.contains(&r), "{r} missing from {roles:?}");
+    }
+    // the backup reads data while writing the backup volume, together
+    let pair: Vec<_> = run.tests.iter().rev().take(2).collect();
+    assert!(pair[0].group.is_some() && pair[0].group == pair[1].group);
+    // the log writes are at queue depth 1 on the log volume
+    let log = run
+        .tests
+        .iter()
+        .find(|t| t.role.as_deref() == Some("log"))
+        .unwrap();
+    assert_eq!(log.spec.qd, 1);
+    assert!(log.targets[0].path.starts_with("/vol/log/"));
+    let p = run.preflight.as_ref().unwrap();
+    assert!(p.rows.len() >= 4, "{:?}", p.rows);
+    let sat = run.saturation.as_ref().unwrap();
+    assert!(sat.max_iops > 59_000.0, "{}", sat.max_iops);
+}
+
+#[test]
+fn preflight_without_a_size_scans_the_caches_first() {
+    let mut exec = MockExecutor::knee(60_000.0, 16);
+    exec.range_bytes = 64 << 20;
+    let mut s = Session::new(new_run("preflight"), &mut exec);
+    iocap_session::preflight(&mut s, &preflight_config(None)).unwrap();
+    let run = s.finish();
+    let scan = run.cachescan.as_ref().expect("a scan");
+    assert!(!scan.steps.is_empty());
+    assert_eq!(run.tests[0].role.as_deref(), Some("cachescan"));
+    let p = run.preflight.as_ref().unwrap();
+    assert!(p.file_bytes.is_some());
+    // the workloads after the scan are sized by it
+    let data = run
+        .tests
+        .iter()
+        .find(|t| t.role.as_deref() == Some("data"))
+        .unwrap();
+    assert_eq!(data.spec.size_bytes, p.file_bytes.unwrap());
+}
