@@ -6,5 +6,8 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // under mpirun or srun: MPI for the process's life (finalised when dropped, after the command)
+    #[cfg(feature = "mpi")]
+    let _mpi = iocap_mpi::init();
     cli::main()
 }

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use iocap_model::{RunResult, TestResult};
-use iocap_session::{EngineExecutor, Executor, Session};
+use iocap_session::{EngineExecutor, Session};
 
 use super::progress::Terminal;
 use super::signals::INTERRUPTED;
@@ -25,10 +25,10 @@ pub fn session(
     save: &super::save::SaveArgs,
     flow: impl FnOnce(&mut Session) -> Result<()>,
 ) -> Result<RunResult> {
-    let mut exec = engine();
+    let mut exec = super::ranks::executor();
     let mut run = new_run(command);
     save.stamp(&mut run);
-    let mut s = Session::new(run, &mut exec as &mut dyn Executor);
+    let mut s = Session::new(run, exec.as_mut());
     if let Some(sure) = sure {
         s = s.repeating(sure.repeat, sure.repeat_pause);
     }
@@ -86,7 +86,7 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
     }
     let t = run.tests.iter();
     if run.tests.iter().any(|t| t.error.is_some()) {
-        if output != OutputFormat::Text {
+        if output != OutputFormat::Text && super::ranks::is_root() {
             for e in run.tests.iter().filter_map(|t| t.error.as_ref()) {
                 eprintln!("iocap: error: {e}");
             }

@@ -15,6 +15,7 @@ mod install;
 mod monitor;
 mod preflight;
 mod progress;
+mod ranks;
 mod roles;
 mod run;
 mod saturate;
@@ -142,6 +143,9 @@ enum Command {
 
 /// Writes to stdout; a closed pipe (`iocap ... | head`) ends quietly instead of failing.
 pub fn print_stdout(s: &str) {
+    if !ranks::is_root() {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     if out
         .write_all(s.as_bytes())
@@ -209,22 +213,24 @@ pub fn main() -> ExitCode {
         Command::Prune(a) => history::prune(a),
         Command::StoreFill(a) => fill::fill(a),
         Command::Suite(a) => suite::suite(a),
-        Command::Monitor(a) => monitor::monitor(a),
-        Command::Fsync(a) => fsync::fsync(*a),
-        Command::Audit(a) => audit::audit(a),
+        Command::Monitor(a) => ranks::one_host_only("monitor").and_then(|_| monitor::monitor(a)),
+        Command::Fsync(a) => ranks::one_host_only("fsync").and_then(|_| fsync::fsync(*a)),
+        Command::Audit(a) => ranks::one_host_only("audit").and_then(|_| audit::audit(a)),
         Command::Preflight(a) => preflight::preflight(*a),
         Command::Saturate(a) => saturate::saturate(*a),
         Command::Scaleup(a) => scaleup::scaleup(*a),
         Command::Cachescan(a) => cachescan::cachescan(*a),
-        Command::Verify(a) => verify::verify(*a),
-        Command::Cost(a) => cost::cost(*a),
+        Command::Verify(a) => ranks::one_host_only("verify").and_then(|_| verify::verify(*a)),
+        Command::Cost(a) => ranks::one_host_only("cost").and_then(|_| cost::cost(*a)),
         Command::Completions(a) => install::completions(a),
         Command::Man(a) => install::man(a),
     };
     match res {
         Ok(code) => code.into(),
         Err(e) => {
-            print_error(&e);
+            if ranks::shows_error(&e) {
+                print_error(&e);
+            }
             Exit::Error.into()
         }
     }

@@ -48,6 +48,10 @@ pub struct SaveArgs {
 impl SaveArgs {
     /// Checks what can be checked before a test runs, so a typo does not cost a long test.
     pub fn check(&self) -> Result<()> {
+        // rank 0 keeps the runs of a multi-host run: the store may exist on its host only
+        if !super::ranks::is_root() {
+            return Ok(());
+        }
         if let Some(p) = &self.html {
             refuse_existing(p)?;
         }
@@ -81,6 +85,9 @@ impl SaveArgs {
 
     /// Writes the HTML report of `runs`, if `--html` was given.
     pub fn write_html(&self, runs: &[RunResult]) -> Result<()> {
+        if !super::ranks::is_root() {
+            return Ok(());
+        }
         if let Some(p) = &self.html {
             write_new_file(p, &iocap_report::html::render(runs), false)?;
             eprintln!("iocap: report written to {}", p.display());
@@ -90,7 +97,7 @@ impl SaveArgs {
 
     /// Saves one run, unless `--no-save`; says where on stderr.
     pub fn save(&self, run: &RunResult) -> Result<()> {
-        if self.no_save {
+        if self.no_save || !super::ranks::is_root() {
             return Ok(());
         }
         let mut store = open_store(self.store.db.as_deref())?;
@@ -109,7 +116,7 @@ impl SaveArgs {
 impl SaveArgs {
     /// Saves a run that grows test by test (a suite), replacing what was saved of it before.
     pub fn save_progress(&self, run: &RunResult) -> Result<()> {
-        if self.no_save {
+        if self.no_save || !super::ranks::is_root() {
             return Ok(());
         }
         let mut store = open_store(self.store.db.as_deref())?;

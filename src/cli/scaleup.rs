@@ -3,9 +3,9 @@
 //! volume that does much worse than its peers, or a group far below linear, points at a shared
 //! bottleneck (a controller, a link, a queue).
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{EngineChoice, JobSpec, RwMode};
+use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::ScaleupSpec;
 
 use super::args::{duration_arg, engine_arg, rw_arg, size_arg};
@@ -17,9 +17,14 @@ use super::{Exit, OutputFormat};
 
 #[derive(Args, Debug)]
 pub struct ScaleupArgs {
-    /// Volumes: directories (a test file is made in each), files or block devices
-    #[arg(required = true, num_args = 2.., value_name = "VOL")]
+    /// Volumes: directories (a test file is made in each), files or block devices; with
+    /// --hosts, the one target every host tests (may hold {host} and {rank})
+    #[arg(required_unless_present = "hosts", value_name = "VOL")]
     pub volumes: Vec<String>,
+    /// Scale across hosts instead of volumes: each MPI rank alone, then 2, 4 ... ranks
+    /// together (run under mpirun or srun; docs/mpi.md)
+    #[arg(long)]
+    pub hosts: bool,
     #[arg(long, default_value = "randread", value_parser = rw_arg)]
     pub rw: RwMode,
     #[arg(long, default_value = "8K", value_parser = size_arg)]
@@ -80,10 +85,31 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             ..JobSpec::default()
         },
     };
-    spec.check()?;
+    if !a.hosts && spec.paths.len() < 2 {
+        bail!("scaleup needs two or more volumes (or --hosts, under mpirun)");
+    }
+    if a.hosts && spec.paths.len() > 1 {
+        bail!("scaleup --hosts takes one target, which every host tests");
+    }
+    if !a.hosts {
+        spec.check()?;
+    }
     a.save.check()?;
     let run = session("scaleup", None, &a.save, |s| {
-        iocap_session::scaleup(s, &spec)
+        if a.hosts {
+            let base = JobSpec {
+                targets: vec![TargetSpec::new(
+                    spec.paths
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| DEFAULT_TARGET.into()),
+                )],
+                ..spec.base.clone()
+            };
+            iocap_session::scaleup_hosts(s, &base)
+        } else {
+            iocap_session::scaleup(s, &spec)
+        }
     })?;
     let code = finish(&run, a.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;

@@ -158,8 +158,9 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         steps,
         pause_s: a.pause.unwrap_or(s.pause_s),
     };
-    let mut exec = super::execute::engine();
-    let mut session = Session::new(run, &mut exec).repeating(a.sure.repeat, a.sure.repeat_pause);
+    let mut exec = super::ranks::executor();
+    let mut session =
+        Session::new(run, exec.as_mut()).repeating(a.sure.repeat, a.sure.repeat_pause);
     let end = plan.run(&mut session, |run, first_new| {
         a.save.save_progress(run)?;
         if a.output == OutputFormat::Text {
@@ -196,6 +197,9 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
         OutputFormat::Text => {}
     }
     a.save.write_html(std::slice::from_ref(run))?;
+    if !super::ranks::is_root() {
+        return Ok(code);
+    }
     let (finished, _) = run.suite_progress().unwrap_or_default();
     if (finished as usize) < s.tests.len() {
         eprintln!(

@@ -19,6 +19,7 @@ pub mod offsets;
 pub mod probe;
 pub mod procstat;
 pub mod runner;
+pub mod safety;
 pub mod stats;
 pub mod target;
 pub mod worker;

@@ -91,6 +91,10 @@ pub struct LiveSample {
 }
 
 pub trait RunObserver {
+    /// Once, when every worker is set up and just before the clock of the test starts: the
+    /// warm-up, the measured window and the cool-down are timed from the moment this returns.
+    /// Called on the calling thread, also when a worker's set-up failed.
+    fn start(&mut self) {}
     /// About once a second, for a progress line.
     fn tick(&mut self, _s: &LiveSample) {}
     /// An edge of the measured window: when it opens (`t_s` = 0), at the end of each
@@ -200,6 +204,8 @@ pub fn run_group(
         if setup_failed.get().is_some() {
             tl.halt.store(true, Relaxed);
         }
+        // every worker is set up: the observer may hold the start (a barrier across hosts)
+        obs.start();
         let t0 = now_ns() + 1_000_000;
         let measure_start = t0.saturating_add(to_ns(spec.warmup_s));
         // `--until-stable` may run the window up to its longest; the monitor ends it earlier

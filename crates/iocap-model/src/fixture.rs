@@ -223,6 +223,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
             submit: None,
             uncertainty: None,
             repeat: None,
+            ranks: None,
         }],
         label: f.label.clone(),
         tags: f.tags.clone(),

@@ -221,6 +221,10 @@ pub struct TestResult {
     /// Which run of a repeated test this is (1, 2, ...) with `--repeat`; `null` otherwise.
     #[serde(default)]
     pub repeat: Option<u32>,
+    /// For a test run on several hosts at once (MPI): every rank's own figures and the start
+    /// spread; the figures above are then the merged ones. Absent for a test on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<crate::Ranks>,
 }
 
 /// What the io_uring engine did with `--submit`: the mode asked for, the mode that ran, and

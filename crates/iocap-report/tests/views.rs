@@ -92,6 +92,7 @@ fn result() -> RunResult {
             submit: None,
             uncertainty: None,
             repeat: None,
+            ranks: None,
         }],
         label: None,
         tags: vec![],

@@ -93,30 +93,55 @@ impl EngineExecutor {
     }
 }
 
-impl Executor for EngineExecutor {
-    /// Block-size mixes are fitted to the targets' logical block (see [`fit_mix`]), with a
-    /// warning.
-    fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {
+/// Tests whose targets are open and filled, ready to start together.
+pub struct Prepared {
+    specs: Vec<JobSpec>,
+    targets: Vec<Vec<PreparedTarget>>,
+    notes: FitNotes,
+}
+
+impl EngineExecutor {
+    /// Opens (creating and filling where needed) the targets of `specs`, fitting mixes.
+    pub fn prepare_group(&mut self, specs: &[JobSpec]) -> Result<Prepared> {
         let mut specs = specs.to_vec();
-        let (prepared, notes) = self.prepare(&mut specs)?;
-        let members: Vec<(&JobSpec, &[PreparedTarget])> = specs
+        let (targets, notes) = self.prepare(&mut specs)?;
+        Ok(Prepared {
+            specs,
+            targets,
+            notes,
+        })
+    }
+
+    /// Runs prepared tests together with the live line and the OS counters.
+    pub fn run_prepared(&mut self, p: Prepared) -> Result<Vec<TestResult>> {
+        let members: Vec<(&JobSpec, &[PreparedTarget])> = p
+            .specs
             .iter()
-            .zip(&prepared)
+            .zip(&p.targets)
             .map(|(s, t)| (s, t.as_slice()))
             .collect();
-        let all: Vec<&PreparedTarget> = prepared.iter().flatten().collect();
+        let all: Vec<&PreparedTarget> = p.targets.iter().flatten().collect();
         let mut watch = DiskWatch::new(&all, self.progress.live());
         let out = iocap_engine::run_group(&members, self.stop, &mut watch)
             .context("the test could not run")?;
         watch.line = None;
         let mut results: Vec<TestResult> = out.into_iter().map(|o| o.result).collect();
         watch.attach(&mut results.iter_mut().collect::<Vec<_>>());
-        for (r, note) in results.iter_mut().zip(notes) {
+        for (r, note) in results.iter_mut().zip(p.notes) {
             if let Some(n) = note {
                 r.warnings.push(n);
             }
         }
         Ok(results)
+    }
+}
+
+impl Executor for EngineExecutor {
+    /// Block-size mixes are fitted to the targets' logical block (see [`fit_mix`]), with a
+    /// warning.
+    fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {
+        let prepared = self.prepare_group(specs)?;
+        self.run_prepared(prepared)
     }
 
     fn interrupted(&self) -> bool {

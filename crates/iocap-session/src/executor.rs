@@ -16,6 +16,18 @@ pub trait Executor {
     /// `interrupted` set; `Err` is for a test that could not start (a refused target).
     fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>>;
 
+    /// The hosts that run each test together (MPI ranks, as `host` per rank), empty on one
+    /// host.
+    fn ranks(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Runs `specs` on the ranks named (by number) only, the others idle; on one host, the
+    /// same as [`Executor::run`].
+    fn run_on(&mut self, specs: &[JobSpec], _ranks: &[u32]) -> Result<Vec<TestResult>> {
+        self.run(specs)
+    }
+
     /// Ctrl-C (or a stop from elsewhere) was asked for.
     fn interrupted(&self) -> bool;
 

@@ -35,6 +35,11 @@ pub struct DiskWatch {
 }
 
 impl RunObserver for DiskWatch {
+    fn start(&mut self) {
+        if let Some(l) = &mut self.line {
+            l.start();
+        }
+    }
     fn tick(&mut self, s: &LiveSample) {
         if let Some(l) = &mut self.line {
             l.tick(s);

@@ -32,6 +32,7 @@ fn result(call: &SqlioCall, total: OpStats) -> TestResult {
         submit: None,
         uncertainty: None,
         repeat: None,
+        ranks: None,
     }
 }
 

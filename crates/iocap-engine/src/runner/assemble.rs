@@ -153,6 +153,7 @@ pub(super) fn assemble(
         submit: None,
         uncertainty: None,
         repeat: None,
+        ranks: None,
     };
     TestOutcome {
         result,

@@ -1,0 +1,78 @@
+//! Many hosts, one test, over MPI: every rank runs the same session, and every test goes
+//! through [`MpiExecutor`], which refuses on every rank what one rank must refuse, starts the
+//! ranks together on a barrier, stops them all when one fails, and hands every rank the same
+//! merged result (so every rank's session takes the same decisions, and rank 0 prints and
+//! saves). Launching is MPI's own: `mpirun --hostfile`, `srun`, PMIx.
+//!
+//! MPI is started only when a launcher started this process (its environment says so): a
+//! binary built with the feature and run on its own behaves as one without it.
+
+mod comm;
+mod executor;
+mod live;
+
+use std::sync::OnceLock;
+
+pub use executor::{Agreed, MpiExecutor};
+
+/// This process's place in the job.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub rank: u32,
+    pub size: u32,
+    /// The host name of every rank, by rank.
+    pub hosts: Vec<String>,
+}
+
+static PLACE: OnceLock<Place> = OnceLock::new();
+
+/// MPI, kept alive for the process: dropping it finalizes MPI.
+pub struct Mpi {
+    _universe: mpi::environment::Universe,
+}
+
+/// Whether a launcher (OpenMPI's mpirun, a PMI or PMIx launcher such as Slurm's srun) started
+/// this process.
+fn launched() -> bool {
+    [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMIX_RANK",
+        "PMI_SIZE",
+        "PMI_RANK",
+        "MPI_LOCALNRANKS",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
+}
+
+/// Starts MPI when a launcher started this process; `None` otherwise (or when MPI cannot
+/// start, which is then said on stderr).
+pub fn init() -> Option<Mpi> {
+    if !launched() {
+        return None;
+    }
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+        eprintln!("iocap: MPI could not be initialised; running on this host alone");
+        return None;
+    };
+    let world = universe.world();
+    let hosts = comm::all_hosts(&world);
+    let _ = PLACE.set(Place {
+        rank: comm::rank(&world),
+        size: hosts.len() as u32,
+        hosts,
+    });
+    Some(Mpi {
+        _universe: universe,
+    })
+}
+
+/// This process's place, when MPI runs.
+pub fn place() -> Option<&'static Place> {
+    PLACE.get()
+}
+
+/// This host's name.
+pub fn hostname() -> String {
+    iocap_engine::host::host_info().hostname
+}
