@@ -1,0 +1,486 @@
+//! DiskSpd's documented command lines, each read field by field, and the refusals.
+
+use super::*;
+use crate::{DiskspdRun, Profile};
+use iocap_model::{JobSpec, RwMode, TargetSpec};
+
+fn run(line: &str) -> DiskspdRun {
+    let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+    parse(&args).unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+fn spec(line: &str) -> JobSpec {
+    let r = run(line);
+    assert_eq!(r.specs.len(), 1, "one timespan from a command line");
+    r.specs[0].clone()
+}
+
+fn err(line: &str) -> DiskspdError {
+    let args: Vec<&str> = line.split_whitespace().collect();
+    parse(&args).expect_err(line)
+}
+
+#[test]
+fn usage_example_create_and_read() {
+    // "Create 8192KB file and run read test on it for 1 second"
+    let r = run("-c8192K -d1 testfile.dat");
+    let s = &r.specs[0];
+    assert_eq!(s.targets, vec![TargetSpec::new("testfile.dat")]);
+    assert_eq!(
+        (s.rw, s.write_pct),
+        (RwMode::Read, 0),
+        "sequential read by default"
+    );
+    assert_eq!((s.bs_bytes, s.align_bytes), (64 << 10, 64 << 10));
+    assert_eq!((s.qd, s.threads), (2, 1));
+    assert_eq!((s.duration_s, s.warmup_s, s.cooldown_s), (1.0, 5.0, 0.0));
+    assert_eq!(s.size_bytes, 8192 << 10);
+    assert_eq!(r.create_bytes, Some(8192 << 10));
+    assert!(!s.direct && !s.write_through, "DiskSpd caches by default");
+    assert_eq!(s.seed, 0);
+    assert_eq!(
+        (r.output, r.latency, r.per_interval_std),
+        (Output::Text, false, false)
+    );
+    assert_eq!(r.command_line, "diskspd -c8192K -d1 testfile.dat");
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+}
+
+#[test]
+fn usage_example_random_uncached() {
+    // "block size 4KB, 2 threads per file, 32 outstanding, all caching off, random, 10 s"
+    let r = run("-b4K -t2 -r -o32 -d10 -Sh testfile.dat");
+    let s = &r.specs[0];
+    assert_eq!(
+        (s.rw, s.bs_bytes, s.align_bytes),
+        (RwMode::RandRead, 4096, 4096)
+    );
+    assert_eq!((s.threads, s.qd, s.duration_s), (2, 32, 10.0));
+    assert!(s.direct && s.write_through, "-Sh: O_DIRECT + O_DSYNC");
+    assert_eq!(r.create_bytes, None, "no -c: the target must exist");
+    assert_eq!(r.profile.access, Access::Random { align_bytes: 4096 });
+    assert_eq!(s.name, "diskspd -b4K -o32 -t2 -r -w0");
+}
+
+#[test]
+fn usage_example_two_files_with_affinity() {
+    let r = run("-c1G -b4K -t2 -d10 -a0,1 testfile1.dat testfile2.dat");
+    let s = &r.specs[0];
+    let paths: Vec<&str> = s.targets.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(paths, ["testfile1.dat", "testfile2.dat"]);
+    assert!(s.targets.iter().all(|t| t.cpu_mask == Some(0b11)));
+    assert!(s
+        .targets
+        .iter()
+        .all(|t| t.threads.is_none() && t.size_bytes.is_none()));
+    assert_eq!(
+        (s.threads, s.qd, s.bs_bytes, s.size_bytes),
+        (2, 2, 4096, 1 << 30)
+    );
+    assert_eq!(r.profile.affinity, [0, 1]);
+    assert!(
+        r.notes.iter().any(|n| n.contains("CPUs 0,1")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn brief_oltp_example_every_field() {
+    let r = run(r"-b8K -d60 -o8 -t4 -h -r -w30 -L -Z1M -c10G E:\t.dat");
+    let s = &r.specs[0];
+    assert_eq!(
+        s.targets,
+        vec![TargetSpec::new(r"E:\t.dat")],
+        "a Windows path is kept"
+    );
+    assert_eq!((s.rw, s.write_pct), (RwMode::RandRw, 30));
+    assert_eq!(
+        (s.bs_bytes, s.align_bytes, s.qd, s.threads),
+        (8192, 8192, 8, 4)
+    );
+    assert_eq!((s.duration_s, s.warmup_s), (60.0, 5.0));
+    assert_eq!(s.size_bytes, 10 << 30);
+    assert!(s.direct && s.write_through, "-h is -Sh");
+    assert_eq!(s.compressible_pct, 0, "-Z1M is random data");
+    assert!(r.latency);
+    let p: &Profile = &r.profile;
+    assert_eq!(p.write_buffers, WriteBuffers::Random { bytes: 1 << 20 });
+    assert_eq!(
+        (p.threads_per_target, p.total_threads, p.requests),
+        (Some(4), None, 8)
+    );
+    assert!(p.disable_os_cache && p.write_through);
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("-Z1M")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn gist_example_with_sh_and_cooldown() {
+    let r = run(r"-b8K -d60 -o8 -t4 -r -w30 -Sh -L -c10G -W5 -C5 -Z1M E:\t.dat");
+    let s = &r.specs[0];
+    assert_eq!((s.warmup_s, s.cooldown_s), (5.0, 5.0));
+    assert!(s.direct && s.write_through);
+    assert_eq!(
+        (s.rw, s.write_pct, s.qd, s.threads),
+        (RwMode::RandRw, 30, 8, 4)
+    );
+}
+
+#[test]
+fn interlocked_sequential_is_one_stream() {
+    let r = run("-d60 -W5 -C5 -c1G -b64K -o2 -t2 -si -w100 log.dat");
+    let s = &r.specs[0];
+    assert_eq!((s.rw, s.write_pct), (RwMode::Write, 100));
+    assert_eq!(
+        (s.threads, s.qd),
+        (1, 4),
+        "two threads x two I/Os, one stream"
+    );
+    assert_eq!((s.duration_s, s.warmup_s, s.cooldown_s), (60.0, 5.0, 5.0));
+    let interlocked = Access::Sequential {
+        stride_bytes: 64 << 10,
+        interlocked: true,
+    };
+    assert_eq!(r.profile.access, interlocked);
+    assert_eq!(
+        r.profile.threads_per_target,
+        Some(2),
+        "the profile keeps what was asked"
+    );
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("-si")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn wiki_samples_large_area() {
+    let s = spec("-c2G -b4K -F8 -r -o32 -W60 -d60 -Sh testfile.dat");
+    assert_eq!(
+        (s.rw, s.threads, s.qd, s.bs_bytes),
+        (RwMode::RandRead, 8, 32, 4096)
+    );
+    assert_eq!(
+        (s.warmup_s, s.duration_s, s.size_bytes),
+        (60.0, 60.0, 2 << 30)
+    );
+    let s = spec("-c2G -w100 -b4K -r -o1 -W60 -d60 -Sh testfile.dat");
+    assert_eq!(
+        (s.rw, s.write_pct, s.threads, s.qd),
+        (RwMode::RandWrite, 100, 1, 1)
+    );
+    let s = spec("-c2G -b4K -o1 -W60 -d60 -Sh testfile.dat");
+    assert_eq!((s.rw, s.qd), (RwMode::Read, 1));
+}
+
+#[test]
+fn wiki_samples_interleaved_sequential() {
+    // -F8 -T1b -s8b: eight threads one block apart, each skipping eight: one stream together
+    let r = run("-c2G -w100 -b4K -F8 -T1b -s8b -o32 -W60 -d60 -Sh testfile.dat");
+    let s = &r.specs[0];
+    assert_eq!((s.rw, s.threads, s.qd), (RwMode::Write, 1, 256));
+    assert_eq!(r.profile.thread_stride_bytes, 4096);
+    let stride = Access::Sequential {
+        stride_bytes: 32 << 10,
+        interlocked: false,
+    };
+    assert_eq!(r.profile.access, stride);
+    assert_eq!(r.profile.total_threads, Some(8));
+    // small area: 100 blocks of 4 KiB
+    let s = spec("-c100b -b4K -o32 -F8 -T1b -s8b -W60 -d60 -Sh testfile.dat");
+    assert_eq!((s.size_bytes, s.threads, s.qd), (409_600, 1, 256));
+}
+
+#[test]
+fn sizes_in_blocks_follow_the_block_size_wherever_it_stands() {
+    let r = run("-T2b -c10b -f8b -r1b -b8K t.dat");
+    assert_eq!(r.profile.thread_stride_bytes, 16 << 10);
+    assert_eq!(r.create_bytes, Some(80 << 10));
+    assert_eq!(r.specs[0].targets[0].size_bytes, Some(64 << 10));
+    assert_eq!(r.specs[0].align_bytes, 8192);
+    assert_eq!(
+        run("-b4K -b8K t.dat").specs[0].bs_bytes,
+        8192,
+        "the last -b wins"
+    );
+}
+
+#[test]
+fn caching_modes() {
+    for (flags, direct, through) in [
+        ("", false, false),
+        ("-Sb", false, false),
+        ("-S", true, false),
+        ("-Su", true, false),
+        ("-Sw", false, true),
+        ("-Suw", true, true),
+        ("-Swu", true, true),
+        ("-Sbw", false, true),
+        ("-Sh", true, true),
+        ("-h", true, true),
+        ("-Su -Sw", true, true),
+    ] {
+        let s = spec(&format!("{flags} t.dat"));
+        assert_eq!((s.direct, s.write_through), (direct, through), "{flags}");
+    }
+}
+
+#[test]
+fn writes_random_alignment_and_seed() {
+    for (flag, pct) in [("-w", 0), ("-w0", 0), ("-w100", 100), ("-w50", 50)] {
+        assert_eq!(spec(&format!("{flag} -r t.dat")).write_pct, pct, "{flag}");
+    }
+    let s = spec("-b8K -r4K t.dat");
+    assert_eq!((s.bs_bytes, s.align_bytes), (8192, 4096));
+    assert_eq!(spec("-z42 t.dat").seed, 42);
+    let r = run("-z t.dat");
+    assert!(r.seed_from_clock);
+    assert_eq!(r.specs[0].seed, 0);
+}
+
+#[test]
+fn throttle_becomes_the_total_rate() {
+    // 100 bytes per ms per thread per target, 4 threads on 2 targets: 800 KB/s in all
+    let s = spec("-g100 -t4 a.dat b.dat");
+    assert!(
+        (s.rate_mb_s.unwrap() - 0.8).abs() < 1e-12,
+        "{:?}",
+        s.rate_mb_s
+    );
+    assert_eq!(s.rate_iops, None);
+    let s = spec("-g500i -F2 -b8K a.dat");
+    assert_eq!((s.rate_iops, s.rate_mb_s), (Some(1000.0), None));
+    assert_eq!(
+        run("-g1K t.dat").profile.throttle,
+        Some(Throttle::BytesPerMs(1024))
+    );
+}
+
+#[test]
+fn output_latency_and_iops_deviation() {
+    let r = run("-Rxml -L -D t.dat");
+    assert_eq!(
+        (r.output, r.latency, r.per_interval_std, r.interval_ms),
+        (Output::Xml, true, true, 1000)
+    );
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    let r = run("-Rtext -D500 t.dat");
+    assert_eq!((r.output, r.interval_ms), (Output::Text, 500));
+    assert!(r.notes.iter().any(|n| n.starts_with("-D")), "{:?}", r.notes);
+}
+
+#[test]
+fn write_buffers() {
+    assert_eq!(spec("-Z -w10 t.dat").compressible_pct, 100);
+    assert_eq!(
+        run("-Zr t.dat").profile.write_buffers,
+        WriteBuffers::RandomPerIo
+    );
+    assert_eq!(
+        run("-Z2b -b4K t.dat").profile.write_buffers,
+        WriteBuffers::Random { bytes: 8192 }
+    );
+    let r = run("-w30 t.dat");
+    assert!(r.notes.iter().any(|n| n.contains("0-255")), "{:?}", r.notes);
+    assert!(
+        run("t.dat").notes.is_empty(),
+        "no write, no note on write data"
+    );
+}
+
+#[test]
+fn targets_keep_windows_forms() {
+    let r = run(r"-b8K #2 E: \\.\PhysicalDrive2 /dev/sdb");
+    let paths: Vec<&str> = r.specs[0].targets.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(paths, ["#2", "E:", r"\\.\PhysicalDrive2", "/dev/sdb"]);
+    assert_eq!(r.profile.targets.len(), 4);
+}
+
+#[test]
+fn accepted_without_effect() {
+    let r = run("-x -l -v -P -frs -n -I3 -ag -B0 t.dat");
+    let p = &r.profile;
+    assert!(p.completion_routines && p.large_pages && p.verbose && p.no_affinity);
+    assert_eq!(p.progress, 65_536);
+    assert!(p.hints.random && p.hints.sequential && !p.hints.temporary);
+    assert!(p.affinity.is_empty());
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.contains("no effect"))
+        .expect("a note");
+    for flag in ["-x", "-l", "-v", "-P", "-f<rst>"] {
+        assert!(note.contains(flag), "{note}");
+    }
+}
+
+#[test]
+fn iocap_long_options_and_dashes() {
+    let r = run("-b8K --allow-overwrite --engine psync t.dat --engine=io_uring");
+    assert!(r.specs[0].allow_overwrite);
+    assert_eq!(r.specs[0].engine, iocap_model::EngineChoice::IoUring);
+    let args = ["\u{2013}b4K", "\u{2014}r", "t.dat"];
+    let s = &parse(&args).unwrap().specs[0];
+    assert_eq!((s.bs_bytes, s.rw), (4096, RwMode::RandRead));
+}
+
+#[test]
+fn thread_pool_on_several_targets() {
+    let r = run("-F4 -o8 a.dat b.dat");
+    assert_eq!((r.specs[0].threads, r.specs[0].qd), (4, 8));
+    assert!(
+        r.notes.iter().any(|n| n.contains("8 in all")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(spec("-F4 -O16 a.dat").qd, 16, "-O on one target");
+}
+
+#[test]
+fn sequential_threads_spread_note() {
+    let r = run("-t4 t.dat");
+    assert!(
+        r.notes.iter().any(|n| n.contains("all at offset 0")),
+        "{:?}",
+        r.notes
+    );
+    let r = run("-t4 -T1M t.dat");
+    assert!(
+        r.notes.iter().any(|n| n.contains("1M apart")),
+        "{:?}",
+        r.notes
+    );
+    let r = run("-r -T1M t.dat");
+    assert!(
+        r.notes.iter().any(|n| n.contains("-T has no effect")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn errors_name_the_flag() {
+    for (arg, problem) in [
+        ("-b", "needs the block size attached"),
+        ("-b0", "at least 1 byte"),
+        ("-b2b", "cannot be given in blocks"),
+        ("-b8KB", "unknown unit"),
+        ("-d0", "duration in seconds must be at least 1"),
+        ("-dx", "whole number, not 'x'"),
+        ("-o0", "outstanding I/Os must be at least 1"),
+        ("-o5000", "at most 4096"),
+        ("-t0", "threads must be at least 1"),
+        ("-w101", "write percentage must be at most 100"),
+        ("-w-5", "whole number"),
+        ("-Rjson", "takes text or xml, not 'json'"),
+        ("-R", "needs text or xml"),
+        ("-Rpxml", "-Rp"),
+        ("-Sx", "unknown caching letter 'x'"),
+        ("-Sr", "Windows file shares"),
+        ("-Sm", "memory-mapped"),
+        ("-Shw", "conflicts with an earlier"),
+        ("-hx", "takes no value"),
+        ("-Lx", "takes no value"),
+        ("-rs50", "-rs"),
+        ("-rdpct90/10", "-rd"),
+        ("-r0", "alignment must be greater than zero"),
+        ("-s0", "stride must be greater than zero"),
+        ("-B1M", "base offset is not supported"),
+        ("-Z1M,data.bin", "from a file"),
+        ("-c0", "file size must be greater than zero"),
+        ("-T0", "thread stride must be greater than zero"),
+        ("-g0", "greater than zero"),
+        ("-gxi", "whole number"),
+        ("-z-1", "whole number"),
+        ("-z4294967296", "at most 4294967295"),
+        ("-a0,g1,2", "group 1"),
+        ("-a64", "at most 63"),
+        ("-ag0", "needs CPU numbers"),
+        ("-a0,,1", "needs the CPU number"),
+        ("-f", "needs a target size or the hints"),
+        ("-fq", "unknown access hint 'q'"),
+        ("-I1", "normal priority"),
+        ("-i10", "bursts"),
+        ("-j5", "bursts"),
+        ("-p", "parallel"),
+        ("-Nv", "memory-mapped"),
+        ("-Xprofile.xml", "XML profiles"),
+        ("-ysname", "Windows-only"),
+        ("-eDISK_IO", "Windows-only"),
+        ("-?", "docs/diskspd.md"),
+        ("-k", "unknown option"),
+        ("-", "lone dash"),
+        ("--frobnicate", "unknown option"),
+        ("--engine=spdk", "not 'spdk'"),
+        ("--allow-overwrite=yes", "takes no value"),
+    ] {
+        let e = err(&format!("-b4K {arg} t.dat"));
+        let DiskspdError::BadFlag { flag, problem: p } = &e else {
+            panic!("{arg}: {e:?}");
+        };
+        assert_eq!(flag, arg);
+        assert!(p.contains(problem), "{arg}: {p}");
+        assert!(e.to_string().starts_with(&format!("option {arg}: ")), "{e}");
+    }
+}
+
+#[test]
+fn conflicts_and_order() {
+    for (line, flag, problem) in [
+        ("-t2 -F4 t.dat", "-F4", "conflict"),
+        ("-F4 -t2 t.dat", "-t2", "conflict"),
+        ("-r -s t.dat", "-s", "conflicts with -r"),
+        ("-s -r t.dat", "-r", "conflicts with -s"),
+        ("-r -r4K t.dat", "-r4K", "twice"),
+        ("-Su -Sb t.dat", "-Sb", "conflicts"),
+        ("-Sw -h t.dat", "-h", "conflicts"),
+        ("t.dat -b8K", "-b8K", "before its targets"),
+    ] {
+        match err(line) {
+            DiskspdError::BadFlag {
+                flag: f,
+                problem: p,
+            } => {
+                assert_eq!(f, flag, "{line}");
+                assert!(p.contains(problem), "{line}: {p}");
+            }
+            e => panic!("{line}: {e:?}"),
+        }
+    }
+}
+
+#[test]
+fn usage_errors() {
+    for (line, problem) in [
+        ("-b8K", "at least one target"),
+        ("", "at least one target"),
+        ("-O8 t.dat", "without -F use -o"),
+        ("-F2 -O8 a.dat b.dat", "several targets"),
+        ("-n -a0 t.dat", "conflict"),
+        ("-s8K -b4K t.dat", "sequential stride of 8K"),
+        ("-t2 -si -T4K t.dat", "-si conflicts with -T"),
+    ] {
+        match err(line) {
+            DiskspdError::Usage(p) => assert!(p.contains(problem), "{line}: {p}"),
+            e => panic!("{line}: {e:?}"),
+        }
+    }
+    let args = ["-b4K", "", "t.dat"];
+    assert!(matches!(parse(&args), Err(DiskspdError::Usage(_))));
+}
+
+#[test]
+fn rules_of_iocap_are_checked() {
+    // a file smaller than a block, and a block size iocap cannot do with O_DIRECT
+    for line in ["-c1K -b8K t.dat", "-b1000 t.dat", "-t2 -si -o4096 t.dat"] {
+        assert!(matches!(err(line), DiskspdError::Spec(_)), "{line}");
+    }
+    assert!(err("-b1000 t.dat")
+        .to_string()
+        .starts_with("the test cannot run: block size"));
+}
