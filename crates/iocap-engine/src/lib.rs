@@ -26,8 +26,8 @@ pub mod worker;
 
 pub use error::IoFailure;
 pub use runner::{
-    run_group, run_test, select_engine, EngineKind, LiveSample, Phase, Quiet, RunError,
-    RunObserver, TestOutcome,
+    resolve_engine, run_group, run_test, select_engine, EngineKind, LiveSample, Phase, Quiet,
+    RunError, RunObserver, TestOutcome,
 };
 pub use target::{
     prepare_targets, FillObserver, NoFillProgress, PreparedTarget, TargetError, TargetKind,
