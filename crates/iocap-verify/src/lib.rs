@@ -2,11 +2,12 @@
 //!
 //! A verifier for database people: pages that describe themselves ([`page`]), written and read
 //! the way a database does (random page updates, durable log appends, read-ahead scans, random
-//! reads; [`run`]) while a lock-free map ([`map`]) knows which generation each page must hold,
-//! so every read is checked and every fault is named ([`classify`]). With a [`journal`] of
-//! acknowledged writes, [`check`] tells after a crash or power cut whether an acknowledged write
-//! was lost. The crate knows nothing of the command line or the result store: it takes a
-//! configuration and returns an [`iocap_model::Verify`].
+//! reads; [`run`], through the engine's io_uring or psync backend) while a lock-free map
+//! ([`map`]) knows which generation each page must hold, so every read is checked and every
+//! fault is named ([`classify`]). With a [`journal`] of acknowledged writes, [`check`] tells
+//! after a crash or power cut whether an acknowledged write was lost. The crate knows nothing of
+//! the command line or the result store: it takes a configuration and returns an
+//! [`iocap_model::Verify`].
 
 pub mod check;
 pub mod classify;
@@ -20,6 +21,8 @@ pub mod run;
 pub use check::{check, CheckConfig, CheckOutcome};
 pub use run::{run, VerifyConfig, VerifyOutcome};
 
+use iocap_engine::IoFailure;
+
 /// Why a run or check could not be done (failures found are not errors: they are the result).
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -29,13 +32,19 @@ pub enum VerifyError {
     /// The request cannot work as given.
     #[error("{0}")]
     Invalid(String),
-    #[error("{context}: {source}")]
-    Io {
-        context: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoFailure),
     #[error("interrupted while filling {0}")]
     Interrupted(String),
 }
-pub mod uring;
+
+/// For `map_err`: the I/O error met while doing `context`.
+pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerifyError {
+    let wrap = IoFailure::with(context);
+    move |source| VerifyError::Io(wrap(source))
+}
+
+/// A buffer for I/O, or the error that says it could not be had.
+pub(crate) fn buffer(bytes: usize) -> Result<iocap_engine::buffers::AlignedBuf, VerifyError> {
+    iocap_engine::buffers::AlignedBuf::new(bytes).map_err(io_err("cannot allocate buffers"))
+}
