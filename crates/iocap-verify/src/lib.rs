@@ -21,7 +21,21 @@ pub mod run;
 pub use check::{check, CheckConfig, CheckOutcome};
 pub use run::{run, VerifyConfig, VerifyOutcome};
 
+use std::path::{Path, PathBuf};
+
 use iocap_engine::IoFailure;
+
+/// The verify file a run makes when given a directory, or nothing (then in the current one).
+pub const DEFAULT_TARGET: &str = "iocap-verify.testfile";
+
+/// The file target `t` names: `t`, or [`DEFAULT_TARGET`] in it when it is a directory.
+pub fn target_path(t: Option<&Path>) -> PathBuf {
+    let mut p = t.map_or_else(|| PathBuf::from(DEFAULT_TARGET), Path::to_path_buf);
+    if p.is_dir() {
+        p.push(DEFAULT_TARGET);
+    }
+    p
+}
 
 /// Why a run or check could not be done (failures found are not errors: they are the result).
 #[derive(Debug, thiserror::Error)]
