@@ -9,7 +9,7 @@
 
 use std::io;
 
-use iocap_model::{FailureClass, VerifyCounts, VerifyFailure};
+use iocap_model::{VerifyCounts, VerifyFailure};
 
 use super::shared::Shared;
 use crate::classify::{classify, Expect};
@@ -54,31 +54,19 @@ pub(crate) fn record_write_error(sh: &Shared, p: u64, g: u32, op: &str, e: io::E
 /// An I/O error on `pages` (first page, count) during `op`, not re-read.
 fn io_error(
     sh: &Shared,
-    (page, pages): (u64, usize),
+    pages: (u64, usize),
     op: &str,
     expected_generation: u64,
     e: &io::Error,
     message: String,
 ) -> VerifyFailure {
-    let pb = sh.id.page_bytes;
+    let rec = sh
+        .sink
+        .record(pages, sh.id.page_bytes, op, expected_generation);
     VerifyFailure {
-        class: FailureClass::IoError,
-        path: sh.sink.path(),
-        page,
-        offset_bytes: page * pb as u64,
-        len_bytes: (pages * pb) as u64,
-        op: op.to_string(),
-        expected_generation,
-        found_generation: None,
-        found_page: None,
-        found_file_id: None,
-        sectors_512_differing: vec![],
-        sectors_4k_differing: vec![],
-        transient: false,
-        rereads: 0,
-        dump: None,
         errno: e.raw_os_error(),
         message,
+        ..rec
     }
 }
 
