@@ -17,11 +17,11 @@ use std::time::Instant;
 use iocap_model::{Verify, VerifyCheck, VerifyCounts};
 
 use crate::classify::{classify, Expect, Finding};
+use crate::error::{buffer, io_err, VerifyError};
 use crate::file::{self, pread_exact};
 use crate::journal::{self, Journal};
 use crate::page::{self, FileIdent};
 use crate::report::{default_dump_dir, First, Sink};
-use crate::{buffer, io_err, VerifyError};
 use iocap_engine::buffers::AlignedBuf;
 
 /// Pages per read.

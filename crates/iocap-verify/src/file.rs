@@ -17,7 +17,7 @@ use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
 
-use crate::{io_err, VerifyError};
+use crate::error::{io_err, VerifyError};
 
 /// Creates `path` or claims an existing file iocap made (or any file, with `allow_overwrite`),
 /// sized to `size`; returns the file opened for reading and writing and whether it was created.

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod classify;
+mod error;
 pub mod file;
 pub mod journal;
 pub mod map;
@@ -19,11 +20,10 @@ pub mod report;
 pub mod run;
 
 pub use check::{check, CheckConfig, CheckOutcome};
+pub use error::VerifyError;
 pub use run::{run, VerifyConfig, VerifyOutcome};
 
 use std::path::{Path, PathBuf};
-
-use iocap_engine::IoFailure;
 
 /// The verify file a run makes when given a directory, or nothing (then in the current one).
 pub const DEFAULT_TARGET: &str = "iocap-verify.testfile";
@@ -35,30 +35,4 @@ pub fn target_path(t: Option<&Path>) -> PathBuf {
         p.push(DEFAULT_TARGET);
     }
     p
-}
-
-/// Why a run or check could not be done (failures found are not errors: they are the result).
-#[derive(Debug, thiserror::Error)]
-pub enum VerifyError {
-    /// Refused to protect data the user had.
-    #[error("{0}")]
-    Refused(String),
-    /// The request cannot work as given.
-    #[error("{0}")]
-    Invalid(String),
-    #[error(transparent)]
-    Io(#[from] IoFailure),
-    #[error("interrupted while filling {0}")]
-    Interrupted(String),
-}
-
-/// For `map_err`: the I/O error met while doing `context`.
-pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerifyError {
-    let wrap = IoFailure::with(context);
-    move |source| VerifyError::Io(wrap(source))
-}
-
-/// A buffer for I/O, or the error that says it could not be had.
-pub(crate) fn buffer(bytes: usize) -> Result<iocap_engine::buffers::AlignedBuf, VerifyError> {
-    iocap_engine::buffers::AlignedBuf::new(bytes).map_err(io_err("cannot allocate buffers"))
 }

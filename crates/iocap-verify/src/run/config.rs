@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use iocap_model::EngineChoice;
 
+use crate::error::VerifyError;
 use crate::page;
-use crate::VerifyError;
 
 /// What to verify and how.
 #[derive(Debug, Clone)]

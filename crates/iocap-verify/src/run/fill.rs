@@ -14,9 +14,9 @@ use iocap_model::VerifyCounts;
 
 use super::config::VerifyConfig;
 use super::shared::BATCH_BYTES;
+use crate::error::{buffer, VerifyError};
 use crate::file::{self, now_ns, pwrite_all};
 use crate::page::{self, FileIdent};
-use crate::{buffer, VerifyError};
 
 /// The verify file, opened for the run.
 pub(crate) struct Target {

@@ -10,9 +10,9 @@ use iocap_model::VerifyCounts;
 
 use super::judge::{check_read, read_failed};
 use super::shared::{Shared, BATCH_BYTES, MAX_SCAN_PAGES};
+use crate::error::{buffer, VerifyError};
 use crate::file::pread_exact;
 use crate::map::Snapshot;
-use crate::{buffer, VerifyError};
 
 /// Reads and checks every page of the run's file, in batches of up to [`BATCH_BYTES`].
 pub(crate) fn run(sh: &Shared, c: &mut VerifyCounts) -> Result<(), VerifyError> {

@@ -13,8 +13,8 @@ use iocap_model::{VerifyCounts, VerifyFailure};
 
 use super::shared::Shared;
 use crate::classify::{classify, Expect};
+use crate::error::io_err;
 use crate::file::pread_exact;
-use crate::io_err;
 use crate::journal::Record;
 use crate::map::Snapshot;
 use crate::report::First;

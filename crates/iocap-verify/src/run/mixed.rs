@@ -17,7 +17,7 @@ use iocap_model::VerifyCounts;
 use super::config::VerifyConfig;
 use super::shared::{Shared, MAX_SCAN_PAGES};
 use super::slots;
-use crate::{buffer, io_err, VerifyError};
+use crate::error::{buffer, io_err, VerifyError};
 
 /// Runs the phase on `engine` for `cfg.duration`; adds what every thread did to `counts`.
 pub(crate) fn run(

@@ -30,12 +30,12 @@ use std::time::Instant;
 use iocap_engine::EngineKind;
 use iocap_model::Verify;
 
+use crate::error::{io_err, VerifyError};
 use crate::file;
 use crate::journal::{JournalHeader, JournalWriter};
 use crate::map::GenMap;
 use crate::page::FileIdent;
 use crate::report::{default_dump_dir, Sink};
-use crate::{io_err, VerifyError};
 pub use config::VerifyConfig;
 use fill::Target;
 use shared::Shared;

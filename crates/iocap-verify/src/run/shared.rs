@@ -7,11 +7,11 @@ use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use crate::error::VerifyError;
 use crate::journal::JournalWriter;
 use crate::map::GenMap;
 use crate::page::FileIdent;
 use crate::report::Sink;
-use crate::VerifyError;
 
 /// Longest read-ahead scan, in pages; the size of every read buffer.
 pub const MAX_SCAN_PAGES: usize = 64;
