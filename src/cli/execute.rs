@@ -70,7 +70,7 @@ pub fn run_text(run: &RunResult) -> String {
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
     } else if let Some(v) = &run.verify {
-        super::verify::render(v)
+        iocap_report::verify::render(v)
     } else {
         tests_text(&run.tests)
     }

@@ -2,22 +2,20 @@
 //! Flags in, an [`iocap_verify::VerifyConfig`] or [`iocap_verify::CheckConfig`] out; the
 //! result is a run like any other (saved, shown, exported), with its findings in `verify`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use iocap_model::{format_bytes, EngineChoice, FailureClass, Verify};
-use iocap_verify::{CheckConfig, VerifyConfig, VerifyError};
+use iocap_model::{format_bytes, EngineChoice, Verify};
+use iocap_report::verify::render;
+use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
 use super::args::{duration_arg, engine_arg, size_arg};
 use super::execute::new_run;
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
-
-/// The default verify file, in the current directory or the directory given.
-pub const DEFAULT_VERIFY_TARGET: &str = "iocap-verify.testfile";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum VerifyOutput {
@@ -98,14 +96,6 @@ pub struct VerifyArgs {
     pub save: SaveArgs,
 }
 
-fn target_path(t: Option<&str>) -> PathBuf {
-    let mut p = PathBuf::from(t.unwrap_or(DEFAULT_VERIFY_TARGET));
-    if p.is_dir() {
-        p.push(DEFAULT_VERIFY_TARGET);
-    }
-    p
-}
-
 pub fn verify(args: VerifyArgs) -> Result<Exit> {
     if !args.check && args.size < args.page_size.saturating_mul(16) {
         bail!(
@@ -117,30 +107,9 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
     args.save.check()?;
     let mut run = new_run("verify");
     let res = if args.check {
-        let journal = args.journal.clone().expect("clap requires --journal");
-        let cfg = CheckConfig {
-            target: args.target.as_deref().map(|t| target_path(Some(t))),
-            atomic_unit: args.atomic_unit as usize,
-            dump_dir: args.dump_dir.clone(),
-            direct: !args.buffered,
-            ..CheckConfig::new(journal)
-        };
-        iocap_verify::check(&cfg, &INTERRUPTED).map(|o| o.verify)
+        iocap_verify::check(&check_config(&args), &INTERRUPTED).map(|o| o.verify)
     } else {
-        let cfg = VerifyConfig {
-            target: target_path(args.target.as_deref()),
-            size_bytes: args.size,
-            page_bytes: args.page_size as usize,
-            threads: args.threads,
-            qd: args.qd,
-            seed: args.seed,
-            duration: Duration::from_secs_f64(args.duration),
-            direct: !args.buffered,
-            journal: args.journal.clone(),
-            dump_dir: args.dump_dir.clone(),
-            allow_overwrite: args.allow_overwrite,
-            engine: args.engine,
-        };
+        let cfg = run_config(&args);
         cfg.validate()?;
         if args.output == VerifyOutput::Text {
             eprintln!(
@@ -160,13 +129,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
         }
         Err(e) => return Err(e.into()),
     };
-    let code = if v.interrupted {
-        Exit::Interrupted
-    } else if v.passed {
-        Exit::Ok
-    } else {
-        Exit::CheckFailed
-    };
+    let code = exit_code(&v);
     run.verify = Some(v);
     args.save.stamp(&mut run);
     let v = run.verify.as_ref().expect("just set");
@@ -178,197 +141,43 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
     Ok(code)
 }
 
-/// Failures listed in the text view (all of them are in the JSON).
-const SHOWN_FAILURES: usize = 20;
+fn check_config(args: &VerifyArgs) -> CheckConfig {
+    let journal = args.journal.clone().expect("clap requires --journal");
+    CheckConfig {
+        target: args
+            .target
+            .as_deref()
+            .map(|t| target_path(Some(Path::new(t)))),
+        atomic_unit: args.atomic_unit as usize,
+        dump_dir: args.dump_dir.clone(),
+        direct: !args.buffered,
+        ..CheckConfig::new(journal)
+    }
+}
 
-/// The text view of a verify run or check.
-pub fn render(v: &Verify) -> String {
-    let mut o = String::new();
-    let verdict = if v.passed { "PASS" } else { "FAIL" };
-    let line = |o: &mut String, k: &str, val: String| o.push_str(&format!("  {k:<15} {val}\n"));
-    if let Some(c) = &v.check {
-        o.push_str(&format!("iocap verify --check: {}\n", v.target));
-        line(
-            &mut o,
-            "journal",
-            format!(
-                "{}: {} acknowledged writes on {} pages{}",
-                c.journal,
-                c.records,
-                c.pages_journaled,
-                if c.torn_tail_bytes > 0 {
-                    format!(", torn tail of {} B ignored", c.torn_tail_bytes)
-                } else {
-                    String::new()
-                }
-            ),
-        );
-        line(
-            &mut o,
-            "pages checked",
-            format!(
-                "{} of {} ({} each, {})",
-                v.counts.pages_checked,
-                v.pages,
-                format_bytes(v.page_bytes),
-                if v.direct { "O_DIRECT" } else { "buffered" }
-            ),
-        );
-        line(
-            &mut o,
-            "allowed",
-            format!(
-                "{} pages newer than acknowledged, {} torn at {} boundaries between \
-                 acknowledged and newer writes",
-                c.pages_newer,
-                c.pages_torn_allowed,
-                format_bytes(v.atomic_unit_bytes)
-            ),
-        );
-        let lost = if c.lost_pages.is_empty() {
-            "none".to_string()
-        } else {
-            let shown: Vec<String> = c.lost_pages.iter().take(50).map(u64::to_string).collect();
-            format!(
-                "{} pages: {}{}",
-                c.lost_pages.len(),
-                shown.join(", "),
-                if c.lost_pages.len() > 50 { ", ..." } else { "" }
-            )
-        };
-        line(&mut o, "lost writes", lost);
+fn run_config(args: &VerifyArgs) -> VerifyConfig {
+    VerifyConfig {
+        target: target_path(args.target.as_deref().map(Path::new)),
+        size_bytes: args.size,
+        page_bytes: args.page_size as usize,
+        threads: args.threads,
+        qd: args.qd,
+        seed: args.seed,
+        duration: Duration::from_secs_f64(args.duration),
+        direct: !args.buffered,
+        journal: args.journal.clone(),
+        dump_dir: args.dump_dir.clone(),
+        allow_overwrite: args.allow_overwrite,
+        engine: args.engine,
+    }
+}
+
+fn exit_code(v: &Verify) -> Exit {
+    if v.interrupted {
+        Exit::Interrupted
+    } else if v.passed {
+        Exit::Ok
     } else {
-        o.push_str(&format!("iocap verify: {}\n", v.target));
-        line(
-            &mut o,
-            "file",
-            format!(
-                "{}, {} pages of {}, file id {:016x}, seed {}",
-                format_bytes(v.size_bytes),
-                v.pages,
-                format_bytes(v.page_bytes),
-                v.file_id,
-                v.seed
-            ),
-        );
-        line(
-            &mut o,
-            "I/O",
-            format!(
-                "{}, {}, {} threads × qd {}, {:.1} s mixed, {:.1} s in all",
-                if v.direct {
-                    "O_DIRECT"
-                } else {
-                    "buffered (page cache)"
-                },
-                v.io_engine,
-                v.threads,
-                v.qd,
-                v.duration_s,
-                v.elapsed_s
-            ),
-        );
-        let c = &v.counts;
-        line(
-            &mut o,
-            "pages checked",
-            format!(
-                "{} ({:.0}/s over the {:.1} s of the run)",
-                c.pages_checked,
-                c.pages_checked as f64 / v.elapsed_s.max(1e-9),
-                v.elapsed_s
-            ),
-        );
-        line(
-            &mut o,
-            "writes",
-            format!(
-                "{} random page updates, {} durable log appends{}",
-                c.random_updates,
-                c.log_appends,
-                if v.journal.is_some() {
-                    format!(", {} journaled", c.journal_records)
-                } else {
-                    String::new()
-                }
-            ),
-        );
-        line(
-            &mut o,
-            "reads",
-            format!(
-                "{} read-ahead scans, {} random page reads; {} reads overlapped a write and \
-                 were not judged",
-                c.scans, c.random_reads, c.reads_skipped
-            ),
-        );
+        Exit::CheckFailed
     }
-    let classes: Vec<String> = FailureClass::ALL
-        .iter()
-        .filter(|k| v.classes.get(**k) > 0)
-        .map(|k| format!("{} {}", k.name(), v.classes.get(*k)))
-        .collect();
-    line(
-        &mut o,
-        "failures",
-        if classes.is_empty() {
-            "none".into()
-        } else {
-            format!(
-                "{} ({} transient: read back right later)",
-                classes.join(", "),
-                v.classes.transient
-            )
-        },
-    );
-    let words = match (v.passed, v.interrupted, v.check.is_some()) {
-        (_, true, _) => "interrupted: not every page was checked".to_string(),
-        (true, _, false) => "every page read back as written".into(),
-        (true, _, true) => "every acknowledged write is there".into(),
-        (false, _, false) => "the storage did not give back what was written".into(),
-        (false, _, true) => "acknowledged writes were lost or damaged".into(),
-    };
-    line(&mut o, "verdict", format!("{verdict}: {words}"));
-    for w in &v.warnings {
-        o.push_str(&format!("  warning: {w}\n"));
-    }
-    if !v.failures.is_empty() {
-        o.push_str(&format!(
-            "\nFirst failures ({} of {}):\n",
-            v.failures.len().min(SHOWN_FAILURES),
-            v.classes.total()
-        ));
-        for f in v.failures.iter().take(SHOWN_FAILURES) {
-            o.push_str(&format!(
-                "  page {} at {} B: {} during {}, expected generation {}, found {}{}{}\n    {}\n",
-                f.page,
-                f.offset_bytes,
-                f.class.name(),
-                f.op,
-                f.expected_generation,
-                f.found_generation
-                    .map_or_else(|| "-".to_string(), |g| g.to_string()),
-                if f.sectors_512_differing.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; 512 B sectors {:?}, 4 KiB sectors {:?} differ",
-                        f.sectors_512_differing, f.sectors_4k_differing
-                    )
-                },
-                if f.transient {
-                    "; transient (a re-read was right)"
-                } else if f.rereads > 0 {
-                    "; persistent over re-reads"
-                } else {
-                    ""
-                },
-                f.message
-            ));
-            if let Some(d) = &f.dump {
-                o.push_str(&format!("    dump: {d}\n"));
-            }
-        }
-    }
-    o
 }

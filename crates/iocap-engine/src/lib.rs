@@ -13,6 +13,7 @@ pub mod buffers;
 pub mod clock;
 pub mod datashape;
 pub mod devinfo;
+pub mod error;
 pub mod host;
 pub mod marker;
 pub mod offsets;
@@ -24,9 +25,10 @@ pub mod stats;
 pub mod target;
 pub mod worker;
 
+pub use error::IoFailure;
 pub use runner::{
-    run_group, run_test, select_engine, EngineKind, LiveSample, Phase, Quiet, RunError,
-    RunObserver, TestOutcome,
+    resolve_engine, run_group, run_test, select_engine, EngineKind, LiveSample, Phase, Quiet,
+    RunError, RunObserver, TestOutcome,
 };
 pub use target::{
     prepare_targets, FillObserver, NoFillProgress, PreparedTarget, TargetError, TargetKind,

@@ -53,20 +53,27 @@ pub enum RunError {
 pub fn select_engine(
     choice: iocap_model::EngineChoice,
 ) -> Result<(EngineKind, Option<String>), RunError> {
+    let (kind, fallback) = resolve_engine(choice)
+        .map_err(|e| RunError::Setup(format!("io_uring is not available here: {e}")))?;
+    let warning =
+        fallback.map(|e| format!("io_uring is not available ({e}); ran the psync engine instead"));
+    Ok((kind, warning))
+}
+
+/// The engine `choice` comes to on this host, and, when `auto` fell back to psync, why io_uring
+/// could not be set up; `Err` says why when io_uring was asked for by name. The reasons are the
+/// probe's own words, for each caller to put in its sentence ([`select_engine`] for a test,
+/// `iocap-verify` for its run).
+pub fn resolve_engine(
+    choice: iocap_model::EngineChoice,
+) -> Result<(EngineKind, Option<String>), String> {
     use iocap_model::EngineChoice::*;
     match choice {
         Psync => Ok((EngineKind::Psync, None)),
-        IoUring | IoUringUnregistered => uring::probe()
-            .map(|_| (EngineKind::IoUring, None))
-            .map_err(|e| RunError::Setup(format!("io_uring is not available here: {e}"))),
+        IoUring | IoUringUnregistered => uring::probe().map(|_| (EngineKind::IoUring, None)),
         Auto => Ok(match uring::probe() {
             Ok(()) => (EngineKind::IoUring, None),
-            Err(e) => (
-                EngineKind::Psync,
-                Some(format!(
-                    "io_uring is not available ({e}); ran the psync engine instead"
-                )),
-            ),
+            Err(e) => (EngineKind::Psync, Some(e)),
         }),
     }
 }

@@ -24,6 +24,7 @@ use thiserror::Error;
 
 use crate::buffers::{fill_random, SlotBuffers};
 use crate::devinfo;
+use crate::error::IoFailure;
 use crate::marker::{self, Marker};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,19 +66,15 @@ pub enum TargetError {
     /// The request cannot work on this target.
     #[error("{0}")]
     Invalid(String),
-    #[error("{context}: {source}")]
-    Io {
-        context: String,
-        #[source]
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] IoFailure),
     #[error("interrupted while creating {0}; the partial file was removed")]
     Interrupted(String),
 }
 
 fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
-    let context = context.into();
-    move |source| TargetError::Io { context, source }
+    let wrap = IoFailure::with(context);
+    move |source| TargetError::Io(wrap(source))
 }
 
 /// Reports the progress of filling new test files.

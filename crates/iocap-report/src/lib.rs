@@ -14,6 +14,7 @@ mod rows;
 pub mod sure;
 mod svg;
 pub mod text;
+pub mod verify;
 
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::RunResult;

@@ -9,19 +9,23 @@
 //! only err towards holding a page to an older generation (records lost in a power cut), so it
 //! can make the check weaker but never fail a healthy file.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use iocap_model::{Verify, VerifyCheck, VerifyCounts};
 
-use crate::classify::{classify, Expect};
+use crate::classify::{classify, Expect, Finding};
+use crate::error::{buffer, io_err, VerifyError};
 use crate::file::{self, pread_exact};
-use crate::journal;
+use crate::journal::{self, Journal};
 use crate::page::{self, FileIdent};
 use crate::report::{default_dump_dir, First, Sink};
-use crate::VerifyError;
 use iocap_engine::buffers::AlignedBuf;
+
+/// Pages per read.
+const BATCH_PAGES: usize = 64;
 
 #[derive(Debug, Clone)]
 pub struct CheckConfig {
@@ -60,189 +64,17 @@ pub fn check(cfg: &CheckConfig, stop: &AtomicBool) -> Result<CheckOutcome, Verif
             "atomic unit {au} B: use a power of two from 512 B to 64K"
         )));
     }
-    let j = journal::read(&cfg.journal).map_err(|e| VerifyError::Io {
-        context: format!("cannot read the journal {}", cfg.journal.display()),
-        source: e,
-    })?;
-    let h = &j.header;
-    let pb = h.page_bytes as usize;
-    // the same bound a run accepts (VerifyConfig::validate): a header past it is not one iocap
-    // wrote, and must not size an allocation
-    if !page::valid_page_bytes(pb as u64)
-        || h.pages == 0
-        || h.pages >= 1 << 40
-        || h.initial_generation == 0
-    {
-        return Err(VerifyError::Invalid(format!(
-            "the journal {} has an impossible header",
-            cfg.journal.display()
-        )));
-    }
+    let j = read_journal(&cfg.journal)?;
     let target = cfg
         .target
         .clone()
-        .unwrap_or_else(|| PathBuf::from(&h.target));
-    let shown = target.display().to_string();
+        .unwrap_or_else(|| PathBuf::from(&j.header.target));
     let mut warnings = Vec::new();
     let (f, direct) = file::open_io(&target, false, cfg.direct, None, &mut warnings)?;
-    let len = f
-        .metadata()
-        .map_err(|e| VerifyError::Io {
-            context: format!("cannot stat {shown}"),
-            source: e,
-        })?
-        .len();
-    let size = h.pages * pb as u64;
-    if size > len {
-        return Err(VerifyError::Invalid(format!(
-            "{shown} holds {len} bytes, fewer than the {size} the journal {} describes: not the \
-             file that run wrote",
-            cfg.journal.display()
-        )));
-    }
-    let mut expected = vec![h.initial_generation; h.pages as usize];
-    let mut journaled = 0u64;
-    for r in &j.records {
-        if let Some(e) = expected.get_mut(r.page as usize) {
-            if *e == h.initial_generation {
-                journaled += 1;
-            }
-            *e = (*e).max(r.generation);
-        }
-    }
-    let id = FileIdent {
-        file_id: h.file_id,
-        seed: h.seed,
-        page_bytes: pb,
-    };
-    let sink = Sink::new(
-        &target,
-        cfg.dump_dir
-            .clone()
-            .unwrap_or_else(|| default_dump_dir(&target)),
-    );
-    let mut counts = VerifyCounts {
-        journal_records: j.records.len() as u64,
-        ..Default::default()
-    };
-    let mut chk = VerifyCheck {
-        journal: cfg.journal.display().to_string(),
-        records: j.records.len() as u64,
-        torn_tail_bytes: j.torn_tail_bytes,
-        pages_journaled: journaled,
-        ..Default::default()
-    };
-    let batch = 64usize;
-    let alloc = |n| {
-        AlignedBuf::new(n).map_err(|e| VerifyError::Io {
-            context: "cannot allocate buffers".into(),
-            source: e,
-        })
-    };
-    let mut rbuf = alloc(batch * pb)?;
-    let mut scratch = alloc(pb)?;
-    let mut interrupted = false;
-    let mut p = 0u64;
-    let readable_pages = (len / pb as u64).min(h.pages);
-    while p < h.pages {
-        if stop.load(Ordering::Relaxed) {
-            interrupted = true;
-            break;
-        }
-        let n = batch.min((h.pages - p) as usize);
-        let lost = |page: u64, chk: &mut VerifyCheck| {
-            if chk.lost_pages.last() != Some(&page) {
-                chk.lost_pages.push(page);
-            }
-        };
-        let buf = &mut rbuf.as_mut_slice()[..n * pb];
-        let read = if p + n as u64 <= readable_pages {
-            pread_exact(&f, buf, p * pb as u64)
-        } else {
-            Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                format!("{shown} is {len} B, shorter than the {size} B the journal describes"),
-            ))
-        };
-        if read.is_err() {
-            // page by page, so one bad sector does not hide its neighbours
-            for i in 0..n as u64 {
-                let q = p + i;
-                let ex = Expect::AtLeast {
-                    generation: u64::from(expected[q as usize]),
-                    atomic_unit: au,
-                };
-                let one = &mut rbuf.as_mut_slice()[..pb];
-                match pread_exact(&f, one, q * pb as u64) {
-                    Ok(()) => {
-                        counts.pages_read += 1;
-                        counts.pages_checked += 1;
-                        let fd = classify(one, &id, q, ex);
-                        tally(&fd, &mut chk);
-                        if !fd.ok() {
-                            lost(q, &mut chk);
-                            sink.failed(
-                                &f,
-                                &id,
-                                None,
-                                q,
-                                "check",
-                                ex,
-                                First::Bad(one, fd),
-                                scratch.as_mut_slice(),
-                            );
-                        }
-                    }
-                    Err(e2) => {
-                        lost(q, &mut chk);
-                        sink.failed(
-                            &f,
-                            &id,
-                            None,
-                            q,
-                            "check",
-                            ex,
-                            First::Io(e2),
-                            scratch.as_mut_slice(),
-                        );
-                    }
-                }
-            }
-            p += n as u64;
-            continue;
-        }
-        counts.pages_read += n as u64;
-        counts.bytes_read += (n * pb) as u64;
-        for i in 0..n {
-            let q = p + i as u64;
-            let ex = Expect::AtLeast {
-                generation: u64::from(expected[q as usize]),
-                atomic_unit: au,
-            };
-            let data = &rbuf.as_slice()[i * pb..(i + 1) * pb];
-            counts.pages_checked += 1;
-            let fd = classify(data, &id, q, ex);
-            tally(&fd, &mut chk);
-            if !fd.ok() {
-                lost(q, &mut chk);
-                sink.failed(
-                    &f,
-                    &id,
-                    None,
-                    q,
-                    "check",
-                    ex,
-                    First::Bad(data, fd),
-                    scratch.as_mut_slice(),
-                );
-            }
-        }
-        p += n as u64;
-    }
-    let col = sink.finish();
-    if let Some(e) = col.dump_error {
-        warnings.push(e);
-    }
+    let mut ck = Checker::new(cfg, &j, &target, &f)?;
+    let interrupted = ck.read_all(stop)?;
+    let col = ck.sink.finish();
+    warnings.extend(col.dump_error);
     if j.torn_tail_bytes > 0 {
         warnings.push(format!(
             "the journal ends with {} B that are not a whole record (a write cut by the crash); \
@@ -250,37 +82,235 @@ pub fn check(cfg: &CheckConfig, stop: &AtomicBool) -> Result<CheckOutcome, Verif
             j.torn_tail_bytes
         ));
     }
-    let passed = col.classes.total() == 0 && chk.lost_pages.is_empty() && !interrupted;
-    Ok(CheckOutcome {
-        verify: Verify {
-            mode: "check".into(),
-            target: shown,
-            page_bytes: pb as u64,
-            size_bytes: size,
-            pages: h.pages,
-            threads: 1,
-            qd: 1,
-            seed: h.seed,
-            file_id: h.file_id,
-            duration_s: 0.0,
-            elapsed_s: started.elapsed().as_secs_f64(),
-            direct,
-            io_engine: "psync".into(),
-            journal: Some(cfg.journal.display().to_string()),
-            atomic_unit_bytes: au as u64,
-            counts,
-            classes: col.classes,
-            failures: col.failures,
-            check: Some(chk),
-            dump_dir: col.dump_dir,
-            interrupted,
-            warnings,
-            passed,
-        },
-    })
+    let passed = col.classes.total() == 0 && ck.chk.lost_pages.is_empty() && !interrupted;
+    let verify = Verify {
+        elapsed_s: started.elapsed().as_secs_f64(),
+        direct,
+        counts: ck.counts,
+        classes: col.classes,
+        failures: col.failures,
+        check: Some(ck.chk),
+        dump_dir: col.dump_dir,
+        interrupted,
+        warnings,
+        passed,
+        ..described(cfg, &j, &target)
+    };
+    Ok(CheckOutcome { verify })
 }
 
-fn tally(fd: &crate::classify::Finding, chk: &mut VerifyCheck) {
+/// The journal at `path`, refused if its header is not one a run writes.
+fn read_journal(path: &Path) -> Result<Journal, VerifyError> {
+    let shown = path.display();
+    let j = journal::read(path).map_err(io_err(format!("cannot read the journal {shown}")))?;
+    let h = &j.header;
+    // the same bound a run accepts (VerifyConfig::validate): a header past it is not one iocap
+    // wrote, and must not size an allocation
+    if !page::valid_page_bytes(u64::from(h.page_bytes))
+        || h.pages == 0
+        || h.pages >= 1 << 40
+        || h.initial_generation == 0
+    {
+        return Err(VerifyError::Invalid(format!(
+            "the journal {shown} has an impossible header"
+        )));
+    }
+    Ok(j)
+}
+
+/// What the result says of the check before it ran: the journal and the file.
+fn described(cfg: &CheckConfig, j: &Journal, target: &Path) -> Verify {
+    let h = &j.header;
+    Verify {
+        mode: "check".into(),
+        target: target.display().to_string(),
+        page_bytes: u64::from(h.page_bytes),
+        size_bytes: h.pages * u64::from(h.page_bytes),
+        pages: h.pages,
+        threads: 1,
+        qd: 1,
+        seed: h.seed,
+        file_id: h.file_id,
+        io_engine: "psync".into(),
+        journal: Some(cfg.journal.display().to_string()),
+        atomic_unit_bytes: cfg.atomic_unit as u64,
+        ..Verify::default()
+    }
+}
+
+/// The highest acknowledged generation of every page, and how many pages have a record.
+fn expected_generations(j: &Journal) -> (Vec<u32>, u64) {
+    let initial = j.header.initial_generation;
+    let mut expected = vec![initial; j.header.pages as usize];
+    let mut journaled = 0u64;
+    for r in &j.records {
+        if let Some(e) = expected.get_mut(r.page as usize) {
+            if *e == initial {
+                journaled += 1;
+            }
+            *e = (*e).max(r.generation);
+        }
+    }
+    (expected, journaled)
+}
+
+/// The reads of a check and what they found.
+struct Checker<'a> {
+    f: &'a File,
+    id: FileIdent,
+    sink: Sink,
+    atomic_unit: usize,
+    expected: Vec<u32>,
+    shown: String,
+    /// Bytes of the file.
+    len: u64,
+    counts: VerifyCounts,
+    chk: VerifyCheck,
+    scratch: AlignedBuf,
+}
+
+impl<'a> Checker<'a> {
+    /// A check of `f` (at `target`) against `j`; refused if the file is smaller than the journal
+    /// says.
+    fn new(
+        cfg: &CheckConfig,
+        j: &Journal,
+        target: &Path,
+        f: &'a File,
+    ) -> Result<Self, VerifyError> {
+        let (h, shown) = (&j.header, target.display().to_string());
+        let len = f
+            .metadata()
+            .map_err(io_err(format!("cannot stat {shown}")))?
+            .len();
+        let size = h.pages * u64::from(h.page_bytes);
+        if size > len {
+            return Err(VerifyError::Invalid(format!(
+                "{shown} holds {len} bytes, fewer than the {size} the journal {} describes: not \
+                 the file that run wrote",
+                cfg.journal.display()
+            )));
+        }
+        let (expected, journaled) = expected_generations(j);
+        let dumps = cfg.dump_dir.clone();
+        Ok(Self {
+            f,
+            id: FileIdent {
+                file_id: h.file_id,
+                seed: h.seed,
+                page_bytes: h.page_bytes as usize,
+            },
+            sink: Sink::new(target, dumps.unwrap_or_else(|| default_dump_dir(target))),
+            atomic_unit: cfg.atomic_unit,
+            expected,
+            shown,
+            len,
+            counts: VerifyCounts {
+                journal_records: j.records.len() as u64,
+                ..Default::default()
+            },
+            chk: VerifyCheck {
+                journal: cfg.journal.display().to_string(),
+                records: j.records.len() as u64,
+                torn_tail_bytes: j.torn_tail_bytes,
+                pages_journaled: journaled,
+                ..Default::default()
+            },
+            scratch: buffer(h.page_bytes as usize)?,
+        })
+    }
+
+    fn pages(&self) -> u64 {
+        self.expected.len() as u64
+    }
+
+    /// Reads and judges every page; returns whether `stop` cut it short.
+    fn read_all(&mut self, stop: &AtomicBool) -> Result<bool, VerifyError> {
+        let pb = self.id.page_bytes;
+        let mut rbuf = buffer(BATCH_PAGES * pb)?;
+        let mut p = 0u64;
+        while p < self.pages() {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(true);
+            }
+            let n = BATCH_PAGES.min((self.pages() - p) as usize);
+            let buf = &mut rbuf.as_mut_slice()[..n * pb];
+            if self.read_batch(p, buf).is_ok() {
+                self.counts.pages_read += n as u64;
+                self.counts.bytes_read += (n * pb) as u64;
+                for (i, data) in buf.chunks_exact(pb).enumerate() {
+                    self.judge(p + i as u64, data);
+                }
+            } else {
+                // page by page, so one bad sector does not hide its neighbours
+                for q in p..p + n as u64 {
+                    self.read_one(q, &mut buf[..pb]);
+                }
+            }
+            p += n as u64;
+        }
+        Ok(false)
+    }
+
+    /// Reads the pages from `p` that `buf` holds in one call; pages past the end of the file
+    /// fail it.
+    fn read_batch(&self, p: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let pb = self.id.page_bytes as u64;
+        let readable_pages = (self.len / pb).min(self.pages());
+        if p + buf.len() as u64 / pb <= readable_pages {
+            return pread_exact(self.f, buf, p * pb);
+        }
+        Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!(
+                "{} is {} B, shorter than the {} B the journal describes",
+                self.shown,
+                self.len,
+                self.pages() * pb
+            ),
+        ))
+    }
+
+    /// Reads page `q` alone into `one` and judges it.
+    fn read_one(&mut self, q: u64, one: &mut [u8]) {
+        match pread_exact(self.f, one, q * self.id.page_bytes as u64) {
+            Ok(()) => {
+                self.counts.pages_read += 1;
+                self.judge(q, one);
+            }
+            Err(e) => self.lost(q, First::Io(e)),
+        }
+    }
+
+    /// Holds page `q`, read as `data`, to its highest acknowledged generation.
+    fn judge(&mut self, q: u64, data: &[u8]) {
+        self.counts.pages_checked += 1;
+        let fd = classify(data, &self.id, q, self.expect(q));
+        tally(&fd, &mut self.chk);
+        if !fd.ok() {
+            self.lost(q, First::Bad(data, fd));
+        }
+    }
+
+    fn expect(&self, q: u64) -> Expect {
+        Expect::AtLeast {
+            generation: u64::from(self.expected[q as usize]),
+            atomic_unit: self.atomic_unit,
+        }
+    }
+
+    /// Page `q` lost an acknowledged write: named once in the list, recorded in the sink.
+    fn lost(&mut self, q: u64, first: First) {
+        if self.chk.lost_pages.last() != Some(&q) {
+            self.chk.lost_pages.push(q);
+        }
+        let (expect, scratch) = (self.expect(q), self.scratch.as_mut_slice());
+        self.sink
+            .failed(self.f, &self.id, None, q, "check", expect, first, scratch);
+    }
+}
+
+fn tally(fd: &Finding, chk: &mut VerifyCheck) {
     if fd.ok() {
         if fd.torn_allowed {
             chk.pages_torn_allowed += 1;

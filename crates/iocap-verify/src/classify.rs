@@ -59,6 +59,11 @@ impl Finding {
         }
     }
 
+    fn found(mut self, generation: Option<u64>) -> Self {
+        self.found_generation = generation;
+        self
+    }
+
     fn with_sectors(mut self, sectors: impl Iterator<Item = usize>) -> Self {
         for s in sectors {
             self.sectors_512.push(s as u32);
@@ -76,13 +81,15 @@ const MAX_SECTORS: usize = 128;
 
 /// Classifies `data`, read at page `page` of the file `id`, against `expect`.
 pub fn classify(data: &[u8], id: &FileIdent, page: u64, expect: Expect) -> Finding {
-    let g = expect.generation();
     let nsec = data.len() / SECTOR;
     debug_assert!(nsec <= MAX_SECTORS && data.len() == id.page_bytes);
     if data.iter().all(|b| *b == 0) {
         return Finding::fail(
             FailureClass::NeverWritten,
-            format!("the page reads as zeros; generation {g} was written"),
+            format!(
+                "the page reads as zeros; generation {} was written",
+                expect.generation()
+            ),
         );
     }
     let mut gens = [None; MAX_SECTORS];
@@ -92,140 +99,156 @@ pub fn classify(data: &[u8], id: &FileIdent, page: u64, expect: Expect) -> Findi
     let gens = &gens[..nsec];
     if page::checksum_ok(data) {
         let h = page::header(data).expect("a valid checksum implies a header");
-        if h.file_id != id.file_id || h.page != page {
-            let other_file = h.file_id != id.file_id;
-            let mut f = Finding::fail(
-                FailureClass::Misdirected,
-                if other_file {
-                    format!(
-                        "holds page {} of another file (id {:016x}), generation {}",
-                        h.page, h.file_id, h.generation
-                    )
-                } else {
-                    format!(
-                        "holds page {} (generation {}) instead of page {page}",
-                        h.page, h.generation
-                    )
-                },
-            );
-            f.found_page = Some(h.page);
-            f.found_file_id = other_file.then_some(h.file_id);
-            f.found_generation = Some(h.generation);
-            return f;
-        }
-        let found = h.generation;
-        if gens.iter().any(|s| *s != Some(found)) {
-            // a valid checksum over bytes that are not that write's: a writer bug, or a CRC
-            // collision; either way not the data written
-            let mut f = Finding::fail(
-                FailureClass::Corrupt,
-                format!("checksum valid but the bytes are not generation {found}'s"),
-            )
-            .with_sectors((0..nsec).filter(|s| gens[*s] != Some(found)));
-            f.found_generation = Some(found);
-            return f;
-        }
-        let ok = match expect {
-            Expect::Exact(_) => found == g,
-            Expect::AtLeast { .. } => found >= g,
-        };
-        if ok {
-            return Finding {
-                found_generation: Some(found),
-                newer: found > g,
-                ..Default::default()
-            };
-        }
-        let mut f = if found < g {
-            Finding::fail(
-                FailureClass::Stale,
-                format!("a whole, valid page of generation {found}; {g} was written: a lost write or stale read"),
-            )
-        } else {
-            Finding::fail(
-                FailureClass::Corrupt,
-                format!("generation {found} is newer than the last write made ({g})"),
-            )
-        };
-        f.found_generation = Some(found);
-        return f;
+        return whole_page(&h, gens, id, page, expect);
     }
-
-    let found0 = gens[0];
     if gens.iter().all(Option::is_some) {
-        let first = gens[0].unwrap_or(0);
-        let mixed = gens.iter().any(|s| *s != Some(first));
-        if mixed {
-            let mut list: Vec<u64> = gens.iter().flatten().copied().collect();
-            list.sort_unstable();
-            list.dedup();
-            let names = list
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            if let Expect::AtLeast { atomic_unit, .. } = expect {
-                let per = (atomic_unit / SECTOR).clamp(1, nsec);
-                let unit_ok = |u: &[Option<u64>]| {
-                    u.iter().all(|s| *s == u[0]) && u[0].is_some_and(|x| x >= g)
-                };
-                if gens.chunks(per).all(unit_ok) {
-                    return Finding {
-                        found_generation: found0,
-                        torn_allowed: true,
-                        newer: true,
-                        ..Default::default()
-                    };
-                }
-                let bad: Vec<usize> = gens
-                    .chunks(per)
-                    .enumerate()
-                    .filter(|(_, u)| !unit_ok(u))
-                    .flat_map(|(i, u)| (i * per..i * per + u.len()).collect::<Vec<_>>())
-                    .collect();
-                let mut f = Finding::fail(
-                    FailureClass::Torn,
-                    format!(
-                        "torn between generations {names}: some {atomic_unit} B units are older \
-                         than the acknowledged generation {g} or mix two writes"
-                    ),
-                )
-                .with_sectors(bad.into_iter());
-                f.found_generation = found0;
-                return f;
-            }
-            let mut f = Finding::fail(
-                FailureClass::Torn,
-                format!("torn: whole sectors of generations {names}; generation {g} was written"),
-            )
-            .with_sectors((0..nsec).filter(|s| gens[*s] != Some(g)));
-            f.found_generation = found0;
-            return f;
-        }
-        let mut f = Finding::fail(
-            FailureClass::Corrupt,
-            format!(
-                "every sector is generation {first}'s but the page checksum or timestamp is damaged"
-            ),
-        )
-        .with_sectors(std::iter::once(0));
-        f.found_generation = Some(first);
-        return f;
+        return every_sector_a_write(gens, expect);
     }
     let good = |s: &Option<u64>| match expect {
-        Expect::Exact(_) => *s == Some(g),
-        Expect::AtLeast { .. } => s.is_some_and(|x| x >= g),
+        Expect::Exact(g) => *s == Some(g),
+        Expect::AtLeast { generation, .. } => s.is_some_and(|x| x >= generation),
     };
-    let mut f = Finding::fail(
+    Finding::fail(
         FailureClass::Corrupt,
         format!(
             "checksum mismatch: {} of {nsec} sectors are no write's bytes",
             gens.iter().filter(|s| s.is_none()).count()
         ),
     )
-    .with_sectors((0..nsec).filter(|s| !good(&gens[*s])));
-    f.found_generation = found0;
+    .with_sectors((0..nsec).filter(|s| !good(&gens[*s])))
+    .found(gens[0])
+}
+
+/// A page whose checksum is valid (header `h`, sector generations `gens`): another page's, not
+/// its own generation's bytes, or its generation held to `expect`.
+fn whole_page(
+    h: &page::Header,
+    gens: &[Option<u64>],
+    id: &FileIdent,
+    page: u64,
+    expect: Expect,
+) -> Finding {
+    if h.file_id != id.file_id || h.page != page {
+        return misdirected(h, id, page);
+    }
+    let (found, g) = (h.generation, expect.generation());
+    if gens.iter().any(|s| *s != Some(found)) {
+        // a valid checksum over bytes that are not that write's: a writer bug, or a CRC
+        // collision; either way not the data written
+        return Finding::fail(
+            FailureClass::Corrupt,
+            format!("checksum valid but the bytes are not generation {found}'s"),
+        )
+        .with_sectors((0..gens.len()).filter(|s| gens[*s] != Some(found)))
+        .found(Some(found));
+    }
+    let ok = match expect {
+        Expect::Exact(_) => found == g,
+        Expect::AtLeast { .. } => found >= g,
+    };
+    if ok {
+        return Finding {
+            found_generation: Some(found),
+            newer: found > g,
+            ..Default::default()
+        };
+    }
+    let f = if found < g {
+        Finding::fail(
+            FailureClass::Stale,
+            format!("a whole, valid page of generation {found}; {g} was written: a lost write or stale read"),
+        )
+    } else {
+        Finding::fail(
+            FailureClass::Corrupt,
+            format!("generation {found} is newer than the last write made ({g})"),
+        )
+    };
+    f.found(Some(found))
+}
+
+/// A whole page of another page or file (header `h`) where page `page` of `id` should be.
+fn misdirected(h: &page::Header, id: &FileIdent, page: u64) -> Finding {
+    let other_file = h.file_id != id.file_id;
+    let message = if other_file {
+        format!(
+            "holds page {} of another file (id {:016x}), generation {}",
+            h.page, h.file_id, h.generation
+        )
+    } else {
+        format!(
+            "holds page {} (generation {}) instead of page {page}",
+            h.page, h.generation
+        )
+    };
+    let mut f = Finding::fail(FailureClass::Misdirected, message).found(Some(h.generation));
+    f.found_page = Some(h.page);
+    f.found_file_id = other_file.then_some(h.file_id);
     f
+}
+
+/// A page that fails its checksum though every sector is whole and names a write of it
+/// (`gens`): torn between writes, or one write's sectors under a damaged header.
+fn every_sector_a_write(gens: &[Option<u64>], expect: Expect) -> Finding {
+    let first = gens[0].unwrap_or(0);
+    if gens.iter().all(|s| *s == Some(first)) {
+        return Finding::fail(
+            FailureClass::Corrupt,
+            format!(
+                "every sector is generation {first}'s but the page checksum or timestamp is damaged"
+            ),
+        )
+        .with_sectors(std::iter::once(0))
+        .found(Some(first));
+    }
+    let mut list: Vec<u64> = gens.iter().flatten().copied().collect();
+    list.sort_unstable();
+    list.dedup();
+    let names = list
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let g = expect.generation();
+    if let Expect::AtLeast { atomic_unit, .. } = expect {
+        return torn_at_units(gens, g, atomic_unit, &names);
+    }
+    Finding::fail(
+        FailureClass::Torn,
+        format!("torn: whole sectors of generations {names}; generation {g} was written"),
+    )
+    .with_sectors((0..gens.len()).filter(|s| gens[*s] != Some(g)))
+    .found(gens[0])
+}
+
+/// A page torn between the writes `names` (sector generations `gens`), after a crash: allowed
+/// when each `atomic_unit` comes whole from one write of generation `g` or later.
+fn torn_at_units(gens: &[Option<u64>], g: u64, atomic_unit: usize, names: &str) -> Finding {
+    let per = (atomic_unit / SECTOR).clamp(1, gens.len());
+    let unit_ok = |u: &[Option<u64>]| u.iter().all(|s| *s == u[0]) && u[0].is_some_and(|x| x >= g);
+    if gens.chunks(per).all(unit_ok) {
+        return Finding {
+            found_generation: gens[0],
+            torn_allowed: true,
+            newer: true,
+            ..Default::default()
+        };
+    }
+    let bad: Vec<usize> = gens
+        .chunks(per)
+        .enumerate()
+        .filter(|(_, u)| !unit_ok(u))
+        .flat_map(|(i, u)| (i * per..i * per + u.len()).collect::<Vec<_>>())
+        .collect();
+    Finding::fail(
+        FailureClass::Torn,
+        format!(
+            "torn between generations {names}: some {atomic_unit} B units are older than the \
+             acknowledged generation {g} or mix two writes"
+        ),
+    )
+    .with_sectors(bad.into_iter())
+    .found(gens[0])
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The verify file: created by iocap or refused, opened without following symlinks, O_DIRECT
-//! where the file system takes it, and the few system calls the I/O loop needs.
+//! where the file system takes it, and the few system calls the fill, the final pass and the
+//! check need (the mixed phase submits through the engine's backends).
 //!
 //! Same rules as `iocap run` (docs/safety.md): a missing file is created with O_EXCL and marked
 //! as iocap's own ([`iocap_engine::marker`]); an existing file is written only if iocap created
@@ -16,11 +17,7 @@ use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
 
-use crate::VerifyError;
-
-fn io_err(context: String) -> impl FnOnce(io::Error) -> VerifyError {
-    move |source| VerifyError::Io { context, source }
-}
+use crate::error::{io_err, VerifyError};
 
 /// Creates `path` or claims an existing file iocap made (or any file, with `allow_overwrite`),
 /// sized to `size`; returns the file opened for reading and writing and whether it was created.
@@ -175,18 +172,46 @@ pub fn direct_refused(shown: &str) -> String {
 
 /// Reads exactly `buf.len()` bytes at `off`.
 pub fn pread_exact(f: &File, buf: &mut [u8], off: u64) -> io::Result<()> {
+    let (fd, ptr) = (f.as_raw_fd(), buf.as_mut_ptr());
+    all(
+        buf.len(),
+        off,
+        "the file ended before the page",
+        |done, len, at| {
+            // SAFETY: `ptr + done` and `len` describe the unread rest of `buf`, which lives and is
+            // not otherwise used until the synchronous call returns.
+            unsafe { libc::pread(fd, ptr.add(done).cast(), len, at) }
+        },
+    )
+}
+
+/// Writes all of `buf` at `off`.
+pub fn pwrite_all(f: &File, buf: &[u8], off: u64) -> io::Result<()> {
+    let (fd, ptr) = (f.as_raw_fd(), buf.as_ptr());
+    all(
+        buf.len(),
+        off,
+        "the write moved no bytes",
+        |done, len, at| {
+            // SAFETY: `ptr + done` and `len` describe the unwritten rest of `buf`, which lives and
+            // is not modified until the synchronous call returns; the kernel only reads it.
+            unsafe { libc::pwrite(fd, ptr.add(done).cast(), len, at) }
+        },
+    )
+}
+
+/// Moves `len` bytes at file offset `off` with `call(done, rest, offset)` (a pread or pwrite
+/// of the `rest` bytes after the first `done`, at `offset`), resuming after a short transfer
+/// or EINTR; a call that moves nothing is an error saying `none`.
+fn all(
+    len: usize,
+    off: u64,
+    none: &str,
+    mut call: impl FnMut(usize, usize, libc::off_t) -> isize,
+) -> io::Result<()> {
     let mut done = 0;
-    while done < buf.len() {
-        // SAFETY: the pointer and length describe the unread rest of `buf`, which lives and is
-        // not otherwise borrowed until the synchronous call returns.
-        let n = unsafe {
-            libc::pread(
-                f.as_raw_fd(),
-                buf[done..].as_mut_ptr().cast(),
-                buf.len() - done,
-                (off + done as u64) as libc::off_t,
-            )
-        };
+    while done < len {
+        let n = call(done, len - done, (off + done as u64) as libc::off_t);
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {
@@ -197,50 +222,10 @@ pub fn pread_exact(f: &File, buf: &mut [u8], off: u64) -> io::Result<()> {
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                "the file ended before the page",
+                none.to_string(),
             ));
         }
         done += n as usize;
-    }
-    Ok(())
-}
-
-/// Writes all of `buf` at `off`; with `dsync`, durable on return (RWF_DSYNC, or pwrite and
-/// fdatasync where the kernel or file system does not take the flag).
-pub fn pwrite_all(f: &File, buf: &[u8], off: u64, dsync: bool) -> io::Result<()> {
-    let mut done = 0;
-    let mut flags = if dsync { libc::RWF_DSYNC } else { 0 };
-    while done < buf.len() {
-        let iov = libc::iovec {
-            iov_base: buf[done..].as_ptr() as *mut libc::c_void,
-            iov_len: buf.len() - done,
-        };
-        // SAFETY: `iov` points into `buf`, alive and unmodified until the synchronous call
-        // returns; the kernel only reads it.
-        let n = unsafe {
-            libc::pwritev2(
-                f.as_raw_fd(),
-                &iov,
-                1,
-                (off + done as u64) as libc::off_t,
-                flags,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) if flags != 0 => {
-                    flags = 0;
-                    continue;
-                }
-                _ => return Err(e),
-            }
-        }
-        done += n as usize;
-    }
-    if dsync && flags == 0 {
-        f.sync_data()?;
     }
     Ok(())
 }

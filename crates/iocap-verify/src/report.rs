@@ -72,6 +72,36 @@ impl Sink {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A failure of `op` on `pages` (first page, count) of `page_bytes` each, which were to
+    /// hold `expected_generation`: an I/O error with nothing found, until the caller says more.
+    pub fn record(
+        &self,
+        (page, pages): (u64, usize),
+        page_bytes: usize,
+        op: &str,
+        expected_generation: u64,
+    ) -> VerifyFailure {
+        VerifyFailure {
+            class: FailureClass::IoError,
+            path: self.path.clone(),
+            page,
+            offset_bytes: page * page_bytes as u64,
+            len_bytes: (pages * page_bytes) as u64,
+            op: op.to_string(),
+            expected_generation,
+            found_generation: None,
+            found_page: None,
+            found_file_id: None,
+            sectors_512_differing: vec![],
+            sectors_4k_differing: vec![],
+            transient: false,
+            rereads: 0,
+            dump: None,
+            errno: None,
+            message: String::new(),
+        }
+    }
+
     /// Re-reads page `page` (held still through `map` if there is one), then records the
     /// failure. `scratch` is a page-sized aligned buffer for the re-reads.
     #[allow(clippy::too_many_arguments)]
@@ -86,110 +116,69 @@ impl Sink {
         first: First<'_>,
         scratch: &mut [u8],
     ) {
-        let pb = id.page_bytes;
-        let offset = page * pb as u64;
         // hold the page still: no writer may change it between our re-reads
-        let mut held = None;
-        if let Some(m) = map {
-            for _ in 0..10_000 {
-                if let Some(g) = m.try_begin_write(page) {
-                    held = Some(g);
-                    break;
-                }
-                std::thread::yield_now();
+        let held = map.and_then(|m| hold(m, page));
+        let (rereads, transient) = match (map, held, expect) {
+            // writers held it all along: not re-read
+            (Some(_), None, _) => (0, false),
+            // held: it must still hold the generation the map has now
+            (_, Some(g), Expect::Exact(_)) => {
+                reread(f, id, page, Expect::Exact(u64::from(g)), scratch)
             }
-        }
-        let re_expect = match (held, expect) {
-            (Some(g), Expect::Exact(_)) => Expect::Exact(u64::from(g)),
-            _ => expect,
+            _ => reread(f, id, page, expect, scratch),
         };
-        let mut rereads = 0;
-        let mut transient = false;
-        if map.is_none() || held.is_some() {
-            for _ in 0..REREADS {
-                rereads += 1;
-                let buf = &mut scratch[..pb];
-                if pread_exact(f, buf, offset).is_ok() && classify(buf, id, page, re_expect).ok() {
-                    transient = true;
-                    break;
-                }
-            }
-        }
         if let (Some(m), Some(g)) = (map, held) {
             m.end_write(page, g);
         }
-        let g = expect.generation();
-        let mut rec = VerifyFailure {
-            class: FailureClass::IoError,
-            path: self.path.clone(),
-            page,
-            offset_bytes: offset,
-            len_bytes: pb as u64,
-            op: op.to_string(),
-            expected_generation: g,
-            found_generation: None,
-            found_page: None,
-            found_file_id: None,
-            sectors_512_differing: vec![],
-            sectors_4k_differing: vec![],
+        let rec = VerifyFailure {
             transient,
             rereads,
-            dump: None,
-            errno: None,
-            message: String::new(),
+            ..self.record((page, 1), id.page_bytes, op, expect.generation())
         };
-        let actual = match first {
+        match first {
             First::Io(e) => {
-                rec.errno = e.raw_os_error();
-                rec.message = format!("{op} at offset {offset} failed: {e}");
-                None
+                let message = format!("{op} at offset {} failed: {e}", rec.offset_bytes);
+                let errno = e.raw_os_error();
+                let rec = VerifyFailure {
+                    errno,
+                    message,
+                    ..rec
+                };
+                self.keep(rec, None)
             }
-            First::Bad(data, fd) => {
-                rec.class = fd.class.unwrap_or(FailureClass::Corrupt);
-                rec.found_generation = fd.found_generation;
-                rec.found_page = fd.found_page;
-                rec.found_file_id = fd.found_file_id;
-                rec.sectors_512_differing = fd.sectors_512;
-                rec.sectors_4k_differing = fd.sectors_4k;
-                rec.message = fd.message;
-                Some(data)
-            }
-        };
-        let mut inner = self.lock();
-        inner.classes.add(rec.class);
-        if transient {
-            inner.classes.transient += 1;
+            First::Bad(data, fd) => self.keep(found(rec, fd), Some((id, data))),
         }
-        if inner.failures.len() >= MAX_FAILURES {
-            return;
-        }
-        if let Some(data) = actual {
-            if inner.dumps < MAX_DUMPS {
-                inner.dumps += 1;
-                inner.dump_used = true;
-                match self.dump(id, &rec, data) {
-                    Ok(p) => rec.dump = Some(p.display().to_string()),
-                    Err(e) => {
-                        inner.dump_error.get_or_insert_with(|| {
-                            format!("cannot write dumps in {}: {e}", self.dump_dir.display())
-                        });
-                    }
-                }
-            }
-        }
-        inner.failures.push(rec);
     }
 
     /// Records a failure that has no page bytes to re-read (a failed write).
     pub fn io_failure(&self, rec: VerifyFailure) {
+        self.keep(rec, None);
+    }
+
+    /// Counts `rec` and keeps it while there is room, with a dump of the bytes `actual` read
+    /// (of the file `id`) if there are some and dumps are left.
+    fn keep(&self, mut rec: VerifyFailure, actual: Option<(&FileIdent, &[u8])>) {
         let mut inner = self.lock();
         inner.classes.add(rec.class);
         if rec.transient {
             inner.classes.transient += 1;
         }
-        if inner.failures.len() < MAX_FAILURES {
-            inner.failures.push(rec);
+        if inner.failures.len() >= MAX_FAILURES {
+            return;
         }
+        if let Some((id, data)) = actual.filter(|_| inner.dumps < MAX_DUMPS) {
+            inner.dumps += 1;
+            inner.dump_used = true;
+            match self.dump(id, &rec, data) {
+                Ok(p) => rec.dump = Some(p.display().to_string()),
+                Err(e) => {
+                    inner.dump_error.get_or_insert_with(|| {
+                        format!("cannot write dumps in {}: {e}", self.dump_dir.display())
+                    });
+                }
+            }
+        }
+        inner.failures.push(rec);
     }
 
     /// Writes `page-<N>.txt`, `page-<N>-expected.bin` and `page-<N>-actual.bin` (with a
@@ -255,6 +244,45 @@ impl Sink {
             dump_dir: inner.dump_used.then(|| self.dump_dir.display().to_string()),
             dump_error: inner.dump_error,
         }
+    }
+}
+
+/// Claims `page` in `map`, so no writer changes it between re-reads; `None` if writers held it
+/// through 10,000 tries.
+fn hold(map: &GenMap, page: u64) -> Option<u32> {
+    for _ in 0..10_000 {
+        if let Some(g) = map.try_begin_write(page) {
+            return Some(g);
+        }
+        std::thread::yield_now();
+    }
+    None
+}
+
+/// Reads `page` again, up to [`REREADS`] times, into `scratch`; returns how many re-reads were
+/// made and whether one read back as `expect` wants (the fault was transient).
+fn reread(f: &File, id: &FileIdent, page: u64, expect: Expect, scratch: &mut [u8]) -> (u32, bool) {
+    let buf = &mut scratch[..id.page_bytes];
+    let offset = page * id.page_bytes as u64;
+    for n in 1..=REREADS {
+        if pread_exact(f, buf, offset).is_ok() && classify(buf, id, page, expect).ok() {
+            return (n, true);
+        }
+    }
+    (REREADS, false)
+}
+
+/// `rec` with what the classification `fd` found.
+fn found(rec: VerifyFailure, fd: Finding) -> VerifyFailure {
+    VerifyFailure {
+        class: fd.class.unwrap_or(FailureClass::Corrupt),
+        found_generation: fd.found_generation,
+        found_page: fd.found_page,
+        found_file_id: fd.found_file_id,
+        sectors_512_differing: fd.sectors_512,
+        sectors_4k_differing: fd.sectors_4k,
+        message: fd.message,
+        ..rec
     }
 }
 

@@ -1,6 +1,8 @@
 //! The small table of operations every I/O backend provides, after fio's ioengines: queue an
 //! I/O, hand the queue to the kernel and wait, pop completions. The worker loop is generic over
 //! [`Backend`], so each backend is monomorphised into its own loop with no dynamic dispatch.
+//! Two loops drive backends: the benchmark's [`worker`](crate::worker) and `iocap-verify`'s
+//! page loop, which submits through the same backends as fio's verify uses the job's ioengine.
 //!
 //! Buffer contract: a backend receives raw buffer pointers from the worker's
 //! [`SlotBuffers`](crate::buffers::SlotBuffers). The worker promises that a slot's buffer is not
@@ -15,6 +17,9 @@ use std::io;
 pub enum Op {
     Read,
     Write,
+    /// A write that is durable when it completes (RWF_DSYNC), as a database's log write; the
+    /// verifier's (`iocap-verify`), never the benchmark worker's.
+    WriteDsync,
     Fsync,
 }
 
@@ -23,6 +28,7 @@ impl Op {
         match self {
             Op::Read => "read",
             Op::Write => "write",
+            Op::WriteDsync => "write_dsync",
             Op::Fsync => "fsync",
         }
     }
@@ -69,4 +75,56 @@ pub trait Backend {
 
     /// Pops every available completion.
     fn reap(&mut self, f: impl FnMut(Completion));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsRawFd;
+
+    use super::*;
+    use crate::buffers::SlotBuffers;
+
+    /// One I/O through `b`, waited for; its completion.
+    fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
+        b.queue(Io {
+            slot: 0,
+            op,
+            offset,
+            len,
+            buf: bufs.ptr(0),
+        });
+        let mut done = None;
+        while done.is_none() {
+            b.submit_and_wait(1, None).unwrap();
+            b.reap(|c| done = Some(c));
+        }
+        done.unwrap()
+    }
+
+    /// A durable write, then a read of it, through `b` on `f`.
+    fn durable_write_reads_back(b: &mut impl Backend, f: &std::fs::File, bufs: &mut SlotBuffers) {
+        bufs.slot_mut(0)[..4096].fill(0xA5);
+        assert_eq!(one(b, Op::WriteDsync, bufs, 8192, 4096).result, 4096);
+        bufs.slot_mut(0)[..4096].fill(0);
+        assert_eq!(one(b, Op::Read, bufs, 8192, 4096).result, 4096);
+        assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0xA5));
+        assert_eq!(f.metadata().unwrap().len(), 12288);
+    }
+
+    #[test]
+    fn both_backends_write_durably_and_read_back() {
+        let d = tempfile::tempdir().unwrap();
+        let f = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(d.path().join("f"))
+            .unwrap();
+        let mut bufs = SlotBuffers::new(1, 4096, 1).unwrap();
+        durable_write_reads_back(&mut psync::Psync::new(f.as_raw_fd()), &f, &mut bufs);
+        if uring::probe().is_ok() {
+            let mut u = uring::Uring::new(f.as_raw_fd(), 1, &bufs, false, false).unwrap();
+            durable_write_reads_back(&mut u, &f, &mut bufs);
+        }
+    }
 }

@@ -24,6 +24,59 @@ impl Psync {
     }
 }
 
+impl Psync {
+    /// Performs `io` with one system call (two for a durable write where RWF_DSYNC is not
+    /// taken); returns the call's result: bytes transferred, or -1 with errno set.
+    fn perform(&self, io: &Io) -> isize {
+        // SAFETY (every call below): `io.buf` points to `io.len` bytes of the worker's slot
+        // buffer, which stays valid and untouched until `submit_and_wait` returns (module
+        // contract in `backend`).
+        unsafe {
+            match io.op {
+                Op::Read => libc::pread(self.fd, io.buf.cast(), io.len as usize, offset(io)),
+                Op::Write => libc::pwrite(self.fd, io.buf.cast(), io.len as usize, offset(io)),
+                Op::WriteDsync => self.write_dsync(io),
+                Op::Fsync => libc::fsync(self.fd) as isize,
+            }
+        }
+    }
+
+    /// A write durable on return: pwritev2 with RWF_DSYNC, or pwrite then fdatasync where the
+    /// kernel or the file system does not take the flag.
+    ///
+    /// # Safety
+    /// `io.buf` points to `io.len` readable bytes that stay valid until the call returns.
+    unsafe fn write_dsync(&self, io: &Io) -> isize {
+        let iov = libc::iovec {
+            iov_base: io.buf.cast(),
+            iov_len: io.len as usize,
+        };
+        // SAFETY: `iov` describes the caller's buffer (see the function's contract); the kernel
+        // only reads it.
+        let rc = unsafe { libc::pwritev2(self.fd, &iov, 1, offset(io), libc::RWF_DSYNC) };
+        if rc >= 0 || !matches!(last_errno(), libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) {
+            return rc;
+        }
+        // SAFETY: as above.
+        let rc = unsafe { libc::pwrite(self.fd, io.buf.cast(), io.len as usize, offset(io)) };
+        // SAFETY: a plain fdatasync on our descriptor.
+        if rc >= 0 && unsafe { libc::fdatasync(self.fd) } != 0 {
+            return -1;
+        }
+        rc
+    }
+}
+
+fn offset(io: &Io) -> libc::off_t {
+    io.offset as libc::off_t
+}
+
+fn last_errno() -> i32 {
+    io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
+}
+
 impl Backend for Psync {
     #[inline]
     fn queue(&mut self, io: Io) {
@@ -36,31 +89,11 @@ impl Backend for Psync {
             return Ok(());
         };
         let result = loop {
-            // SAFETY: `io.buf` points to `io.len` bytes of the worker's slot buffer, which stays
-            // valid and untouched until this call returns (module contract in `backend`).
-            let rc = unsafe {
-                match io.op {
-                    Op::Read => libc::pread(
-                        self.fd,
-                        io.buf.cast(),
-                        io.len as usize,
-                        io.offset as libc::off_t,
-                    ),
-                    Op::Write => libc::pwrite(
-                        self.fd,
-                        io.buf.cast(),
-                        io.len as usize,
-                        io.offset as libc::off_t,
-                    ),
-                    Op::Fsync => libc::fsync(self.fd) as isize,
-                }
-            };
+            let rc = self.perform(&io);
             if rc >= 0 {
                 break rc as i32;
             }
-            let errno = io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO);
+            let errno = last_errno();
             if errno != libc::EINTR {
                 break -errno;
             }

@@ -202,29 +202,34 @@ impl Uring {
     #[inline]
     fn entry(&self, io: &Io) -> squeue::Entry {
         macro_rules! rw {
-            ($fixed:ident, $plain:ident, $fd:expr) => {
+            ($fixed:ident, $plain:ident, $fd:expr, $flags:expr) => {
                 if self.fixed_bufs {
                     opcode::$fixed::new($fd, io.buf, io.len, io.slot as u16)
                         .offset(io.offset)
+                        .rw_flags($flags)
                         .build()
                 } else {
                     opcode::$plain::new($fd, io.buf, io.len)
                         .offset(io.offset)
+                        .rw_flags($flags)
                         .build()
                 }
             };
         }
+        let (file, fd) = (types::Fixed(0), types::Fd(self.fd));
         let e = match (io.op, self.fixed_file) {
-            (Op::Read, true) => rw!(ReadFixed, Read, types::Fixed(0)),
-            (Op::Read, false) => rw!(ReadFixed, Read, types::Fd(self.fd)),
-            (Op::Write, true) => rw!(WriteFixed, Write, types::Fixed(0)),
-            (Op::Write, false) => rw!(WriteFixed, Write, types::Fd(self.fd)),
+            (Op::Read, true) => rw!(ReadFixed, Read, file, 0),
+            (Op::Read, false) => rw!(ReadFixed, Read, fd, 0),
+            (Op::Write, true) => rw!(WriteFixed, Write, file, 0),
+            (Op::Write, false) => rw!(WriteFixed, Write, fd, 0),
+            (Op::WriteDsync, true) => rw!(WriteFixed, Write, file, libc::RWF_DSYNC),
+            (Op::WriteDsync, false) => rw!(WriteFixed, Write, fd, libc::RWF_DSYNC),
             // Drain: the fsync starts only after every earlier write has completed, as
             // fsync(2) after those writes would.
-            (Op::Fsync, true) => opcode::Fsync::new(types::Fixed(0))
+            (Op::Fsync, true) => opcode::Fsync::new(file)
                 .build()
                 .flags(squeue::Flags::IO_DRAIN),
-            (Op::Fsync, false) => opcode::Fsync::new(types::Fd(self.fd))
+            (Op::Fsync, false) => opcode::Fsync::new(fd)
                 .build()
                 .flags(squeue::Flags::IO_DRAIN),
         };

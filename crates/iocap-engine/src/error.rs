@@ -1,0 +1,34 @@
+//! An I/O error with what was being done when it came ("cannot open X: Permission denied"),
+//! one type for the engine's [`TargetError`](crate::TargetError) and `iocap-verify`'s error,
+//! so the wording and the error's source are carried one way.
+
+use std::io;
+
+#[derive(Debug, thiserror::Error)]
+#[error("{context}: {source}")]
+pub struct IoFailure {
+    pub context: String,
+    #[source]
+    pub source: io::Error,
+}
+
+impl IoFailure {
+    /// For `map_err`: the error met while doing `context`.
+    pub fn with(context: impl Into<String>) -> impl FnOnce(io::Error) -> Self {
+        let context = context.into();
+        move |source| Self { context, source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn says_what_was_done_and_keeps_the_source() {
+        let e = IoFailure::with("cannot open f")(io::Error::from_raw_os_error(libc::ENOENT));
+        assert!(e.to_string().starts_with("cannot open f: "), "{e}");
+        let source = std::error::Error::source(&e).unwrap();
+        assert_eq!(source.to_string(), e.source.to_string());
+    }
+}

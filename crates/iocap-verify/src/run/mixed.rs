@@ -1,0 +1,122 @@
+//! The mixed phase: threads write and read the file the way a database does (see
+//! [`super::slots`]) until the duration ends or something halts the run, while this thread
+//! makes the journal durable every 100 ms. Each thread drives its slots through the engine's
+//! backend: io_uring gives `threads` threads of `qd` slots each, psync `threads × qd` threads of
+//! one slot, so either way a queue depth above 1 is real concurrency.
+
+use std::os::fd::AsRawFd;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use iocap_engine::backend::psync::Psync;
+use iocap_engine::backend::uring::Uring;
+use iocap_engine::buffers::SlotBuffers;
+use iocap_engine::EngineKind;
+use iocap_model::VerifyCounts;
+
+use super::config::VerifyConfig;
+use super::shared::{Shared, MAX_SCAN_PAGES};
+use super::slots;
+use crate::error::{buffer, io_err, VerifyError};
+
+/// Runs the phase on `engine` for `cfg.duration`; adds what every thread did to `counts`.
+pub(crate) fn run(
+    sh: &Shared,
+    engine: EngineKind,
+    cfg: &VerifyConfig,
+    counts: &mut VerifyCounts,
+) -> Result<(), VerifyError> {
+    let (threads, depth) = match engine {
+        EngineKind::IoUring => (u64::from(cfg.threads), cfg.qd as usize),
+        EngineKind::Psync => (u64::from(cfg.threads * cfg.qd), 1),
+    };
+    let deadline = Instant::now() + cfg.duration;
+    let results: Vec<Result<VerifyCounts, VerifyError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| s.spawn(move || thread(sh, engine, t, depth)))
+            .collect();
+        sync_journal_until(sh, deadline);
+        sh.halt.store(true, Ordering::SeqCst);
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(VerifyError::Invalid("a verify thread panicked".into()))
+                })
+            })
+            .collect()
+    });
+    for r in results {
+        add_counts(counts, &r?);
+    }
+    match sh.fatal.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Sleeps until `deadline` or a halt, making the journal durable every 100 ms: the power-cut
+/// durability point of its records.
+fn sync_journal_until(sh: &Shared, deadline: Instant) {
+    while Instant::now() < deadline && !sh.halted() {
+        std::thread::sleep(Duration::from_millis(100).min(deadline - Instant::now().min(deadline)));
+        if let Some(Err(e)) = sh.journal.map(|j| j.sync()) {
+            sh.fail(io_err("cannot sync the journal")(e));
+            break;
+        }
+    }
+}
+
+/// Thread `t`: `depth` slots on a backend of its own, set up on this thread (an io_uring ring
+/// is used by the thread that made it).
+fn thread(
+    sh: &Shared,
+    engine: EngineKind,
+    t: u64,
+    depth: usize,
+) -> Result<VerifyCounts, VerifyError> {
+    let pb = sh.id.page_bytes;
+    let mut bufs = SlotBuffers::new(depth, pb * MAX_SCAN_PAGES, sh.id.seed)
+        .map_err(io_err("cannot allocate buffers"))?;
+    let scratch = buffer(pb)?;
+    let seed = stream_seed(engine, sh.id.seed, t);
+    let fd = sh.f.as_raw_fd();
+    let done = match engine {
+        EngineKind::Psync => slots::run(sh, &mut Psync::new(fd), &mut bufs, scratch, seed),
+        EngineKind::IoUring => {
+            // plain reads and writes on the fd, as verify's rings always did: nothing registered
+            let mut ring =
+                Uring::new(fd, depth as u32, &bufs, false, false).map_err(io_err("io_uring"))?;
+            slots::run(sh, &mut ring, &mut bufs, scratch, seed)
+        }
+    };
+    done.map_err(|e| {
+        // the kernel may still use the buffers: never free them
+        std::mem::forget(bufs);
+        io_err("io_uring")(e)
+    })
+}
+
+/// The seed of thread `t`'s random stream. The odd constants are the ones the psync and the
+/// io_uring loops had before they were one loop, so a seed still draws the same operations.
+fn stream_seed(engine: EngineKind, seed: u64, t: u64) -> u64 {
+    let k: u64 = match engine {
+        EngineKind::Psync => 0x9E37_79B9_7F4A_7C15,
+        EngineKind::IoUring => 0xD1B5_4A32_D192_ED03,
+    };
+    seed ^ (t + 1).wrapping_mul(k)
+}
+
+fn add_counts(a: &mut VerifyCounts, b: &VerifyCounts) {
+    a.pages_written += b.pages_written;
+    a.pages_read += b.pages_read;
+    a.pages_checked += b.pages_checked;
+    a.reads_skipped += b.reads_skipped;
+    a.random_updates += b.random_updates;
+    a.log_appends += b.log_appends;
+    a.scans += b.scans;
+    a.random_reads += b.random_reads;
+    a.bytes_written += b.bytes_written;
+    a.bytes_read += b.bytes_read;
+    a.journal_records += b.journal_records;
+}

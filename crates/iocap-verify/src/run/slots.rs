@@ -1,0 +1,287 @@
+//! One thread of the mixed phase: `depth` page operations in flight through an engine
+//! [`Backend`], the same backends `iocap run` measures with (as fio's verify goes through the
+//! job's ioengine). With io_uring a thread keeps `qd` operations in flight on one ring; with
+//! psync a thread has one, and the phase runs a thread per slot.
+//!
+//! The mix per operation is fixed: 30 % random page updates, 10 % durable log appends
+//! (RWF_DSYNC, in order, wrapping around the log pages), 10 % read-ahead scans (8 to 64 pages in
+//! one read, each page checked), 50 % random page reads. A write holds its page's claim in the
+//! map until its completion is reaped; a read takes its snapshots before it is queued and is
+//! judged after its completion.
+//!
+//! Hot path: the slots, their buffers and the random stream are made before the loop; the loop
+//! allocates nothing, takes no lock and makes no system call but the I/O (the failure path,
+//! in [`super::judge`], may do all three).
+//!
+//! Buffer contract (the engine's, see `iocap_engine::backend`): slot `i`'s buffer is
+//! `bufs.ptr(i)`; it is written (a page encoded) only while the slot is idle, and read only
+//! after the slot's completion was reaped. The loop returns `Ok` only with nothing in flight; on
+//! `Err` I/O may still be in flight, and the caller must leak `bufs` rather than free it.
+
+use std::io;
+use std::sync::atomic::Ordering;
+
+use iocap_engine::backend::{Backend, Completion, Io, Op};
+use iocap_engine::buffers::{AlignedBuf, SlotBuffers};
+use iocap_model::VerifyCounts;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::judge::{acknowledge, check_read, read_failed, record_write_error};
+use super::shared::{Shared, MAX_SCAN_PAGES};
+use crate::file::now_ns;
+use crate::map::Snapshot;
+use crate::page;
+
+/// The mix, in percent of operations: updates, log appends, scans; the rest are random reads.
+pub const MIX_UPDATE_PCT: u64 = 30;
+pub const MIX_LOG_PCT: u64 = 10;
+pub const MIX_SCAN_PCT: u64 = 10;
+
+/// A slot's operation, from the time it is drawn until its completion is judged.
+#[derive(Clone, Copy)]
+enum PageOp {
+    /// Generation `generation + 1` of claimed page `page`.
+    Write {
+        page: u64,
+        generation: u32,
+        dsync: bool,
+        op: &'static str,
+    },
+    /// `len` pages from `start`, in one read.
+    Read {
+        start: u64,
+        len: usize,
+        op: &'static str,
+    },
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    /// `None`: idle.
+    op: Option<PageOp>,
+    /// The map's states of the pages being read, taken before the read.
+    snaps: [Snapshot; MAX_SCAN_PAGES],
+}
+
+/// Runs slots on `backend` (one per buffer of `bufs`, each buffer `MAX_SCAN_PAGES` pages) until
+/// the run halts; returns what they did. `scratch` is a page for re-reads; `seed` seeds the
+/// thread's random stream.
+pub(crate) fn run<B: Backend>(
+    sh: &Shared,
+    backend: &mut B,
+    bufs: &mut SlotBuffers,
+    mut scratch: AlignedBuf,
+    seed: u64,
+) -> io::Result<VerifyCounts> {
+    let idle = Slot {
+        op: None,
+        snaps: [Snapshot::default(); MAX_SCAN_PAGES],
+    };
+    let mut slots = vec![idle; bufs.slots()];
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut c = VerifyCounts::default();
+    let mut inflight = 0usize;
+    loop {
+        if !sh.halted() {
+            inflight += queue_idle(sh, backend, bufs, &mut slots, &mut rng, &mut c);
+        }
+        if inflight == 0 {
+            if sh.halted() {
+                return Ok(c);
+            }
+            // every page drawn was busy: let the writers holding them go on
+            std::thread::yield_now();
+            continue;
+        }
+        backend.submit_and_wait(1, None)?;
+        backend.reap(|done: Completion| {
+            inflight -= 1;
+            let i = done.slot as usize;
+            let scratch = scratch.as_mut_slice();
+            complete(
+                sh,
+                &slots[i],
+                bufs.slot_mut(i),
+                done.result,
+                scratch,
+                &mut c,
+            );
+            slots[i].op = None;
+        });
+    }
+}
+
+/// Gives every idle slot its next operation and queues it; returns how many were queued.
+fn queue_idle(
+    sh: &Shared,
+    backend: &mut impl Backend,
+    bufs: &mut SlotBuffers,
+    slots: &mut [Slot],
+    rng: &mut Xoshiro256PlusPlus,
+    c: &mut VerifyCounts,
+) -> usize {
+    let mut queued = 0;
+    for (i, s) in slots.iter_mut().enumerate() {
+        if s.op.is_some() {
+            continue;
+        }
+        let Some(op) = draw(sh, rng, c) else {
+            continue;
+        };
+        if let Some(io) = start(sh, op, s, bufs, i, c) {
+            backend.queue(io);
+            queued += 1;
+        }
+    }
+    queued
+}
+
+/// Draws the next operation from the mix; `None` if the pages to write were busy. A page to
+/// write is claimed in the map here.
+fn draw(sh: &Shared, rng: &mut Xoshiro256PlusPlus, c: &mut VerifyCounts) -> Option<PageOp> {
+    let op = rng.next_u64() % 100;
+    if op < MIX_UPDATE_PCT {
+        // a random page update; a page another writer holds is passed over
+        let (page, generation) = (0..8).find_map(|_| {
+            let p = rng.next_u64() % sh.data_pages;
+            sh.map.try_begin_write(p).map(|g| (p, g))
+        })?;
+        c.random_updates += 1;
+        let (dsync, op) = (sh.dsync_all, "write");
+        return Some(PageOp::Write {
+            page,
+            generation,
+            dsync,
+            op,
+        });
+    }
+    if op < MIX_UPDATE_PCT + MIX_LOG_PCT {
+        // the log: in order, wrapping around
+        let page = sh.data_pages + sh.log_cursor.fetch_add(1, Ordering::Relaxed) % sh.log_pages;
+        let generation = sh.map.try_begin_write(page)?;
+        c.log_appends += 1;
+        let (dsync, op) = (true, "log_append");
+        return Some(PageOp::Write {
+            page,
+            generation,
+            dsync,
+            op,
+        });
+    }
+    if op < MIX_UPDATE_PCT + MIX_LOG_PCT + MIX_SCAN_PCT {
+        let len = (8 + rng.next_u64() % 57).min(sh.pages) as usize;
+        c.scans += 1;
+        let start = rng.next_u64() % (sh.pages - len as u64 + 1);
+        return Some(PageOp::Read {
+            start,
+            len,
+            op: "scan",
+        });
+    }
+    c.random_reads += 1;
+    let start = rng.next_u64() % sh.pages;
+    Some(PageOp::Read {
+        start,
+        len: 1,
+        op: "read",
+    })
+}
+
+/// Prepares slot `i` for `op` (encodes the page to write, or takes the snapshots of the pages
+/// to read) and returns its I/O; `None` if a single page to read was being written.
+fn start(
+    sh: &Shared,
+    op: PageOp,
+    s: &mut Slot,
+    bufs: &mut SlotBuffers,
+    i: usize,
+    c: &mut VerifyCounts,
+) -> Option<Io> {
+    let pb = sh.id.page_bytes;
+    let (kind, first, len) = match op {
+        PageOp::Write {
+            page,
+            generation,
+            dsync,
+            ..
+        } => {
+            let g = u64::from(generation) + 1;
+            page::encode(&mut bufs.slot_mut(i)[..pb], &sh.id, page, g, now_ns());
+            (if dsync { Op::WriteDsync } else { Op::Write }, page, 1)
+        }
+        PageOp::Read { start, len, .. } => {
+            for (k, snap) in s.snaps.iter_mut().enumerate().take(len) {
+                *snap = sh.map.before_read(start + k as u64);
+            }
+            if len == 1 && s.snaps[0].busy() {
+                c.reads_skipped += 1;
+                return None;
+            }
+            (Op::Read, start, len)
+        }
+    };
+    s.op = Some(op);
+    Some(Io {
+        slot: i as u32,
+        op: kind,
+        offset: first * pb as u64,
+        len: (len * pb) as u32,
+        buf: bufs.ptr(i),
+    })
+}
+
+/// Judges slot `s`'s completed operation: `result` is the backend's (bytes or -errno), `data`
+/// the slot's buffer.
+fn complete(
+    sh: &Shared,
+    s: &Slot,
+    data: &[u8],
+    result: i32,
+    scratch: &mut [u8],
+    c: &mut VerifyCounts,
+) {
+    let pb = sh.id.page_bytes;
+    match s.op {
+        None => {}
+        Some(PageOp::Write {
+            page,
+            generation,
+            op,
+            ..
+        }) => match transferred(result, pb) {
+            Ok(()) => {
+                c.pages_written += 1;
+                c.bytes_written += pb as u64;
+                acknowledge(sh, page, generation, c);
+            }
+            Err(e) => record_write_error(sh, page, generation, op, e),
+        },
+        Some(PageOp::Read { start, len, op }) => {
+            let snaps = &s.snaps[..len];
+            match transferred(result, len * pb) {
+                Ok(()) => {
+                    c.pages_read += len as u64;
+                    c.bytes_read += (len * pb) as u64;
+                    check_read(sh, start, snaps, data, op, scratch, c);
+                }
+                Err(e) => read_failed(sh, start, snaps, op, e, scratch, c),
+            }
+        }
+    }
+}
+
+/// Whether an I/O of `want` bytes that returned `result` moved all of them; else its error.
+fn transferred(result: i32, want: usize) -> io::Result<()> {
+    if result >= 0 && result as usize == want {
+        return Ok(());
+    }
+    Err(if result < 0 {
+        io::Error::from_raw_os_error(-result)
+    } else {
+        io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("short transfer: {result} of {want} B"),
+        )
+    })
+}
