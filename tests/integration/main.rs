@@ -13,6 +13,8 @@ mod faults;
 mod fsync;
 mod install;
 mod monitor;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod safety;
 mod safety_more;
 mod secrets;

@@ -12,8 +12,8 @@ pub struct Ranks {
     /// How far apart the ranks left the start barrier: the latest minus the earliest, in µs,
     /// by each host's real-time clock (hosts' clock offsets are included).
     pub start_spread_us: f64,
-    /// What rank 0 took to gather every rank's result, merge them and send the merged result
-    /// back, in µs.
+    /// What rank 0 took to decode every rank's result and merge them, once all had arrived,
+    /// in µs (the gather before it waits for the slowest rank).
     #[serde(default)]
     pub merge_us: f64,
     /// Every rank, in rank order.

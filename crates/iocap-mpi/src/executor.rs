@@ -22,7 +22,7 @@ use mpi::topology::{Color, Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 
-use crate::comm::{broadcast_json, gather_json, max_f64, min_u64};
+use crate::comm::{broadcast_json, gather_bytes, gather_json, max_f64, min_u64};
 use crate::live::{drain_stops, RankProgress, Shared, TAG_STOP};
 
 /// An error every rank has (rank 0 prints it, the others need not).
@@ -153,9 +153,18 @@ impl MpiExecutor {
 
     /// Rank 0 merges what every rank sent; every rank gets the merge.
     fn merge(&self, sent: &Sent) -> Result<Vec<TestResult>> {
-        let started = Instant::now();
-        let all = gather_json(&self.world, sent);
-        let merged = all.map(|all| merge_all(all, &self.hosts, started));
+        let bytes = serde_json::to_vec(sent).expect("results serialise");
+        let all = gather_bytes(&self.world, &bytes);
+        // the cost of the merge itself (decoding included), from the moment every rank's
+        // result is in
+        let merged = all.map(|all| {
+            let started = Instant::now();
+            let sent: Vec<Sent> = all
+                .iter()
+                .map(|b| serde_json::from_slice(b).expect("a rank sent what this build serialised"))
+                .collect();
+            merge_all(sent, &self.hosts, started)
+        });
         let merged: std::result::Result<Vec<TestResult>, String> =
             broadcast_json(&self.world, merged.as_ref());
         merged.map_err(|e| Agreed(e).into())
@@ -191,6 +200,7 @@ fn merge_all(
             )
         })
         .collect();
+    // rank 0's decoding and merging; the gather before it waits for the slowest rank's test
     let us = started.elapsed().as_secs_f64() * 1e6;
     for t in &mut merged {
         if let Some(r) = &mut t.ranks {

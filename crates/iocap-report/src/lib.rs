@@ -10,6 +10,7 @@ pub mod headline;
 pub mod html;
 pub mod markdown;
 pub mod oscounters;
+pub mod ranks;
 mod rows;
 pub mod sure;
 mod svg;

@@ -117,6 +117,7 @@ pub fn render_test(r: &TestResult) -> String {
         out.push_str(&t.to_string());
         out.push('\n');
     }
+    out.push_str(&crate::ranks::render(r));
     out.push_str(&crate::oscounters::render_os(r));
     out.push_str(&format!("\n{}\n", cpu_line(r)));
     out.push_str(&crate::sure::render_submit(r));
