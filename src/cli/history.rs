@@ -141,7 +141,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
                 .map(|r| Listed {
                     run: r,
                     headline: store.load(&r.run_id).map_or_else(
-                        |_| format!("{} IOPS", iocap_report::fmt_count(r.iops)),
+                        |_| format!("{} IOPS", iocap_report::fmt::count(r.iops)),
                         |full| match (full.partial(), full.stopped_early()) {
                             // a run stopped early says so before its figure
                             (Some((done, planned)), _) => format!(

@@ -6,8 +6,7 @@ use comfy_table::{
     presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table,
     Width,
 };
-use iocap_report::fmt::printable;
-use iocap_report::{fmt_count, fmt_lat_us};
+use iocap_report::fmt::{self, printable};
 use iocap_store::RunSummary;
 
 /// The width to fit: the terminal's (`COLUMNS`, the tty, else 80), as every view uses.
@@ -106,9 +105,9 @@ pub fn history_table(runs: &[Listed], wide: bool, width: u16) -> String {
                 .map(|t| printable(t))
                 .collect::<Vec<_>>()
                 .join("\n"),
-            fmt_count(r.iops),
+            fmt::count(r.iops),
             format!("{:.1}", r.mb_s),
-            r.lat_us_p99.map(fmt_lat_us).unwrap_or_default(),
+            r.lat_us_p99.map(fmt::lat_us).unwrap_or_default(),
             printable(&l.headline).into_owned(),
         ]);
     }

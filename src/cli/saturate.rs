@@ -134,10 +134,10 @@ fn measure(
     eprintln!(
         "iocap: {}: {} IOPS, {:.1} MB/s, p99 {}",
         spec.name,
-        iocap_report::fmt_count(p.iops),
+        iocap_report::fmt::count(p.iops),
         p.mb_s,
         p.lat_us_p99
-            .map(iocap_report::fmt_lat_us)
+            .map(iocap_report::fmt::lat_us)
             .unwrap_or_else(|| "-".into())
     );
     Ok(p)

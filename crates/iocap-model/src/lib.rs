@@ -29,5 +29,7 @@ pub use result::*;
 pub use spec::*;
 pub use timer::*;
 pub use uncertainty::*;
-pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};
+pub use units::{
+    format_bytes, format_count, human_bytes, parse_duration, parse_rate, parse_size, UnitError,
+};
 pub use verify::*;

@@ -39,35 +39,6 @@ pub fn size_label(s: &iocap_model::JobSpec) -> String {
     }
 }
 
-/// Formats a latency in microseconds with a unit that keeps 3-4 significant digits.
-pub fn fmt_lat_us(us: f64) -> String {
-    if us >= 10_000.0 {
-        format!("{:.1} ms", us / 1000.0)
-    } else if us >= 1000.0 {
-        format!("{:.2} ms", us / 1000.0)
-    } else if us >= 100.0 {
-        format!("{us:.0} µs")
-    } else if us >= 10.0 {
-        format!("{us:.1} µs")
-    } else {
-        format!("{us:.2} µs")
-    }
-}
-
-/// Formats a count with thousands separators.
-pub fn fmt_count(v: f64) -> String {
-    let n = v.round() as u64;
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The width the terminal views fit, 80 unless the front end says otherwise ([`set_width`]).
 static WIDTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(80);
 
@@ -165,23 +136,6 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn latency_units() {
-        assert_eq!(fmt_lat_us(5.123), "5.12 µs");
-        assert_eq!(fmt_lat_us(85.34), "85.3 µs");
-        assert_eq!(fmt_lat_us(412.6), "413 µs");
-        assert_eq!(fmt_lat_us(1250.0), "1.25 ms");
-        assert_eq!(fmt_lat_us(25_000.0), "25.0 ms");
-    }
-
-    #[test]
-    fn counts() {
-        assert_eq!(fmt_count(0.0), "0");
-        assert_eq!(fmt_count(999.4), "999");
-        assert_eq!(fmt_count(123_456.7), "123,457");
-        assert_eq!(fmt_count(1_000_000.0), "1,000,000");
-    }
 
     #[test]
     fn changes_and_plurals() {

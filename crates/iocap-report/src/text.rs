@@ -8,7 +8,7 @@ use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
 pub use crate::sure::render_repeats;
-use crate::{fmt_count, fmt_lat_us, plural, table};
+use crate::{fmt, plural, table};
 
 /// One-line description of the workload.
 pub fn describe(r: &TestResult) -> String {
@@ -49,7 +49,7 @@ pub fn describe(r: &TestResult) -> String {
         parts.push(format!("{} % duplicate blocks", s.dedupe_pct));
     }
     if let Some(rate) = s.effective_rate_iops() {
-        parts.push(format!("throttled to {} IOPS", fmt_count(rate)));
+        parts.push(format!("throttled to {} IOPS", fmt::count(rate)));
     }
     parts.join(", ")
 }
@@ -83,10 +83,10 @@ pub fn render_test(r: &TestResult) -> String {
         out.push_str(&format!("{}: {what}\n", printable(&r.name)));
     }
     out.push_str(&format!(
-        "measured {:.1} s{}\n\n",
-        r.duration_s,
+        "measured {}{}\n\n",
+        fmt::secs(r.duration_s),
         if r.spec.warmup_s > 0.0 {
-            format!(" after {:.1} s of warmup", r.spec.warmup_s)
+            format!(" after {} of warmup", fmt::secs(r.spec.warmup_s))
         } else {
             String::new()
         }
@@ -107,11 +107,11 @@ pub fn render_test(r: &TestResult) -> String {
             let l = tr.total.lat_us.clone().unwrap_or_default();
             t.add_row(vec![
                 printable(&tr.path).into_owned(),
-                fmt_count(tr.total.iops),
+                fmt::count(tr.total.iops),
                 format!("{:.1}", tr.total.mb_s),
-                fmt_lat_us(l.p50),
-                fmt_lat_us(l.p99),
-                fmt_lat_us(l.max),
+                fmt::lat_us(l.p50),
+                fmt::lat_us(l.p99),
+                fmt::lat_us(l.max),
             ]);
         }
         out.push_str(&t.to_string());

@@ -47,7 +47,7 @@ fn saturate_and_scaleup_runs() {
     let s = r.saturation.as_ref().unwrap();
     let want = format!(
         "saturate: max {} IOPS, knee at qd 16",
-        iocap_report::fmt_count(s.max_iops)
+        iocap_report::fmt::count(s.max_iops)
     );
     assert_eq!(line(&r), want);
     r.saturation.as_mut().unwrap().knee_qd = None;

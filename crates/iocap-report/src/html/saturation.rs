@@ -14,8 +14,9 @@ use crate::assess::{
     capacity_sentence, knee_sentence, linear_iops, max_sentence, saturation_steps,
     saturation_throttled, scaleup_alone, scaleup_together, target, Rows,
 };
+use crate::change_pct;
+use crate::fmt::{self, MISSING, UNKNOWN};
 use crate::svg::{self, Axis, Bar, Extras, Group, HLine, Highlight, Point, Series, TickFmt};
-use crate::{change_pct, fmt_lat_us};
 
 /// The colour of a slow volume's bar: not one of the run colours.
 const SLOW: &str = "#b91c1c";
@@ -79,8 +80,8 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                     "{}qd {}: {} IOPS, p99 {}",
                     who(many, &names[i]),
                     p.qd,
-                    svg::count(p.iops),
-                    fmt_lat_us(p99)
+                    fmt::count_or(p.iops, MISSING),
+                    fmt::lat_us(p99)
                 ),
             })
         };
@@ -109,9 +110,9 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                                 who(many, &names[i]),
                                 p.load_pct
                                     .map(|l| format!("{l:.0} %"))
-                                    .unwrap_or_else(|| "?".into()),
-                                svg::count(p.iops),
-                                fmt_lat_us(p99)
+                                    .unwrap_or_else(|| UNKNOWN.into()),
+                                fmt::count_or(p.iops, MISSING),
+                                fmt::lat_us(p99)
                             ),
                         })
                     })
@@ -182,7 +183,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                         "{}qd {}: {} IOPS{gain}",
                         who(many, &names[i]),
                         p.qd,
-                        svg::count(p.iops)
+                        fmt::count_or(p.iops, MISSING)
                     ),
                 }
             })
@@ -293,11 +294,11 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                     let mut tip = format!(
                         "{}{p}: {} IOPS, {:.1} MB/s",
                         who(many, &names[i]),
-                        svg::count(v.iops),
+                        fmt::count_or(v.iops, MISSING),
                         v.mb_s
                     );
                     if let Some(l) = v.lat_us_p99 {
-                        let _ = write!(tip, ", p99 {}", fmt_lat_us(l));
+                        let _ = write!(tip, ", p99 {}", fmt::lat_us(l));
                     }
                     if v.slow {
                         tip.push_str(" (slow: more than 20 % below the median of the others)");
@@ -307,7 +308,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                         colour: if v.slow { SLOW } else { svg::colour(i) },
                         text: format!(
                             "{}{}",
-                            svg::count(v.iops),
+                            fmt::count_or(v.iops, MISSING),
                             if v.slow { " slow" } else { "" }
                         ),
                         tip,
@@ -359,7 +360,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                     tip: format!(
                         "{who}{} volumes: {} IOPS, {:.1} % of linear",
                         t.paths.len(),
-                        svg::count(t.iops),
+                        fmt::count_or(t.iops, MISSING),
                         t.efficiency_pct
                     ),
                 })
@@ -379,7 +380,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                         tip: format!(
                             "{who}{} volumes alone, summed: {} IOPS",
                             t.paths.len(),
-                            svg::count(l)
+                            fmt::count_or(l, MISSING)
                         ),
                     }
                 })

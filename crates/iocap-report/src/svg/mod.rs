@@ -17,7 +17,6 @@ mod line;
 
 use std::fmt::Write as _;
 
-use crate::fmt_count;
 use crate::html::escape;
 
 pub(crate) use axis::{Axis, TickFmt};
@@ -125,13 +124,4 @@ fn empty_chart(id: &str, test: usize, title: &str, why: &str) -> String {
         escape(why)
     );
     out
-}
-
-/// Compact count for tooltips and bar labels.
-pub(crate) fn count(v: f64) -> String {
-    if v.is_finite() {
-        fmt_count(v.max(0.0))
-    } else {
-        "-".into()
-    }
 }
