@@ -254,7 +254,7 @@ pub fn run_text(run: &RunResult) -> String {
     } else if let Some(c) = &run.cost {
         iocap_report::cost::render(c)
     } else if let Some(f) = &run.fsync {
-        iocap_fsync::render_text(f)
+        iocap_report::fsync::render(f)
     } else if let Some(s) = &run.scaleup {
         iocap_report::assess::render_scaleup(s)
     } else if let Some(v) = &run.verify {

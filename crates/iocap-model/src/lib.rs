@@ -30,6 +30,7 @@ pub use spec::*;
 pub use timer::*;
 pub use uncertainty::*;
 pub use units::{
-    format_bytes, format_count, human_bytes, parse_duration, parse_rate, parse_size, UnitError,
+    format_bytes, format_count, format_us, human_bytes, parse_duration, parse_rate, parse_size,
+    UnitError,
 };
 pub use verify::*;

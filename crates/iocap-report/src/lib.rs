@@ -6,6 +6,7 @@ pub mod compare;
 pub mod cost;
 pub mod csv;
 pub mod fmt;
+pub mod fsync;
 pub mod headline;
 pub mod html;
 pub mod markdown;

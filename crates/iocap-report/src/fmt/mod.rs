@@ -9,7 +9,10 @@
 
 mod printable;
 
-pub use iocap_model::{format_bytes, human_bytes};
+/// Sizes as the parsers read them back (`8K`, `1.5G`) and for people (`77.5G`); latencies in
+/// whole microseconds (`850 µs`, `12.5 ms`): the model's, as the measuring crates' sentences use
+/// them too.
+pub use iocap_model::{format_bytes, format_us, human_bytes};
 pub use printable::{printable, printable_lines};
 
 /// A missing figure in the terminal tables, the HTML report and the CSV-like columns.
@@ -69,16 +72,6 @@ pub fn lat_us_or(us: Option<f64>, missing: &str) -> String {
     }
 }
 
-/// A latency in whole microseconds, or in milliseconds with one decimal from 10 ms: `850 µs`,
-/// `12.5 ms` (the log-flush tables and sentences of `iocap fsync`).
-pub fn lat_us_whole(us: f64) -> String {
-    if us >= 10_000.0 {
-        format!("{:.1} ms", us / 1000.0)
-    } else {
-        format!("{us:.0} µs")
-    }
-}
-
 /// A percentage with one decimal: `87.5 %`; a non-finite one reads `missing`.
 pub fn pct_or(v: f64, missing: &str) -> String {
     if v.is_finite() {
@@ -104,9 +97,6 @@ mod tests {
         assert_eq!(lat_us(412.6), "413 µs");
         assert_eq!(lat_us(1250.0), "1.25 ms");
         assert_eq!(lat_us(25_000.0), "25.0 ms");
-        assert_eq!(lat_us_whole(85.34), "85 µs");
-        assert_eq!(lat_us_whole(2500.0), "2500 µs");
-        assert_eq!(lat_us_whole(12_500.0), "12.5 ms");
         assert_eq!(lat_us_or(None, MISSING), "-");
         assert_eq!(lat_us_or(Some(f64::NAN), MISSING_DASH), "–");
     }
