@@ -5,7 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use iocap_engine::{host, prepare_targets, run_test, PreparedTarget, TestOutcome};
-use iocap_model::{format_bytes, rfc3339_utc, BsWeight, JobSpec, RunResult, TestResult};
+use iocap_model::{format_bytes, rfc3339_utc, BsWeight, JobSpec, RunKind, RunResult};
 
 use super::oscounters::DiskWatch;
 use super::progress::FillBar;
@@ -224,43 +224,13 @@ pub fn execute(spec: &JobSpec, command: &str) -> Result<Executed> {
     Ok(Executed { run, outcome })
 }
 
-/// The text view of tests as they were printed when they ran: each test, and after the tests
-/// that ran together, a line for them together.
-pub fn tests_text(tests: &[TestResult]) -> String {
-    let mut out = String::new();
-    for (i, t) in tests.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&iocap_report::text::render_test(t));
-        let group_ends = t.group.is_some() && tests.get(i + 1).map(|n| n.group) != Some(t.group);
-        if group_ends {
-            let members: Vec<&TestResult> = tests.iter().filter(|x| x.group == t.group).collect();
-            out.push('\n');
-            out.push_str(&iocap_report::assess::render_group(&members));
-        }
-    }
-    out
-}
-
-/// The text view of a whole run, as the command that made it printed it.
+/// The text view of a whole run, as the command that made it printed it
+/// ([`iocap_report::run_text`]); a verify run's view is still [`super::verify::render`] until it
+/// moves into iocap-report.
 pub fn run_text(run: &RunResult) -> String {
-    if let Some(p) = &run.preflight {
-        iocap_report::assess::render_preflight(run, p)
-    } else if let Some(c) = &run.cachescan {
-        iocap_report::assess::render_cachescan(c)
-    } else if let Some(s) = &run.saturation {
-        iocap_report::assess::render_saturation(run, s)
-    } else if let Some(c) = &run.cost {
-        iocap_report::cost::render(c)
-    } else if let Some(f) = &run.fsync {
-        iocap_report::fsync::render(f)
-    } else if let Some(s) = &run.scaleup {
-        iocap_report::assess::render_scaleup(s)
-    } else if let Some(v) = &run.verify {
-        super::verify::render(v)
-    } else {
-        tests_text(&run.tests)
+    match &run.verify {
+        Some(v) if run.kind() == RunKind::Verify => super::verify::render(v),
+        _ => iocap_report::run_text(run),
     }
 }
 

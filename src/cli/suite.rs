@@ -10,7 +10,7 @@ use iocap_model::{JobSpec, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 
 use super::args::{duration_arg, size_arg};
-use super::execute::{new_run, run_repeated, tests_text};
+use super::execute::{new_run, run_repeated};
 use super::roles::RoleDirs;
 use super::save::{open_existing_store, SaveArgs};
 use super::signals::{interrupted, pause};
@@ -231,7 +231,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         let new = &run.tests[first_new..];
         if a.output == OutputFormat::Text {
             print_stdout(&iocap_report::fmt::printable_lines(
-                &(tests_text(new) + "\n"),
+                &(iocap_report::tests_text(new) + "\n"),
             ));
         }
         if new.iter().any(|r| r.error.is_some()) {

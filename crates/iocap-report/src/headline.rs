@@ -1,9 +1,9 @@
 //! Each saved run's key figure in one short line, for `iocap history`: a preflight is headlined
 //! by its capacity, a saturate run by its maximum and knee, a scale-up by the aggregate of all
-//! its volumes, and so on; a plain run by its first test's IOPS. The first match wins, in the
-//! order below (a preflight that sized its files by a cache scan is a preflight).
+//! its volumes, and so on; a plain run by its first test's IOPS. The kind is the run's own
+//! ([`RunResult::kind`]: a preflight that sized its files by a cache scan is a preflight).
 
-use iocap_model::{format_bytes, human_bytes, RunResult};
+use iocap_model::{format_bytes, human_bytes, RunKind, RunResult};
 
 use crate::fmt;
 
@@ -154,12 +154,15 @@ fn plain(r: &RunResult) -> Headline {
 
 /// The run's kind and key figure.
 pub fn headline(r: &RunResult) -> Headline {
-    preflight(r)
-        .or_else(|| saturate(r))
-        .or_else(|| scaleup(r))
-        .or_else(|| cost(r))
-        .or_else(|| fsync(r))
-        .or_else(|| verify(r))
-        .or_else(|| cachescan(r))
-        .unwrap_or_else(|| plain(r))
+    let figure = match r.kind() {
+        RunKind::Preflight => preflight(r),
+        RunKind::Saturation => saturate(r),
+        RunKind::Scaleup => scaleup(r),
+        RunKind::Cost => cost(r),
+        RunKind::Fsync => fsync(r),
+        RunKind::Verify => verify(r),
+        RunKind::Cachescan => cachescan(r),
+        RunKind::Suite | RunKind::Test => None,
+    };
+    figure.unwrap_or_else(|| plain(r))
 }

@@ -16,6 +16,8 @@ pub mod sure;
 mod svg;
 pub mod text;
 
+pub use text::{run_text, tests_text};
+
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::RunResult;
 

@@ -1,7 +1,7 @@
 //! The terminal summary: what was run, then throughput, latency percentiles, per-target figures,
 //! CPU cost and every warning, in tables with units on every number.
 
-use iocap_model::TestResult;
+use iocap_model::{RunKind, RunResult, TestResult};
 
 use crate::fmt::{printable, printable_lines};
 use crate::rows::{
@@ -134,4 +134,46 @@ pub fn render_test(r: &TestResult) -> String {
         ));
     }
     out
+}
+
+/// The text view of tests as they were printed when they ran: each test, and after the tests
+/// that ran together, a line for them together.
+pub fn tests_text(tests: &[TestResult]) -> String {
+    let mut out = String::new();
+    for (i, t) in tests.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&render_test(t));
+        let group_ends = t.group.is_some() && tests.get(i + 1).map(|n| n.group) != Some(t.group);
+        if group_ends {
+            let members: Vec<&TestResult> = tests.iter().filter(|x| x.group == t.group).collect();
+            out.push('\n');
+            out.push_str(&crate::assess::render_group(&members));
+        }
+    }
+    out
+}
+
+/// The text view of a whole run, as the command that made it printed it, chosen by its
+/// [`RunKind`]. A verify run's view is still the CLI's (issue 15 moves it here): until then it
+/// shows its tests.
+pub fn run_text(run: &RunResult) -> String {
+    use crate::assess;
+    let view = match run.kind() {
+        RunKind::Preflight => run
+            .preflight
+            .as_ref()
+            .map(|p| assess::render_preflight(run, p)),
+        RunKind::Cachescan => run.cachescan.as_ref().map(assess::render_cachescan),
+        RunKind::Saturation => run
+            .saturation
+            .as_ref()
+            .map(|s| assess::render_saturation(run, s)),
+        RunKind::Cost => run.cost.as_ref().map(crate::cost::render),
+        RunKind::Fsync => run.fsync.as_ref().map(crate::fsync::render),
+        RunKind::Scaleup => run.scaleup.as_ref().map(assess::render_scaleup),
+        RunKind::Verify | RunKind::Suite | RunKind::Test => None,
+    };
+    view.unwrap_or_else(|| tests_text(&run.tests))
 }
