@@ -10,6 +10,7 @@ pub mod fsync;
 pub mod headline;
 pub mod html;
 pub mod markdown;
+pub mod monitor;
 pub mod oscounters;
 mod rows;
 pub mod sure;
