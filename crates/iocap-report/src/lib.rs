@@ -2,6 +2,7 @@
 //! table, the CSV and the JSON cannot disagree about a figure.
 
 pub mod assess;
+pub mod audit;
 pub mod compare;
 pub mod cost;
 pub mod csv;
