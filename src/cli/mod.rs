@@ -11,7 +11,6 @@ mod execute;
 mod fill;
 mod fsync;
 mod history;
-mod history_table;
 mod install;
 mod monitor;
 mod oscounters;

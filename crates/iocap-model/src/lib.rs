@@ -15,6 +15,7 @@ pub mod hist;
 pub mod os;
 pub mod result;
 pub mod spec;
+pub mod stored;
 pub mod timer;
 pub mod uncertainty;
 pub mod units;
@@ -27,6 +28,7 @@ pub use fsync::*;
 pub use os::*;
 pub use result::*;
 pub use spec::*;
+pub use stored::*;
 pub use timer::*;
 pub use uncertainty::*;
 pub use units::{

@@ -9,6 +9,7 @@ pub mod csv;
 pub mod fmt;
 pub mod fsync;
 pub mod headline;
+pub mod history;
 pub mod html;
 pub mod markdown;
 pub mod monitor;
@@ -104,12 +105,20 @@ pub fn partial_note(run: &RunResult) -> Option<String> {
 /// A terminal table with `header`: borders only, the first column left-aligned and every
 /// column after it (the figures) right-aligned; cells wrap so the table fits [`width`].
 pub fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
+    let mut t = table_whole(header, 1);
     t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
     t.set_width(width().min(u16::MAX as usize) as u16);
+    t
+}
+
+/// A terminal table with `header`: borders only, the columns from `right_from` on (the
+/// figures) right-aligned, as wide as its cells whatever the terminal (`history --wide`);
+/// [`table`] fits the terminal.
+pub fn table_whole(header: &[&str], right_from: usize) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(header.iter().map(Cell::new));
-    for i in 1..header.len() {
+    for i in right_from..header.len() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }
