@@ -103,12 +103,7 @@ pub fn render_scaleup(s: &ScaleUp) -> String {
         out.push('\n');
     }
     out.push('\n');
-    let slow: Vec<&str> = s
-        .alone
-        .iter()
-        .filter(|v| v.slow)
-        .map(|v| v.path.as_str())
-        .collect();
+    let slow = s.slow_paths();
     if !slow.is_empty() {
         out.push_str(&format!(
             "slow: {} (more than 20 % below the median of the others)\n",

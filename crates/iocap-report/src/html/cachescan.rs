@@ -85,7 +85,7 @@ pub(super) fn cachescan(out: &mut String, runs: &[RunResult], names: &[String]) 
     let _ = write!(
         out,
         r#"<figure class="chart-card">{}</figure></div>"#,
-        svg::line_chart_with(
+        svg::line_chart(
             "cachescan",
             0,
             "Latency against working set: a step up is the end of a cache",

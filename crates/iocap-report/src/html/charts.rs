@@ -171,6 +171,7 @@ fn charts(
         &y,
         &iops,
         no_samples,
+        &svg::Extras::default(),
     ));
 
     let mbs = over_time(&|s| Some(s.mb_s), "", " MB/s");
@@ -188,6 +189,7 @@ fn charts(
         &y,
         &mbs,
         no_samples,
+        &svg::Extras::default(),
     ));
 
     let mut lat = vec![];
@@ -221,6 +223,7 @@ fn charts(
         &y,
         &lat,
         no_samples,
+        &svg::Extras::default(),
     ));
 
     let pct: Vec<Series> = tests
@@ -247,6 +250,7 @@ fn charts(
         &y,
         &pct,
         "no I/O completed",
+        &svg::Extras::default(),
     ));
 
     let mut paths: Vec<&str> = vec![];

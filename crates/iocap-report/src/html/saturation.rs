@@ -54,6 +54,18 @@ fn values(series: &[Series], x: bool) -> Vec<f64> {
         .collect()
 }
 
+/// IOPS (from zero) over a power-of-two axis named `x_label`: queue depths, volumes.
+fn iops_axes(x_label: &str, series: &[Series]) -> (Axis, Axis) {
+    let x = Axis::log2(x_label, &values(series, true));
+    let y = Axis::linear(
+        "IOPS (I/Os per second)",
+        &values(series, false),
+        true,
+        TickFmt::Si,
+    );
+    (x, y)
+}
+
 pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String]) {
     let with: Vec<(usize, &RunResult, &Saturation)> = runs
         .iter()
@@ -150,7 +162,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
     let y = lat_axis("p99 latency", &ys, true);
     figure(
         out,
-        svg::line_chart_with(
+        svg::line_chart(
             "load-latency",
             0,
             "Load and latency: p99 as IOPS rise",
@@ -203,19 +215,10 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
             });
         }
     }
-    let x = Axis::log2(
-        "queue depth (outstanding I/Os per thread)",
-        &values(&series, true),
-    );
-    let y = Axis::linear(
-        "IOPS (I/Os per second)",
-        &values(&series, false),
-        true,
-        TickFmt::Si,
-    );
+    let (x, y) = iops_axes("queue depth (outstanding I/Os per thread)", &series);
     figure(
         out,
-        svg::line_chart_with(
+        svg::line_chart(
             "qd-iops",
             0,
             "IOPS by queue depth",
@@ -387,13 +390,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                 .collect(),
         });
     }
-    let x = Axis::log2("volumes together", &values(&series, true));
-    let y = Axis::linear(
-        "IOPS (I/Os per second)",
-        &values(&series, false),
-        true,
-        TickFmt::Si,
-    );
+    let (x, y) = iops_axes("volumes together", &series);
     figure(
         out,
         svg::line_chart(
@@ -404,6 +401,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
             &y,
             &series,
             "no volumes measured together",
+            &Extras::default(),
         ),
     );
     out.push_str("</div>");

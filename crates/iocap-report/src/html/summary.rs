@@ -230,12 +230,7 @@ fn assessed(r: &RunResult) -> Vec<String> {
         if let Some(l) = scaleup_sentence(s) {
             parts.push(l);
         }
-        let slow: Vec<&str> = s
-            .alone
-            .iter()
-            .filter(|v| v.slow)
-            .map(|v| v.path.as_str())
-            .collect();
+        let slow = s.slow_paths();
         if !slow.is_empty() {
             parts.push(format!(
                 "{} slow ({})",

@@ -21,7 +21,7 @@ use crate::html::escape;
 
 pub(crate) use axis::{Axis, TickFmt};
 pub(crate) use bar::{bar_chart, Bar, Group};
-pub(crate) use line::{line_chart, line_chart_with, Extras, HLine, Highlight, Point, Series};
+pub(crate) use line::{line_chart, Extras, HLine, Highlight, Point, Series};
 
 /// Colour-blind-safe colours (Okabe and Ito), dark enough for white paper; one per run.
 const PALETTE: [&str; 8] = [
