@@ -1,13 +1,13 @@
 //! `iocap audit [PATH...]`: from each path to its file system, partition and physical devices,
 //! and every setting on the way that costs a database I/O (alignment, scheduler, queue depth,
-//! write cache, CPU power saving, ...), each with its evidence and a one-sentence fix.
+//! write cache, CPU power saving, ...), each with its evidence and a one-sentence fix (the view
+//! is `iocap_report::audit`).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use iocap_audit::{AuditOptions, AuditReport, Root, Severity};
-use iocap_session::severity_name;
+use iocap_audit::{AuditOptions, Root, Severity};
 
 use super::args::{size_arg, FailOn};
 use super::history::ListFormat;
@@ -32,77 +32,6 @@ pub struct AuditArgs {
     pub fail_on: Option<FailOn>,
     #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
     pub output: ListFormat,
-}
-
-/// The table of checks, then what to do about each one that is not PASS.
-fn render(report: &AuditReport) -> String {
-    let mut out = String::new();
-    for t in &report.targets {
-        let on = match (&t.fs_type, &t.mount_point, &t.block_device) {
-            (None, None, Some(b)) => format!("block device {b}"),
-            (fs, mp, _) => format!(
-                "{} on {}",
-                fs.as_deref().unwrap_or("unknown file system"),
-                mp.as_deref().unwrap_or("?")
-            ),
-        };
-        out.push_str(&format!(
-            "{}: {on}{}, devices {}\n",
-            t.path,
-            t.partition
-                .as_deref()
-                .map(|p| format!(", partition {p}"))
-                .unwrap_or_default(),
-            if t.devices.is_empty() {
-                "unknown".to_string()
-            } else {
-                t.devices.join(", ")
-            }
-        ));
-    }
-    let mut table = iocap_report::table(&["check", "severity", "subject", "evidence"]);
-    for i in 0..4 {
-        if let Some(col) = table.column_mut(i) {
-            col.set_cell_alignment(comfy_table::CellAlignment::Left);
-        }
-    }
-    for c in &report.checks {
-        table.add_row(vec![
-            c.id.clone(),
-            severity_name(c.severity).to_string(),
-            c.subject.clone(),
-            c.evidence.clone(),
-        ]);
-    }
-    out.push_str(&format!("\n{table}\n"));
-    let todo: Vec<&iocap_audit::Check> = report
-        .checks
-        .iter()
-        .filter(|c| c.severity != Severity::Pass)
-        .collect();
-    if !todo.is_empty() {
-        out.push('\n');
-        for c in todo {
-            out.push_str(&format!(
-                "{:<7} {} ({}): {}\n",
-                severity_name(c.severity),
-                c.id,
-                c.subject,
-                c.recommendation
-            ));
-        }
-    }
-    let count = |s: Severity| report.checks.iter().filter(|c| c.severity == s).count();
-    out.push_str(&format!(
-        "\n{} checks: {} PASS, {} WARN, {} FAIL, {} INFO, {} UNKNOWN\n",
-        report.checks.len(),
-        count(Severity::Pass),
-        count(Severity::Warn),
-        count(Severity::Fail),
-        count(Severity::Info),
-        count(Severity::Unknown)
-    ));
-    out
 }
 
 pub fn audit(a: AuditArgs) -> Result<Exit> {
@@ -130,7 +59,9 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
     let report = iocap_audit::audit(&Root::system(), &paths, &opts);
     match a.output {
         ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&report)? + "\n")),
-        ListFormat::Text => print_stdout(&iocap_report::fit_lines(&render(&report))),
+        ListFormat::Text => print_stdout(&iocap_report::fit_lines(&iocap_report::audit::render(
+            &report,
+        ))),
     }
     let has = |s: Severity| report.checks.iter().any(|c| c.severity == s);
     let failed = match a.fail_on {

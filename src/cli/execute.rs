@@ -2,13 +2,14 @@
 //! command runs its session through: the engine, with the terminal's progress bar and live line.
 
 use anyhow::Result;
-use iocap_model::{RunResult, TestResult};
+use iocap_model::RunResult;
 use iocap_session::{EngineExecutor, Session};
 
 use super::progress::Terminal;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit, OutputFormat};
 
+pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
 
 /// The executor of this process: the engine, showing progress on the terminal, stopped by
@@ -34,46 +35,6 @@ pub fn session(
     }
     flow(&mut s)?;
     Ok(s.finish())
-}
-
-/// The text view of tests as they were printed when they ran: each test, and after the tests
-/// that ran together, a line for them together.
-pub fn tests_text(tests: &[TestResult]) -> String {
-    let mut out = String::new();
-    for (i, t) in tests.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&iocap_report::text::render_test(t));
-        let group_ends = t.group.is_some() && tests.get(i + 1).map(|n| n.group) != Some(t.group);
-        if group_ends {
-            let members: Vec<&TestResult> = tests.iter().filter(|x| x.group == t.group).collect();
-            out.push('\n');
-            out.push_str(&iocap_report::assess::render_group(&members));
-        }
-    }
-    out
-}
-
-/// The text view of a whole run, as the command that made it printed it.
-pub fn run_text(run: &RunResult) -> String {
-    if let Some(p) = &run.preflight {
-        iocap_report::assess::render_preflight(run, p)
-    } else if let Some(c) = &run.cachescan {
-        iocap_report::assess::render_cachescan(c)
-    } else if let Some(s) = &run.saturation {
-        iocap_report::assess::render_saturation(run, s)
-    } else if let Some(c) = &run.cost {
-        iocap_report::cost::render(c)
-    } else if let Some(f) = &run.fsync {
-        iocap_fsync::render_text(f)
-    } else if let Some(s) = &run.scaleup {
-        iocap_report::assess::render_scaleup(s)
-    } else if let Some(v) = &run.verify {
-        iocap_report::verify::render(v)
-    } else {
-        tests_text(&run.tests)
-    }
 }
 
 /// Prints the run in the chosen format and picks the exit code.

@@ -167,7 +167,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     let mut code = finish(r, args.output, || {
         r.fsync
             .as_ref()
-            .map(iocap_fsync::render_text)
+            .map(iocap_report::fsync::render)
             .unwrap_or_default()
     });
     if outcome.interrupted {

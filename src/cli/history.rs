@@ -4,10 +4,10 @@
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use iocap_model::parse_duration;
-use iocap_report::fmt::{printable, printable_lines};
+use iocap_report::fmt::printable;
+use iocap_report::history::{baselines_table, history_table, key_figure, show_text, Listed};
 use iocap_store::Filter;
 
-use super::history_table::{history_table, table, width, Listed};
 use super::save::open_existing_store;
 use super::{print_stdout, Exit, OutputFormat};
 
@@ -140,23 +140,10 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
                 .iter()
                 .map(|r| Listed {
                     run: r,
-                    headline: store.load(&r.run_id).map_or_else(
-                        |_| format!("{} IOPS", iocap_report::fmt_count(r.iops)),
-                        |full| match (full.partial(), full.stopped_early()) {
-                            // a run stopped early says so before its figure
-                            (Some((done, planned)), _) => format!(
-                                "partial {done}/{planned}: {}",
-                                iocap_report::headline::headline(&full)
-                            ),
-                            (_, Some(_)) => {
-                                format!("partial: {}", iocap_report::headline::headline(&full))
-                            }
-                            _ => iocap_report::headline::headline(&full).to_string(),
-                        },
-                    ),
+                    headline: key_figure(r, store.load(&r.run_id).ok().as_ref()),
                 })
                 .collect();
-            print_stdout(&history_table(&listed, a.wide, width()));
+            print_stdout(&history_table(&listed, a.wide));
             if a.limit > 0 && runs.len() == a.limit as usize {
                 eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
             }
@@ -178,29 +165,7 @@ pub struct ShowArgs {
 pub fn show(a: ShowArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let run = store.load(&a.run)?;
-    let text = || {
-        let mut head = format!(
-            "run {} on {}, started {}",
-            run.run_id,
-            printable(&run.host.hostname),
-            run.started_at
-        );
-        if let Some(l) = &run.label {
-            head.push_str(&format!("\nlabel: {}", printable(l)));
-        }
-        if !run.tags.is_empty() {
-            head.push_str(&format!("\ntags: {}", printable(&run.tags.join(", "))));
-        }
-        if let Some(n) = &run.note {
-            head.push_str(&format!("\nnote: {}", printable_lines(n)));
-        }
-        if let Some(p) = iocap_report::partial_note(&run) {
-            head.push_str(&format!("\n{p}"));
-        }
-        // every other stored string of the views, escaped too
-        let body = super::execute::run_text(&run);
-        format!("{head}\n\n{}", printable_lines(&body))
-    };
+    let text = || show_text(&run, &super::execute::run_text(&run));
     let out = match a.output {
         OutputFormat::Text => iocap_report::fit_lines(&text()),
         OutputFormat::Json => iocap_report::json(&run),
@@ -359,18 +324,7 @@ pub fn baseline(a: BaselineArgs) -> Result<Exit> {
                     "iocap: no baselines{} (set one with: iocap baseline set RUN)",
                     host.map(|h| format!(" for host {h}")).unwrap_or_default()
                 ),
-                ListFormat::Text => {
-                    let mut t = table(&["host", "target", "run", "set at (UTC)"], 4);
-                    for b in list {
-                        t.add_row(vec![
-                            printable(&b.hostname).into_owned(),
-                            printable(&b.target).into_owned(),
-                            b.run_id,
-                            b.set_at,
-                        ]);
-                    }
-                    print_stdout(&(t.to_string() + "\n"));
-                }
+                ListFormat::Text => print_stdout(&baselines_table(&list)),
             }
         }
         BaselineAction::Clear { host, target } => {

@@ -10,7 +10,6 @@ mod execute;
 mod fill;
 mod fsync;
 mod history;
-mod history_table;
 mod install;
 mod monitor;
 mod preflight;

@@ -4,7 +4,8 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_monitor::{delta, render_iostat_like, snapshot, PROC_DISKSTATS};
+use iocap_monitor::{delta, snapshot, PROC_DISKSTATS};
+use iocap_report::monitor::render_iostat_like;
 
 use super::args::duration_arg;
 use super::history::ListFormat;

@@ -7,7 +7,7 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use iocap_engine::{FillObserver, LiveSample, Phase, RunObserver};
 
-use iocap_report::{fmt_count, fmt_lat_us};
+use iocap_report::fmt;
 
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
@@ -127,14 +127,14 @@ impl RunObserver for LiveLine {
             Phase::Cooldown => "cooling down",
         };
         let lat = match (s.lat_us_mean, s.lat_us_p99) {
-            (Some(m), Some(p)) => format!("mean {} p99 {}", fmt_lat_us(m), fmt_lat_us(p)),
+            (Some(m), Some(p)) => format!("mean {} p99 {}", fmt::lat_us(m), fmt::lat_us(p)),
             _ => "lat -".into(),
         };
         self.show(&format!(
             "{phase} {:.0}/{:.0} s  {} IOPS  {:.1} MB/s  {lat}",
             s.elapsed_s,
             s.total_s,
-            fmt_count(s.iops),
+            fmt::count(s.iops),
             s.mb_s
         ));
     }

@@ -1,24 +1,18 @@
 //! Number formatting for the plain-language sentences: the same figure must read the same in
 //! every verdict, and odd values (NaN, infinity) must still print something sensible.
 
-/// A whole number with thousands separators: `123,456`.
+/// A whole number with thousands separators ([`iocap_model::format_count`]): `123,456`,
+/// `-1,500`; `?` when it is not finite.
 pub(crate) fn count(v: f64) -> String {
     if !v.is_finite() {
         return "?".into();
     }
-    let n = v.round().abs() as u64;
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
+    let digits = iocap_model::format_count(v.round().abs() as u64);
     if v.round() < 0.0 {
-        out.insert(0, '-');
+        format!("-{digits}")
+    } else {
+        digits
     }
-    out
 }
 
 /// Microseconds as milliseconds with sensible precision: `0.42 ms`, `4.2 ms`, `12 ms`.

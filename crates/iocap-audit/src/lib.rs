@@ -80,6 +80,19 @@ pub enum Severity {
     Unknown,
 }
 
+impl Severity {
+    /// As the views print it and a run records it: `PASS`, `WARN`, `FAIL`, `INFO`, `UNKNOWN`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Pass => "PASS",
+            Severity::Warn => "WARN",
+            Severity::Fail => "FAIL",
+            Severity::Info => "INFO",
+            Severity::Unknown => "UNKNOWN",
+        }
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Check {

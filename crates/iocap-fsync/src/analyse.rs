@@ -1,7 +1,8 @@
 //! What the figures mean: the fastest method per size, durable writes too fast to be true for
 //! the device, and what to set in each database. Pure functions over the measured points.
 
-use iocap_model::{format_bytes, FsyncPoint};
+use iocap_model::fsync::best_per_size;
+use iocap_model::{format_bytes, format_us, FsyncPoint};
 
 use crate::method::Method;
 use crate::Profile;
@@ -52,22 +53,6 @@ fn p50(p: &FsyncPoint) -> Option<f64> {
     p.lat_us.as_ref().map(|l| l.p50).filter(|_| p.available)
 }
 
-/// The fastest available method at each measured size, in size order.
-pub fn fastest_per_size(points: &[FsyncPoint]) -> Vec<&FsyncPoint> {
-    let mut sizes: Vec<u64> = points.iter().map(|p| p.size_bytes).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    sizes
-        .into_iter()
-        .filter_map(|s| {
-            points
-                .iter()
-                .filter(|p| p.size_bytes == s && p.available && p.ops > 0)
-                .max_by(|a, b| a.ops_per_s.total_cmp(&b.ops_per_s))
-        })
-        .collect()
-}
-
 /// Warnings for durable writes that finished faster than the device class allows: the
 /// quickest median of each size is checked against the threshold of the class.
 pub fn implausibility_warnings(
@@ -101,7 +86,7 @@ pub fn implausibility_warnings(
     let mut fast: Vec<(u64, f64, &str)> = Vec::new();
     for best in fastest_by_p50(points) {
         if let Some(v) = p50(best).filter(|v| *v < limit) {
-            let label = Method::from_id(&best.method).map_or(best.method.as_str(), |m| m.label());
+            let label = Method::label_of(&best.method);
             fast.push((best.size_bytes, v, label));
         }
     }
@@ -124,18 +109,11 @@ pub fn implausibility_warnings(
 
 /// The point with the lowest median latency at each size.
 fn fastest_by_p50(points: &[FsyncPoint]) -> Vec<&FsyncPoint> {
-    let mut sizes: Vec<u64> = points.iter().map(|p| p.size_bytes).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    sizes
-        .into_iter()
-        .filter_map(|s| {
-            points
-                .iter()
-                .filter(|p| p.size_bytes == s && p50(p).is_some())
-                .min_by(|a, b| p50(a).unwrap_or(f64::MAX).total_cmp(&p50(b).unwrap_or(0.0)))
-        })
-        .collect()
+    best_per_size(points, |at| {
+        at.into_iter()
+            .filter(|p| p50(p).is_some())
+            .min_by(|a, b| p50(a).unwrap_or(f64::MAX).total_cmp(&p50(b).unwrap_or(0.0)))
+    })
 }
 
 /// The size a family's log writes are judged at: 16 KiB for InnoDB, 8 KiB otherwise; the
@@ -163,7 +141,7 @@ fn figure(p: Option<&FsyncPoint>) -> String {
     match p {
         Some(p) => {
             let p99 = p.lat_us.as_ref().map_or(0.0, |l| l.p99);
-            format!("{:.0} ops/s, p99 {}", p.ops_per_s, us(p99))
+            format!("{:.0} ops/s, p99 {}", p.ops_per_s, format_us(p99))
         }
         None => "not measured".into(),
     }
@@ -171,15 +149,6 @@ fn figure(p: Option<&FsyncPoint>) -> String {
 
 fn ops(p: Option<&FsyncPoint>) -> f64 {
     p.map_or(0.0, |p| p.ops_per_s)
-}
-
-/// A latency in µs or ms, as people read it.
-pub fn us(v: f64) -> String {
-    if v >= 10_000.0 {
-        format!("{:.1} ms", v / 1000.0)
-    } else {
-        format!("{v:.0} µs")
-    }
 }
 
 /// One or two plain sentences for `profile`, with the measured numbers.
@@ -294,6 +263,7 @@ pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iocap_model::fsync::fastest_per_size;
     use iocap_model::LatencyUs;
 
     fn pt(m: Method, size: u64, ops_per_s: f64) -> FsyncPoint {

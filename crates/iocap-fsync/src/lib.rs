@@ -3,15 +3,14 @@
 //! write sizes from 512 B to 64 KiB, the way pg_test_fsync measures them: a 16 MiB test file,
 //! rewritten at offset 0 (or walked through with [`Offsets::Cycle`]).
 //!
-//! [`measure`] runs the points, [`analyse`] turns them into the fastest method per size,
-//! warnings for durable writes too fast for the device, and a recommendation per database
-//! family; [`render_text`] shows a report.
+//! [`measure`] runs the points, [`analyse`] turns them into warnings for durable writes too fast
+//! for the device and a recommendation per database family. The result is the model's
+//! [`iocap_model::FsyncReport`]; its text view is `iocap_report::fsync`.
 
 pub mod analyse;
 pub mod measure;
 pub mod method;
 
-use iocap_model::{format_bytes, FsyncReport};
 use thiserror::Error;
 
 pub use measure::{resolve_target, run, Outcome, Plan, DEFAULT_FILE, FILE_SIZE};
@@ -80,11 +79,6 @@ pub const DEFAULT_SIZES: [u64; 5] = [512, 4 << 10, 8 << 10, 16 << 10, 64 << 10];
 /// The sizes of `--quick`: 8K and 16K, the WAL and redo writes.
 pub const QUICK_SIZES: [u64; 2] = [8 << 10, 16 << 10];
 
-/// Whether a size is highlighted as a log (WAL/redo) write size.
-pub fn is_log_size(size: u64) -> bool {
-    size == 8 << 10 || size == 16 << 10
-}
-
 /// Parses `--sizes`, e.g. `8K,16K`: each a multiple of 512 B from 512 B to 64 KiB, returned in
 /// ascending order without duplicates.
 pub fn parse_sizes(s: &str) -> Result<Vec<u64>, String> {
@@ -140,125 +134,6 @@ pub fn parse_methods(s: &str) -> Result<Vec<Method>, String> {
         }
     }
     Ok(out)
-}
-
-/// The report as text: ops/s per method (rows) and size (columns), the same for p99, the
-/// fastest method per size, warnings and the recommendation.
-pub fn render_text(r: &FsyncReport) -> String {
-    use std::fmt::Write;
-    let mut sizes: Vec<u64> = r.points.iter().map(|p| p.size_bytes).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let methods: Vec<&str> = Method::ALL
-        .iter()
-        .map(|m| m.id())
-        .filter(|id| r.points.iter().any(|p| p.method == *id))
-        .collect();
-    let label = |id: &str| Method::from_id(id).map_or(id.to_string(), |m| m.label().to_string());
-    let head = |s: u64| {
-        if is_log_size(s) {
-            format!("*{}", format_bytes(s))
-        } else {
-            format_bytes(s)
-        }
-    };
-    let mut out = String::new();
-    let dev = match (&r.device, &r.fs_type) {
-        (Some(d), Some(f)) => format!("{f} on {d}"),
-        (Some(d), None) => d.clone(),
-        (None, Some(f)) => f.clone(),
-        (None, None) => "unknown device".into(),
-    };
-    let mut class = Vec::new();
-    if let Some(rot) = r.rotational {
-        class.push(format!("rotational={}", u8::from(rot)));
-    }
-    if let Some(c) = &r.write_cache {
-        class.push(format!("write_cache={c}"));
-    }
-    if let Some(f) = r.fua {
-        class.push(format!("fua={}", u8::from(f)));
-    }
-    let _ = writeln!(
-        out,
-        "Durable writes at queue depth 1 on {} ({dev}{}{}), {} s per point, offsets: {}",
-        r.target,
-        if class.is_empty() { "" } else { "; " },
-        class.join(", "),
-        r.duration_s,
-        r.offsets
-    );
-    let table = |title: &str, cell: &dyn Fn(&iocap_model::FsyncPoint) -> String| {
-        let mut t = String::new();
-        let _ = write!(t, "\n{title:<22}");
-        for s in &sizes {
-            let _ = write!(t, "{:>11}", head(*s));
-        }
-        t.push('\n');
-        for id in &methods {
-            let _ = write!(t, "{:<22}", label(id));
-            for s in &sizes {
-                let c = r
-                    .points
-                    .iter()
-                    .find(|p| p.method == *id && p.size_bytes == *s)
-                    .map_or("".into(), |p| {
-                        if p.available && p.ops > 0 {
-                            cell(p)
-                        } else {
-                            "n/a".into()
-                        }
-                    });
-                let _ = write!(t, "{c:>11}");
-            }
-            t.push('\n');
-        }
-        t
-    };
-    out.push_str(&table("ops/s", &|p| format!("{:.0}", p.ops_per_s)));
-    out.push_str(&table("p99 latency", &|p| {
-        p.lat_us.as_ref().map_or("-".into(), |l| analyse::us(l.p99))
-    }));
-    if sizes.iter().any(|s| is_log_size(*s)) {
-        out.push_str("* WAL/redo write sizes\n");
-    }
-    let skipped: Vec<&iocap_model::FsyncPoint> = r.points.iter().filter(|p| !p.available).collect();
-    if !skipped.is_empty() {
-        out.push_str("\nn/a:\n");
-        for p in skipped {
-            let _ = writeln!(
-                out,
-                "  {} {}: {}",
-                label(&p.method),
-                format_bytes(p.size_bytes),
-                p.reason.as_deref().unwrap_or("not measured")
-            );
-        }
-    }
-    let fastest = analyse::fastest_per_size(&r.points);
-    if !fastest.is_empty() {
-        out.push_str("\nFastest durable method per size:\n");
-        for p in fastest {
-            let l = p.lat_us.clone().unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  {:>4}  {:<20} {:>8.0} ops/s  p50 {}  p99 {}  p99.9 {}  max {}  mean {}",
-                head(p.size_bytes),
-                label(&p.method),
-                p.ops_per_s,
-                analyse::us(l.p50),
-                analyse::us(l.p99),
-                analyse::us(l.p99_9),
-                analyse::us(l.max),
-                analyse::us(l.mean)
-            );
-        }
-    }
-    for w in &r.warnings {
-        let _ = writeln!(out, "\nWARNING: {w}");
-    }
-    let _ = writeln!(out, "\n{}", r.recommendation);
-    out
 }
 
 #[cfg(test)]
@@ -317,44 +192,5 @@ mod tests {
             e.contains("o_direct_o_sync") && e.contains("rwf_dsync"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn text_marks_log_sizes_and_unavailable_points() {
-        let r = FsyncReport {
-            target: "/x/iocap-fsync.testfile".into(),
-            offsets: "same".into(),
-            duration_s: 2.0,
-            points: vec![
-                iocap_model::FsyncPoint {
-                    method: "fdatasync".into(),
-                    size_bytes: 8192,
-                    ops: 2000,
-                    duration_s: 2.0,
-                    ops_per_s: 1000.0,
-                    lat_us: Some(iocap_model::LatencyUs {
-                        p99: 2500.0,
-                        ..Default::default()
-                    }),
-                    available: true,
-                    reason: None,
-                },
-                iocap_model::FsyncPoint {
-                    method: "o_direct_o_dsync".into(),
-                    size_bytes: 512,
-                    reason: Some("not a multiple".into()),
-                    ..Default::default()
-                },
-            ],
-            recommendation: "PostgreSQL: keep it.".into(),
-            ..Default::default()
-        };
-        let t = render_text(&r);
-        assert!(t.contains("*8K"), "{t}");
-        assert!(t.contains("n/a"), "{t}");
-        assert!(t.contains("O_DIRECT|O_DSYNC 512: not a multiple"), "{t}");
-        assert!(t.contains("1000"), "{t}");
-        assert!(t.contains("2500 µs"), "{t}");
-        assert!(t.contains("PostgreSQL: keep it."), "{t}");
     }
 }

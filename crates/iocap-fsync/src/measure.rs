@@ -14,7 +14,7 @@ use iocap_engine::{prepare_targets, NoFillProgress, TargetKind};
 use iocap_model::{format_bytes, FsyncPoint, FsyncReport, JobSpec, RwMode, TargetSpec};
 
 use crate::analyse::{implausibility_warnings, recommendation, DeviceClass};
-use crate::method::Method;
+use crate::method::{Method, OpenFlags};
 use crate::{FsyncError, Offsets, Profile};
 
 /// The file name used when TARGET is a directory.

@@ -99,6 +99,17 @@ pub struct ScaleUp {
     pub together: Vec<ScaleStep>,
 }
 
+impl ScaleUp {
+    /// The volumes flagged slow alone (more than 20 % below the median of the others).
+    pub fn slow_paths(&self) -> Vec<&str> {
+        self.alone
+            .iter()
+            .filter(|v| v.slow)
+            .map(|v| v.path.as_str())
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Verdict {

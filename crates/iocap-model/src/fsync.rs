@@ -70,3 +70,105 @@ pub struct FsyncPoint {
     #[serde(default)]
     pub reason: Option<String>,
 }
+
+/// One way to make a log write durable, as [`FsyncPoint::method`] names it. Every method writes
+/// `size` bytes at queue depth 1 and returns only once the kernel says the data is on stable
+/// storage (`iocap-fsync` issues them; the system calls are its business).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FsyncMethod {
+    /// `pwrite` then `fsync`: data and all metadata (PostgreSQL `fsync`, InnoDB `fsync`).
+    Fsync,
+    /// `pwrite` then `fdatasync`: data and the metadata needed to read it back (PostgreSQL's
+    /// Linux default).
+    Fdatasync,
+    /// Opened `O_DSYNC`, then `pwrite`: each write returns once its data is durable
+    /// (PostgreSQL `open_datasync` at the default wal_level).
+    ODsync,
+    /// Opened `O_DIRECT | O_DSYNC`: no page cache, the kernel sends a FUA write (or a write
+    /// and a flush) per call (pg_test_fsync's `open_datasync`, Oracle `setall`, SQL Server FUA).
+    ODirectODsync,
+    /// Opened `O_SYNC`, then `pwrite`: like O_DSYNC plus the file's metadata (PostgreSQL
+    /// `open_sync`, InnoDB `O_DSYNC`, which opens its log O_SYNC).
+    OSync,
+    /// Opened `O_DIRECT | O_SYNC`: pg_test_fsync's `open_sync`.
+    ODirectOSync,
+    /// `pwritev2` with `RWF_DSYNC`: O_DSYNC for one call, on a plain descriptor (Linux 4.7+).
+    RwfDsync,
+}
+
+impl FsyncMethod {
+    /// Every method, in the order the tables show them.
+    pub const ALL: [FsyncMethod; 7] = [
+        FsyncMethod::Fsync,
+        FsyncMethod::Fdatasync,
+        FsyncMethod::ODsync,
+        FsyncMethod::ODirectODsync,
+        FsyncMethod::OSync,
+        FsyncMethod::ODirectOSync,
+        FsyncMethod::RwfDsync,
+    ];
+
+    /// The stable name in JSON (`FsyncPoint::method`).
+    pub fn id(self) -> &'static str {
+        match self {
+            FsyncMethod::Fsync => "fsync",
+            FsyncMethod::Fdatasync => "fdatasync",
+            FsyncMethod::ODsync => "o_dsync",
+            FsyncMethod::ODirectODsync => "o_direct_o_dsync",
+            FsyncMethod::OSync => "o_sync",
+            FsyncMethod::ODirectOSync => "o_direct_o_sync",
+            FsyncMethod::RwfDsync => "rwf_dsync",
+        }
+    }
+
+    /// The name people read.
+    pub fn label(self) -> &'static str {
+        match self {
+            FsyncMethod::Fsync => "write + fsync",
+            FsyncMethod::Fdatasync => "write + fdatasync",
+            FsyncMethod::ODsync => "O_DSYNC",
+            FsyncMethod::ODirectODsync => "O_DIRECT|O_DSYNC",
+            FsyncMethod::OSync => "O_SYNC",
+            FsyncMethod::ODirectOSync => "O_DIRECT|O_SYNC",
+            FsyncMethod::RwfDsync => "pwritev2 RWF_DSYNC",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<FsyncMethod> {
+        FsyncMethod::ALL.into_iter().find(|m| m.id() == s)
+    }
+
+    /// The label of the method stored as `id`; an id this version does not know reads as it is.
+    pub fn label_of(id: &str) -> &str {
+        FsyncMethod::from_id(id).map_or(id, |m| m.label())
+    }
+}
+
+/// The write sizes of `points`, ascending, each once.
+pub fn fsync_sizes(points: &[FsyncPoint]) -> Vec<u64> {
+    let mut sizes: Vec<u64> = points.iter().map(|p| p.size_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+/// For each measured size, in size order, the point `pick` chooses among that size's points
+/// (none when it chooses none).
+pub fn best_per_size<'a>(
+    points: &'a [FsyncPoint],
+    pick: impl Fn(Vec<&'a FsyncPoint>) -> Option<&'a FsyncPoint>,
+) -> Vec<&'a FsyncPoint> {
+    fsync_sizes(points)
+        .into_iter()
+        .filter_map(|s| pick(points.iter().filter(|p| p.size_bytes == s).collect()))
+        .collect()
+}
+
+/// The fastest available method at each measured size, in size order.
+pub fn fastest_per_size(points: &[FsyncPoint]) -> Vec<&FsyncPoint> {
+    best_per_size(points, |at| {
+        at.into_iter()
+            .filter(|p| p.available && p.ops > 0)
+            .max_by(|a, b| a.ops_per_s.total_cmp(&b.ops_per_s))
+    })
+}

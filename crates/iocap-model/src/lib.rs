@@ -16,6 +16,7 @@ pub mod os;
 pub mod ranks;
 pub mod result;
 pub mod spec;
+pub mod stored;
 pub mod timer;
 pub mod uncertainty;
 pub mod units;
@@ -29,7 +30,11 @@ pub use os::*;
 pub use ranks::*;
 pub use result::*;
 pub use spec::*;
+pub use stored::*;
 pub use timer::*;
 pub use uncertainty::*;
-pub use units::{format_bytes, human_bytes, parse_duration, parse_rate, parse_size, UnitError};
+pub use units::{
+    format_bytes, format_count, format_us, human_bytes, parse_duration, parse_rate, parse_size,
+    UnitError,
+};
 pub use verify::*;

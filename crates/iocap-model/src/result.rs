@@ -67,7 +67,51 @@ pub struct RunResult {
     pub cachescan: Option<crate::CacheScan>,
 }
 
+/// What kind of run a result is: which command's view shows it. Not stored: it follows from
+/// which of the result's parts are set (see [`RunResult::kind`]), so the JSON does not change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunKind {
+    /// `iocap preflight`: verdicts and a capacity table (with the saturation it measured, and
+    /// perhaps the cache scan that sized its files).
+    Preflight,
+    /// `iocap cachescan`: the caches found by a working-set sweep.
+    Cachescan,
+    /// `iocap saturate`: the queue-depth ramp and its knee.
+    Saturation,
+    /// `iocap cost`: CPU per I/O over a matrix.
+    Cost,
+    /// `iocap fsync`: log-flush methods compared.
+    Fsync,
+    /// `iocap scaleup`: volumes alone and together.
+    Scaleup,
+    /// `iocap verify`: integrity and crash consistency.
+    Verify,
+    /// `iocap suite run`: its tests, one after another.
+    Suite,
+    /// `iocap run` or `iocap sqlio`, or a run saved before its command was recorded: its tests.
+    Test,
+}
+
 impl RunResult {
+    /// What kind of run this is, by the first of its parts that is set, in the order of the
+    /// variants of [`RunKind`]: a preflight that sized its files by a cache scan is a preflight.
+    pub fn kind(&self) -> RunKind {
+        let parts = [
+            (self.preflight.is_some(), RunKind::Preflight),
+            (self.cachescan.is_some(), RunKind::Cachescan),
+            (self.saturation.is_some(), RunKind::Saturation),
+            (self.cost.is_some(), RunKind::Cost),
+            (self.fsync.is_some(), RunKind::Fsync),
+            (self.scaleup.is_some(), RunKind::Scaleup),
+            (self.verify.is_some(), RunKind::Verify),
+            (self.suite.is_some(), RunKind::Suite),
+        ];
+        parts
+            .into_iter()
+            .find_map(|(set, kind)| set.then_some(kind))
+            .unwrap_or(RunKind::Test)
+    }
+
     /// For a suite run: how many of its tests finished (tests of several workloads count once,
     /// by their name before ` [role]`; repeats once) and how many it planned. `None` for runs
     /// of other commands.

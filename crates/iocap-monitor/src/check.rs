@@ -158,18 +158,7 @@ pub fn cross_check_series(app: &AppFigures, samples: &[DeviceSample]) -> Vec<OsF
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sample(r_s: f64, w_s: f64, rareq_kb: f64, util: f64) -> DeviceSample {
-        DeviceSample {
-            device: "sdb".into(),
-            interval_s: 1.0,
-            r_s,
-            w_s,
-            rareq_sz_kb: rareq_kb,
-            util_pct: util,
-            ..DeviceSample::default()
-        }
-    }
+    use crate::tests::sample;
 
     fn app(read_iops: f64, write_iops: f64, read_bytes_per_io: f64) -> AppFigures {
         AppFigures {

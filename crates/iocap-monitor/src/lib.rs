@@ -7,7 +7,6 @@
 //!   computed with the same formulas as sysstat's `iostat -x` (sysstat 12.x,
 //!   `write_ext_stat` + `compute_ext_disk_stats`).
 //! * [`Sampler`] samples a set of devices on its own thread every interval.
-//! * [`render_iostat_like`] prints samples as an `iostat -x`-style table.
 //! * [`EdgeSampler`] samples at instants the caller chooses (the engine's
 //!   per-second edges, so device and iocap figures cover the same seconds).
 //! * [`cross_check`] / [`cross_check_series`] turn disagreements between what
@@ -43,7 +42,6 @@
 //! is never negative and nothing panics.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -411,55 +409,6 @@ pub(crate) fn filter(
         .collect()
 }
 
-/// Render samples as an `iostat -x`-style table (one header, one row per
-/// sample, in the given order; kB = KiB as in iostat).
-pub fn render_iostat_like(samples: &[DeviceSample]) -> String {
-    let mut out = String::new();
-    let w = samples
-        .iter()
-        .map(|s| s.device.len())
-        .max()
-        .unwrap_or(0)
-        .max(13);
-    let _ = writeln!(
-        out,
-        "{:<w$}{:>8}{:>8}{:>10}{:>10}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}{:>7}",
-        "Device",
-        "r/s",
-        "w/s",
-        "rkB/s",
-        "wkB/s",
-        "rrqm/s",
-        "wrqm/s",
-        "r_await",
-        "w_await",
-        "aqu-sz",
-        "rareq-sz",
-        "wareq-sz",
-        "%util",
-    );
-    for s in samples {
-        let _ = writeln!(
-            out,
-            "{:<w$}{:>8.2}{:>8.2}{:>10.2}{:>10.2}{:>8.2}{:>8.2}{:>8.2}{:>8.2}{:>8.2}{:>9.2}{:>9.2}{:>7.2}",
-            s.device,
-            s.r_s,
-            s.w_s,
-            s.rkb_s,
-            s.wkb_s,
-            s.rrqm_s,
-            s.wrqm_s,
-            s.r_await_ms,
-            s.w_await_ms,
-            s.aqu_sz,
-            s.rareq_sz_kb,
-            s.wareq_sz_kb,
-            s.util_pct,
-        );
-    }
-    out
-}
-
 /// Time-weighted average of samples (by `interval_s`); device name from the
 /// first sample.
 pub fn average(samples: &[DeviceSample]) -> DeviceSample {
@@ -793,34 +742,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn render_has_iostat_columns() {
-        let (prev, cur) = prev_cur();
-        let mut s = delta(&prev, &cur, 2.0);
-        s.device = "sda".into();
-        let out = render_iostat_like(&[s]);
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 2);
-        let hdr: Vec<&str> = lines[0].split_whitespace().collect();
-        assert_eq!(
-            hdr,
-            [
-                "Device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await",
-                "aqu-sz", "rareq-sz", "wareq-sz", "%util"
-            ]
-        );
-        let row: Vec<&str> = lines[1].split_whitespace().collect();
-        assert_eq!(
-            row,
-            [
-                "sda", "100.00", "200.00", "400.00", "1600.00", "25.00", "50.00", "0.50", "2.00",
-                "0.45", "4.00", "8.00", "25.00"
-            ]
-        );
-        assert_eq!(render_iostat_like(&[]).lines().count(), 1);
-    }
-
-    fn sample(r_s: f64, w_s: f64, rareq_kb: f64, util: f64) -> DeviceSample {
+    pub(crate) fn sample(r_s: f64, w_s: f64, rareq_kb: f64, util: f64) -> DeviceSample {
         DeviceSample {
             device: "sdb".into(),
             interval_s: 1.0,

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use iocap_monitor::{device_of_path, render_iostat_like, DeviceSample, Sampler};
+use iocap_monitor::{device_of_path, DeviceSample, Sampler};
+use iocap_report::monitor::render_iostat_like;
 
 #[cfg(target_arch = "x86_64")]
 const O_DIRECT: Option<i32> = Some(0o40000);

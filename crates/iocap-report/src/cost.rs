@@ -3,11 +3,12 @@
 
 use iocap_model::{format_bytes, CostReport, CpuAccount};
 
-use crate::{fmt_count, table};
+use crate::fmt::{self, MISSING};
+use crate::table;
 
 fn us(v: f64) -> String {
     if !v.is_finite() {
-        "-".into()
+        MISSING.into()
     } else if v.abs() >= 100.0 {
         format!("{v:.0}")
     } else if v.abs() >= 10.0 {
@@ -20,11 +21,11 @@ fn us(v: f64) -> String {
 fn per_io(a: &Option<CpuAccount>) -> String {
     a.as_ref()
         .map(|a| us(a.us_per_io))
-        .unwrap_or_else(|| "-".into())
+        .unwrap_or_else(|| MISSING.into())
 }
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    v.map(f).unwrap_or_else(|| "-".into())
+    v.map(f).unwrap_or_else(|| MISSING.into())
 }
 
 /// The points, the models, the answers and the notes.
@@ -55,7 +56,7 @@ pub fn render(c: &CostReport) -> String {
             .collect::<Vec<_>>()
             .join("+");
         // a point without I/O has no CPU per I/O: its zeros are not figures
-        let fig = |v: String| if p.ios == 0 { "-".to_string() } else { v };
+        let fig = |v: String| if p.ios == 0 { MISSING.to_string() } else { v };
         t.add_row(vec![
             p.engine.clone(),
             p.rw.clone(),
@@ -65,13 +66,13 @@ pub fn render(c: &CostReport) -> String {
                 _ => p.cache.clone(),
             },
             p.qd.to_string(),
-            fmt_count(p.iops),
+            fmt::count(p.iops),
             format!("{:.1}", p.mb_s),
             fig(us(p.process.us_per_io)),
             fig(per_io(&p.system)),
             fig(per_io(&p.elsewhere)),
             fig(us(p.process.us_per_kb)),
-            if reg.is_empty() { "-".into() } else { reg },
+            if reg.is_empty() { MISSING.into() } else { reg },
         ]);
     }
     out.push_str(&t.to_string());

@@ -1,11 +1,11 @@
 //! Each saved run's key figure in one short line, for `iocap history`: a preflight is headlined
 //! by its capacity, a saturate run by its maximum and knee, a scale-up by the aggregate of all
-//! its volumes, and so on; a plain run by its first test's IOPS. The first match wins, in the
-//! order below (a preflight that sized its files by a cache scan is a preflight).
+//! its volumes, and so on; a plain run by its first test's IOPS. The kind is the run's own
+//! ([`RunResult::kind`]: a preflight that sized its files by a cache scan is a preflight).
 
-use iocap_model::{format_bytes, human_bytes, RunResult};
+use iocap_model::{format_bytes, human_bytes, RunKind, RunResult};
 
-use crate::{fmt_count, fmt_lat_us};
+use crate::fmt;
 
 /// What kind of run, and its key figure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +38,7 @@ fn preflight(r: &RunResult) -> Option<Headline> {
         .find(|row| row.metric.contains("random read IOPS at p99"))
     {
         Some(row) => match row.value {
-            Some(v) => format!("{} {}", fmt_count(v), row.metric),
+            Some(v) => format!("{} {}", fmt::count(v), row.metric),
             None => format!("{}: not reached", row.metric),
         },
         None => format!("{} capacity rows, none of random reads", p.rows.len()),
@@ -54,7 +54,7 @@ fn saturate(r: &RunResult) -> Option<Headline> {
     };
     h(
         "saturate",
-        format!("max {} IOPS, {knee}", fmt_count(s.max_iops.max(0.0))),
+        format!("max {} IOPS, {knee}", fmt::count(s.max_iops.max(0.0))),
     )
 }
 
@@ -63,7 +63,7 @@ fn scaleup(r: &RunResult) -> Option<Headline> {
     let text = match s.together.iter().max_by_key(|t| t.paths.len()) {
         Some(all) => format!(
             "{} IOPS on {} volumes together ({:.0} % of linear)",
-            fmt_count(all.iops),
+            fmt::count(all.iops),
             all.paths.len(),
             all.efficiency_pct
         ),
@@ -77,7 +77,7 @@ fn cost(r: &RunResult) -> Option<Headline> {
     let text = match c.answers.iter().find(|a| a.kind == "per_core") {
         Some(a) => format!(
             "{} IOPS per core ({} {} qd {})",
-            fmt_count(a.value),
+            fmt::count(a.value),
             a.engine,
             a.rw,
             a.qd
@@ -98,7 +98,7 @@ fn fsync(r: &RunResult) -> Option<Headline> {
         Some(p) => format!(
             "best {} {} ops/s at {}",
             p.method,
-            fmt_count(p.ops_per_s),
+            fmt::count(p.ops_per_s),
             format_bytes(p.size_bytes)
         ),
         None => "no method could run".into(),
@@ -114,8 +114,8 @@ fn verify(r: &RunResult) -> Option<Headline> {
         format!(
             "{}, {} pages checked, {} {}",
             if v.passed { "PASS" } else { "FAIL" },
-            fmt_count(v.counts.pages_checked as f64),
-            fmt_count(failures as f64),
+            fmt::count(v.counts.pages_checked as f64),
+            fmt::count(failures as f64),
             if failures == 1 { "failure" } else { "failures" }
         ),
     )
@@ -140,9 +140,9 @@ fn plain(r: &RunResult) -> Headline {
             text: "no tests".into(),
         };
     };
-    let mut text = format!("{} IOPS", fmt_count(t.total.iops));
+    let mut text = format!("{} IOPS", fmt::count(t.total.iops));
     if let Some(l) = &t.total.lat_us {
-        text.push_str(&format!(", p99 {}", fmt_lat_us(l.p99)));
+        text.push_str(&format!(", p99 {}", fmt::lat_us(l.p99)));
     }
     text.push_str(&format!(" ({}", t.name));
     if r.tests.len() > 1 {
@@ -154,12 +154,15 @@ fn plain(r: &RunResult) -> Headline {
 
 /// The run's kind and key figure.
 pub fn headline(r: &RunResult) -> Headline {
-    preflight(r)
-        .or_else(|| saturate(r))
-        .or_else(|| scaleup(r))
-        .or_else(|| cost(r))
-        .or_else(|| fsync(r))
-        .or_else(|| verify(r))
-        .or_else(|| cachescan(r))
-        .unwrap_or_else(|| plain(r))
+    let figure = match r.kind() {
+        RunKind::Preflight => preflight(r),
+        RunKind::Saturation => saturate(r),
+        RunKind::Scaleup => scaleup(r),
+        RunKind::Cost => cost(r),
+        RunKind::Fsync => fsync(r),
+        RunKind::Verify => verify(r),
+        RunKind::Cachescan => cachescan(r),
+        RunKind::Suite | RunKind::Test => None,
+    };
+    figure.unwrap_or_else(|| plain(r))
 }

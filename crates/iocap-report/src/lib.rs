@@ -2,13 +2,17 @@
 //! table, the CSV and the JSON cannot disagree about a figure.
 
 pub mod assess;
+pub mod audit;
 pub mod compare;
 pub mod cost;
 pub mod csv;
 pub mod fmt;
+pub mod fsync;
 pub mod headline;
+pub mod history;
 pub mod html;
 pub mod markdown;
+pub mod monitor;
 pub mod oscounters;
 pub mod ranks;
 mod rows;
@@ -16,6 +20,8 @@ pub mod sure;
 mod svg;
 pub mod text;
 pub mod verify;
+
+pub use text::{run_text, tests_text};
 
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::RunResult;
@@ -39,35 +45,6 @@ pub fn size_label(s: &iocap_model::JobSpec) -> String {
         ),
         _ => iocap_model::format_bytes(s.bs_bytes),
     }
-}
-
-/// Formats a latency in microseconds with a unit that keeps 3-4 significant digits.
-pub fn fmt_lat_us(us: f64) -> String {
-    if us >= 10_000.0 {
-        format!("{:.1} ms", us / 1000.0)
-    } else if us >= 1000.0 {
-        format!("{:.2} ms", us / 1000.0)
-    } else if us >= 100.0 {
-        format!("{us:.0} µs")
-    } else if us >= 10.0 {
-        format!("{us:.1} µs")
-    } else {
-        format!("{us:.2} µs")
-    }
-}
-
-/// Formats a count with thousands separators.
-pub fn fmt_count(v: f64) -> String {
-    let n = v.round() as u64;
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The width the terminal views fit, 80 unless the front end says otherwise ([`set_width`]).
@@ -130,12 +107,20 @@ pub fn partial_note(run: &RunResult) -> Option<String> {
 /// A terminal table with `header`: borders only, the first column left-aligned and every
 /// column after it (the figures) right-aligned; cells wrap so the table fits [`width`].
 pub fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
+    let mut t = table_whole(header, 1);
     t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
     t.set_width(width().min(u16::MAX as usize) as u16);
+    t
+}
+
+/// A terminal table with `header`: borders only, the columns from `right_from` on (the
+/// figures) right-aligned, as wide as its cells whatever the terminal (`history --wide`);
+/// [`table`] fits the terminal.
+pub fn table_whole(header: &[&str], right_from: usize) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(header.iter().map(Cell::new));
-    for i in 1..header.len() {
+    for i in right_from..header.len() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }
@@ -167,23 +152,6 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn latency_units() {
-        assert_eq!(fmt_lat_us(5.123), "5.12 µs");
-        assert_eq!(fmt_lat_us(85.34), "85.3 µs");
-        assert_eq!(fmt_lat_us(412.6), "413 µs");
-        assert_eq!(fmt_lat_us(1250.0), "1.25 ms");
-        assert_eq!(fmt_lat_us(25_000.0), "25.0 ms");
-    }
-
-    #[test]
-    fn counts() {
-        assert_eq!(fmt_count(0.0), "0");
-        assert_eq!(fmt_count(999.4), "999");
-        assert_eq!(fmt_count(123_456.7), "123,457");
-        assert_eq!(fmt_count(1_000_000.0), "1,000,000");
-    }
 
     #[test]
     fn changes_and_plurals() {

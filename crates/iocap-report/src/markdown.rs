@@ -7,10 +7,11 @@
 
 use iocap_model::{human_bytes, RunResult, TestResult};
 
+use crate::fmt::{self, MISSING_DASH};
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
-use crate::{fmt_count, fmt_lat_us, text::describe};
+use crate::text::describe;
 
 /// Escapes a string for Markdown prose and table cells: backslash-escapes the characters that
 /// split cells or start formatting, and turns line breaks into `<br>` so a cell stays on one
@@ -73,9 +74,9 @@ fn header(text_cols: usize, cols: &[&str]) -> String {
 fn render_test(out: &mut String, t: &TestResult) {
     out.push_str(&format!("### {}\n\n", esc_line(&t.name)));
     out.push_str(&format!("- Workload: {}\n", esc(&describe(t))));
-    let mut measured = format!("{:.1} s", t.duration_s);
+    let mut measured = fmt::secs(t.duration_s);
     if t.spec.warmup_s > 0.0 {
-        measured.push_str(&format!(" after {:.1} s of warmup", t.spec.warmup_s));
+        measured.push_str(&format!(" after {} of warmup", fmt::secs(t.spec.warmup_s)));
     }
     if t.interrupted {
         measured.push_str(", interrupted (figures cover the time measured)");
@@ -130,13 +131,12 @@ fn render_test(out: &mut String, t: &TestResult) {
         ));
         for tr in &t.targets {
             let l = tr.total.lat_us.as_ref();
-            let lat = |f: fn(&iocap_model::LatencyUs) -> f64| {
-                l.map_or("–".into(), |l| fmt_lat_us(f(l)))
-            };
+            let lat =
+                |f: fn(&iocap_model::LatencyUs) -> f64| fmt::lat_us_or(l.map(f), MISSING_DASH);
             out.push_str(&row(&[
                 esc(&tr.path),
                 esc(&device_cell(tr.device.as_deref(), tr.fs_type.as_deref())),
-                fmt_count(tr.total.iops),
+                fmt::count(tr.total.iops),
                 format!("{:.1}", tr.total.mb_s),
                 lat(|l| l.p50),
                 lat(|l| l.p99),
@@ -170,7 +170,7 @@ fn device_cell(dev: Option<&str>, fs: Option<&str>) -> String {
     match (dev, fs) {
         (Some(d), Some(f)) => format!("{d} ({f})"),
         (Some(x), None) | (None, Some(x)) => x.to_string(),
-        (None, None) => "–".into(),
+        (None, None) => MISSING_DASH.into(),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use iocap_model::{DeviceSample, OsCounters, TestResult};
 
-use crate::fmt_count;
+use crate::fmt::{self, MISSING};
 
 /// The side-by-side table of one test: header, rows, and the lines to print under it (why a
 /// target has no counters). The findings are not repeated here: they are the test's warnings.
@@ -16,14 +16,14 @@ pub struct OsTable {
 
 fn per_io_kib(bytes: u64, ios: u64) -> String {
     if ios == 0 {
-        "-".into()
+        MISSING.into()
     } else {
         format!("{:.1}", bytes as f64 / ios as f64 / 1024.0)
     }
 }
 
 fn ms(us: Option<f64>) -> String {
-    us.map_or_else(|| "-".into(), |u| format!("{:.3}", u / 1e3))
+    us.map_or_else(|| MISSING.into(), |u| format!("{:.3}", u / 1e3))
 }
 
 /// `None` when the test carries no OS counters (results saved before they were recorded).
@@ -51,8 +51,8 @@ pub fn os_table(t: &TestResult) -> Option<OsTable> {
         r
     };
     let mut rows = vec![
-        row("reads/s", fmt_count(t.read.iops), &|d| fmt_count(d.r_s)),
-        row("writes/s", fmt_count(t.write.iops), &|d| fmt_count(d.w_s)),
+        row("reads/s", fmt::count(t.read.iops), &|d| fmt::count(d.r_s)),
+        row("writes/s", fmt::count(t.write.iops), &|d| fmt::count(d.w_s)),
         row("read MB/s", format!("{:.1}", t.read.mb_s), &|d| {
             format!("{:.1}", d.rmb_s)
         }),
@@ -82,7 +82,7 @@ pub fn os_table(t: &TestResult) -> Option<OsTable> {
             format!("{:.1}", t.qd_mean),
             &|d| format!("{:.1}", d.aqu_sz),
         ),
-        row("%util", "-".into(), &|d| format!("{:.0}", d.util_pct)),
+        row("%util", MISSING.into(), &|d| format!("{:.0}", d.util_pct)),
     ];
     if devs.is_empty() {
         rows.clear();

@@ -5,7 +5,8 @@
 use iocap_model::TestResult;
 
 use crate::fmt::printable;
-use crate::{fmt_count, fmt_lat_us, table};
+use crate::fmt::{count as fmt_count, lat_us as fmt_lat_us};
+use crate::table;
 
 /// The per-host table of `r`, empty for a test on one host.
 pub fn render(r: &TestResult) -> String {

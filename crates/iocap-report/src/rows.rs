@@ -5,7 +5,7 @@
 
 use iocap_model::{LatencyUs, OpStats, TestResult};
 
-use crate::{fmt_count, fmt_lat_us};
+use crate::fmt;
 
 /// The operations of a test that get a row: read and write only when the test did both, then
 /// the total, then fsync when there was any.
@@ -29,8 +29,8 @@ pub(crate) const THROUGHPUT_HEADER: [&str; 5] = ["", "I/Os", "IOPS", "MiB/s", "M
 pub(crate) fn throughput_cells(name: &str, o: &OpStats) -> Vec<String> {
     vec![
         name.to_string(),
-        fmt_count(o.ios as f64),
-        fmt_count(o.iops),
+        fmt::count(o.ios as f64),
+        fmt::count(o.iops),
         format!("{:.1}", o.mib_s),
         format!("{:.1}", o.mb_s),
     ]
@@ -52,7 +52,7 @@ pub(crate) fn latency_cells(name: &str, l: &LatencyUs) -> Vec<String> {
         l.min, l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.p99_999, l.max, l.mean, l.stddev,
     ];
     std::iter::once(name.to_string())
-        .chain(v.iter().map(|x| fmt_lat_us(*x)))
+        .chain(v.iter().map(|x| fmt::lat_us(*x)))
         .collect()
 }
 

@@ -5,7 +5,8 @@
 use iocap_model::{RepeatSummary, Spread, Stability, SubmitMode, TestResult};
 
 use crate::assess::wrap;
-use crate::{fmt_count, fmt_lat_us, table};
+use crate::fmt::{self, MISSING};
+use crate::table;
 
 fn spread_words(name: &str, s: &Spread, value: String) -> String {
     let trend = s
@@ -27,7 +28,7 @@ pub fn render_uncertainty(r: &TestResult) -> String {
         .map_or(String::new(), |s| format!(", CPU stolen {s:.1} %"));
     let mut out = format!("how sure: {}{steal}\n", u.verdict.name());
     if let Some(s) = &u.iops {
-        out.push_str(&spread_words("IOPS", s, fmt_count(r.total.iops)));
+        out.push_str(&spread_words("IOPS", s, fmt::count(r.total.iops)));
         out.push('\n');
     }
     if let Some(s) = &u.mb_s {
@@ -51,7 +52,7 @@ pub fn render_submit(r: &TestResult) -> String {
     else {
         return String::new();
     };
-    let rate = |v: Option<f64>| v.map_or("-".to_string(), fmt_count);
+    let rate = |v: Option<f64>| v.map_or(MISSING.to_string(), fmt::count);
     let mut out = format!(
         "auto kept {} (trial: each {} IOPS, batch {} IOPS",
         s.chosen,
@@ -60,8 +61,8 @@ pub fn render_submit(r: &TestResult) -> String {
     );
     if s.trial_in_window_s > 0.0 {
         out.push_str(&format!(
-            "; it took the first {:.1} s of the window",
-            s.trial_in_window_s
+            "; it took the first {} of the window",
+            fmt::secs(s.trial_in_window_s)
         ));
     }
     out.push(')');
@@ -85,10 +86,10 @@ pub fn render_repeats(repeats: &[RepeatSummary]) -> String {
                 format!("{:.1} %", s.iqr_pct),
             ]);
         };
-        row("IOPS", &r.iops, &fmt_count);
+        row("IOPS", &r.iops, &fmt::count);
         row("MB/s", &r.mb_s, &|v| format!("{v:.1}"));
         if let Some(p) = &r.p99_us {
-            row("p99", p, &fmt_lat_us);
+            row("p99", p, &fmt::lat_us);
         }
         out.push_str(&t.to_string());
         out.push('\n');

@@ -1,14 +1,14 @@
 //! The terminal summary: what was run, then throughput, latency percentiles, per-target figures,
 //! CPU cost and every warning, in tables with units on every number.
 
-use iocap_model::TestResult;
+use iocap_model::{RunKind, RunResult, TestResult};
 
 use crate::fmt::{printable, printable_lines};
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
 pub use crate::sure::render_repeats;
-use crate::{fmt_count, fmt_lat_us, plural, table};
+use crate::{fmt, plural, table};
 
 /// One-line description of the workload.
 pub fn describe(r: &TestResult) -> String {
@@ -49,7 +49,7 @@ pub fn describe(r: &TestResult) -> String {
         parts.push(format!("{} % duplicate blocks", s.dedupe_pct));
     }
     if let Some(rate) = s.effective_rate_iops() {
-        parts.push(format!("throttled to {} IOPS", fmt_count(rate)));
+        parts.push(format!("throttled to {} IOPS", fmt::count(rate)));
     }
     parts.join(", ")
 }
@@ -83,10 +83,10 @@ pub fn render_test(r: &TestResult) -> String {
         out.push_str(&format!("{}: {what}\n", printable(&r.name)));
     }
     out.push_str(&format!(
-        "measured {:.1} s{}\n\n",
-        r.duration_s,
+        "measured {}{}\n\n",
+        fmt::secs(r.duration_s),
         if r.spec.warmup_s > 0.0 {
-            format!(" after {:.1} s of warmup", r.spec.warmup_s)
+            format!(" after {} of warmup", fmt::secs(r.spec.warmup_s))
         } else {
             String::new()
         }
@@ -107,11 +107,11 @@ pub fn render_test(r: &TestResult) -> String {
             let l = tr.total.lat_us.clone().unwrap_or_default();
             t.add_row(vec![
                 printable(&tr.path).into_owned(),
-                fmt_count(tr.total.iops),
+                fmt::count(tr.total.iops),
                 format!("{:.1}", tr.total.mb_s),
-                fmt_lat_us(l.p50),
-                fmt_lat_us(l.p99),
-                fmt_lat_us(l.max),
+                fmt::lat_us(l.p50),
+                fmt::lat_us(l.p99),
+                fmt::lat_us(l.max),
             ]);
         }
         out.push_str(&t.to_string());
@@ -135,4 +135,47 @@ pub fn render_test(r: &TestResult) -> String {
         ));
     }
     out
+}
+
+/// The text view of tests as they were printed when they ran: each test, and after the tests
+/// that ran together, a line for them together.
+pub fn tests_text(tests: &[TestResult]) -> String {
+    let mut out = String::new();
+    for (i, t) in tests.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&render_test(t));
+        let group_ends = t.group.is_some() && tests.get(i + 1).map(|n| n.group) != Some(t.group);
+        if group_ends {
+            let members: Vec<&TestResult> = tests.iter().filter(|x| x.group == t.group).collect();
+            out.push('\n');
+            out.push_str(&crate::assess::render_group(&members));
+        }
+    }
+    out
+}
+
+/// The text view of a whole run, as the command that made it printed it, chosen by its
+/// [`RunKind`]. A verify run's view is still the CLI's (issue 15 moves it here): until then it
+/// shows its tests.
+pub fn run_text(run: &RunResult) -> String {
+    use crate::assess;
+    let view = match run.kind() {
+        RunKind::Preflight => run
+            .preflight
+            .as_ref()
+            .map(|p| assess::render_preflight(run, p)),
+        RunKind::Cachescan => run.cachescan.as_ref().map(assess::render_cachescan),
+        RunKind::Saturation => run
+            .saturation
+            .as_ref()
+            .map(|s| assess::render_saturation(run, s)),
+        RunKind::Cost => run.cost.as_ref().map(crate::cost::render),
+        RunKind::Fsync => run.fsync.as_ref().map(crate::fsync::render),
+        RunKind::Scaleup => run.scaleup.as_ref().map(assess::render_scaleup),
+        RunKind::Verify => run.verify.as_ref().map(crate::verify::render),
+        RunKind::Suite | RunKind::Test => None,
+    };
+    view.unwrap_or_else(|| tests_text(&run.tests))
 }

@@ -47,7 +47,7 @@ fn saturate_and_scaleup_runs() {
     let s = r.saturation.as_ref().unwrap();
     let want = format!(
         "saturate: max {} IOPS, knee at qd 16",
-        iocap_report::fmt_count(s.max_iops)
+        iocap_report::fmt::count(s.max_iops)
     );
     assert_eq!(line(&r), want);
     r.saturation.as_mut().unwrap().knee_qd = None;
@@ -167,4 +167,30 @@ fn a_run_stopped_early_is_called_partial() {
         note.contains("this preflight was stopped") && note.contains("after 1 complete test;"),
         "{note}"
     );
+}
+
+#[test]
+fn a_run_is_of_the_kind_of_its_first_part_set() {
+    let mut r = plain();
+    assert_eq!(r.kind(), RunKind::Test);
+    r.suite = Some(SuiteInfo {
+        name: "oltp".into(),
+        planned: 4,
+    });
+    assert_eq!(r.kind(), RunKind::Suite);
+    r.verify = Some(Verify::default());
+    assert_eq!(r.kind(), RunKind::Verify);
+    r.scaleup = Some(common::scaleup());
+    assert_eq!(r.kind(), RunKind::Scaleup);
+    r.fsync = Some(FsyncReport::default());
+    assert_eq!(r.kind(), RunKind::Fsync);
+    r.cost = Some(CostReport::default());
+    assert_eq!(r.kind(), RunKind::Cost);
+    r.saturation = Some(common::saturation(1.0, 1.0));
+    assert_eq!(r.kind(), RunKind::Saturation);
+    r.cachescan = Some(scan(vec![]));
+    assert_eq!(r.kind(), RunKind::Cachescan);
+    // a preflight that sized its files by a scan, with the saturation it measured
+    r.preflight = Some(common::preflight());
+    assert_eq!(r.kind(), RunKind::Preflight);
 }

@@ -4,21 +4,9 @@
 
 use std::path::PathBuf;
 
-use iocap_audit::Severity;
 use iocap_model::RunResult;
 
 use crate::executor::Executor;
-
-/// The stored name of an audit check's severity.
-pub fn severity_name(s: Severity) -> &'static str {
-    match s {
-        Severity::Pass => "PASS",
-        Severity::Warn => "WARN",
-        Severity::Fail => "FAIL",
-        Severity::Info => "INFO",
-        Severity::Unknown => "UNKNOWN",
-    }
-}
 
 /// Records the configuration under the run's targets (and of the host) on the run, once.
 pub fn record_config(exec: &dyn Executor, run: &mut RunResult) {

@@ -113,7 +113,7 @@ fn progress_line(i: usize, n: usize, p: &PlannedPoint, cp: &CostPoint) -> String
         "[{}/{n}] {}: {} IOPS, {} µs CPU per I/O (process), {} (system-wide)",
         i + 1,
         p.label(),
-        iocap_report::fmt_count(cp.iops),
+        iocap_report::fmt::count(cp.iops),
         fmt_us(cp.process.us_per_io),
         cp.system
             .as_ref()

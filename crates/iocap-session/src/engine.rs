@@ -183,7 +183,7 @@ impl Executor for EngineExecutor {
             .into_iter()
             .map(|c| ConfigCheck {
                 id: c.id,
-                severity: crate::config::severity_name(c.severity).to_string(),
+                severity: c.severity.name().to_string(),
                 subject: c.subject,
                 evidence: c.evidence,
             })

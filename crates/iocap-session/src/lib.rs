@@ -32,7 +32,7 @@ mod suite;
 
 pub use cachescan::{cachescan, preflight_scan, read_spec, scan, PreflightScan, ScanConfig};
 pub use class::{check as check_class, judge as judge_class, qd1_read_p50};
-pub use config::{flag_timer, record_config, severity_name};
+pub use config::{flag_timer, record_config};
 pub use cost::{cost, CostConfig};
 pub use engine::{EngineExecutor, Prepared, Progress};
 pub use executor::Executor;

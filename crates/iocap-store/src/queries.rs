@@ -1,6 +1,7 @@
 //! The store's queries, written once for both databases (see [`crate::sql`]).
 
 use base64::Engine as _;
+pub use iocap_model::{Baseline, RunSummary};
 use iocap_model::{OpStats, RunResult};
 use serde::Serialize;
 
@@ -24,33 +25,6 @@ pub struct Filter {
     pub until: Option<String>,
     /// At most this many runs (newest first); 0 for all.
     pub limit: u32,
-}
-
-/// One line of the history.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RunSummary {
-    pub run_id: String,
-    pub started_at: String,
-    pub hostname: String,
-    pub label: Option<String>,
-    pub tags: Vec<String>,
-    /// Number of tests in the run.
-    pub tests: u32,
-    /// The first test's workload, e.g. `randread 8K`.
-    pub workload: String,
-    pub targets: Vec<String>,
-    /// Of the first test.
-    pub iops: f64,
-    pub mb_s: f64,
-    pub lat_us_p99: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Baseline {
-    pub hostname: String,
-    pub target: String,
-    pub run_id: String,
-    pub set_at: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -50,12 +50,7 @@ fn one_slow_volume_is_flagged() {
         .map(|(i, t)| (format!("/v{i}"), t, i as u32))
         .collect();
     let s = scaleup(&alone, &[]);
-    let slow: Vec<&str> = s
-        .alone
-        .iter()
-        .filter(|v| v.slow)
-        .map(|v| v.path.as_str())
-        .collect();
+    let slow = s.slow_paths();
     assert_eq!(slow, ["/v3"]);
     // a lone volume has no peers
     assert!(!scaleup(&alone[3..], &[]).alone[0].slow);

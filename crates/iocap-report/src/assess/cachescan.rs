@@ -4,8 +4,8 @@
 
 use iocap_model::{format_bytes, human_bytes, CacheScan};
 
-use super::{count, lat, wrap, Rows};
-use crate::fmt_lat_us;
+use super::{wrap, Rows};
+use crate::fmt::{self, MISSING};
 
 /// Width of the terminal views.
 fn width() -> usize {
@@ -28,10 +28,10 @@ pub(crate) fn cachescan_steps(s: &CacheScan) -> Rows {
                 .unwrap_or_default();
             vec![
                 format_bytes(p.working_set_bytes),
-                lat(Some(p.lat_us_trim_mean)),
-                lat(Some(p.lat_us_p50)),
-                lat(Some(p.lat_us_p99)),
-                count(p.iops_qd32),
+                fmt::lat_us_or(Some(p.lat_us_trim_mean), MISSING),
+                fmt::lat_us_or(Some(p.lat_us_p50), MISSING),
+                fmt::lat_us_or(Some(p.lat_us_p99), MISSING),
+                fmt::count_or(p.iops_qd32, MISSING),
                 mark,
             ]
         })
@@ -63,10 +63,10 @@ pub(crate) fn level_sentences(s: &CacheScan) -> Vec<String> {
                 format_bytes(l.fits_bytes),
                 format_bytes(l.exceeds_bytes),
                 human_bytes(l.estimated_bytes),
-                fmt_lat_us(l.hit_lat_us),
-                fmt_lat_us(l.miss_lat_us),
-                count(l.hit_iops_qd32),
-                count(l.miss_iops_qd32)
+                fmt::lat_us(l.hit_lat_us),
+                fmt::lat_us(l.miss_lat_us),
+                fmt::count_or(l.hit_iops_qd32, MISSING),
+                fmt::count_or(l.miss_iops_qd32, MISSING)
             )
         })
         .collect()
@@ -104,8 +104,8 @@ pub(crate) fn chart(s: &CacheScan) -> String {
     let mut out = String::from("qd 1 latency (mean of the fastest 98 %) against working set\n");
     for r in 0..CHART_ROWS {
         let axis = match r {
-            0 => fmt_lat_us(hi),
-            _ if r == CHART_ROWS - 1 => fmt_lat_us(lo),
+            0 => fmt::lat_us(hi),
+            _ if r == CHART_ROWS - 1 => fmt::lat_us(lo),
             _ => String::new(),
         };
         let mut line = format!("{axis:>w$} │", w = label_w - 1);

@@ -2,8 +2,9 @@
 
 use iocap_model::TestResult;
 
-use super::{count, lat, mb, workload, Rows};
-use crate::{fmt_lat_us, plural};
+use super::{workload, Rows};
+use crate::fmt::{self, MISSING};
+use crate::plural;
 
 /// The tests of a run that ran at the same time, by `group` in order of first appearance, each
 /// group ready for [`render_group`]; tests that ran alone are left out.
@@ -33,11 +34,11 @@ pub(crate) fn group_table(tests: &[&TestResult]) -> Rows {
         .iter()
         .map(|t| {
             vec![
-                t.role.clone().unwrap_or_else(|| "-".into()),
+                t.role.clone().unwrap_or_else(|| MISSING.into()),
                 format!("{} ({})", t.name, workload(t)),
-                count(t.total.iops),
-                mb(t.total.mb_s),
-                lat(t.total.lat_us.as_ref().map(|l| l.p99)),
+                fmt::count_or(t.total.iops, MISSING),
+                fmt::decimal_or(t.total.mb_s, MISSING),
+                fmt::lat_us_or(t.total.lat_us.as_ref().map(|l| l.p99), MISSING),
             ]
         })
         .collect();
@@ -45,11 +46,11 @@ pub(crate) fn group_table(tests: &[&TestResult]) -> Rows {
     rows.push(vec![
         "together".into(),
         format!("sum of {}", plural(tests.len(), "workload")),
-        count(sum(|t| t.total.iops)),
-        mb(sum(|t| t.total.mb_s)),
+        fmt::count_or(sum(|t| t.total.iops), MISSING),
+        fmt::decimal_or(sum(|t| t.total.mb_s), MISSING),
         match max_p99(tests) {
-            Some(v) => format!("{} (max)", fmt_lat_us(v)),
-            None => "-".into(),
+            Some(v) => format!("{} (max)", fmt::lat_us(v)),
+            None => MISSING.into(),
         },
     ]);
     Rows {

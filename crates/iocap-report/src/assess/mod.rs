@@ -14,7 +14,7 @@ mod scaleup;
 use comfy_table::CellAlignment;
 use iocap_model::{format_bytes, TestResult};
 
-use crate::{fmt_count, fmt_lat_us, table};
+use crate::{fmt, table};
 
 pub use cachescan::render_cachescan;
 pub(crate) use cachescan::{cachescan_steps, level_sentences};
@@ -52,53 +52,14 @@ impl Rows {
     }
 }
 
-/// A latency, or `-` when there is none.
-pub(crate) fn lat(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v.is_finite() => fmt_lat_us(v),
-        _ => "-".into(),
-    }
-}
-
-/// An IOPS figure with thousands separators, or `-`.
-pub(crate) fn count(v: f64) -> String {
-    if v.is_finite() {
-        fmt_count(v.max(0.0))
-    } else {
-        "-".into()
-    }
-}
-
-/// MB/s with one decimal and thousands separators: `1,480.2`.
-pub(crate) fn mb(v: f64) -> String {
-    if !v.is_finite() {
-        return "-".into();
-    }
-    let s = format!("{:.1}", v.abs());
-    let (int, dec) = s.split_once('.').unwrap_or((&s, "0"));
-    let sign = if v < 0.0 && s != "0.0" { "-" } else { "" };
-    format!(
-        "{sign}{}.{dec}",
-        fmt_count(int.parse::<f64>().unwrap_or(0.0))
-    )
-}
-
-pub(crate) fn pct(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.1} %")
-    } else {
-        "-".into()
-    }
-}
-
-/// A latency target as people set it: `10 ms`, `500 µs`; else as [`fmt_lat_us`] writes it.
+/// A latency target as people set it: `10 ms`, `500 µs`; else as [`fmt::lat_us`] writes it.
 pub(crate) fn target(us: f64) -> String {
     if us >= 1000.0 && us % 1000.0 == 0.0 {
         format!("{} ms", us / 1000.0)
     } else if us >= 1.0 && us.fract() == 0.0 && us < 1000.0 {
         format!("{us} µs")
     } else {
-        fmt_lat_us(us)
+        fmt::lat_us(us)
     }
 }
 
@@ -176,12 +137,6 @@ mod tests {
 
     #[test]
     fn figures_read_well() {
-        assert_eq!(mb(1480.25), "1,480.2");
-        assert_eq!(mb(212.44), "212.4");
-        assert_eq!(mb(0.0), "0.0");
-        assert_eq!(mb(-1234.5), "-1,234.5");
-        assert_eq!(mb(f64::NAN), "-");
-        assert_eq!(count(f64::INFINITY), "-");
         assert_eq!(target(10_000.0), "10 ms");
         assert_eq!(target(500.0), "500 µs");
         assert_eq!(target(2_500.0), "2.50 ms");

@@ -2,22 +2,22 @@
 
 use iocap_model::{Preflight, RunResult, Verdict};
 
-use super::{count, mb, wrap, Rows};
-use crate::fmt_lat_us;
+use super::{wrap, Rows};
+use crate::fmt::{self, MISSING};
 
 /// A capacity value in its unit: `42,000 IOPS`, `1.25 ms`, `512.3 MB/s`.
 pub(crate) fn value(v: Option<f64>, unit: &str) -> String {
     let Some(v) = v.filter(|v| v.is_finite()) else {
-        return "-".into();
+        return MISSING.into();
     };
     match unit {
-        "IOPS" => format!("{} IOPS", count(v)),
-        "MB/s" => format!("{} MB/s", mb(v)),
-        "us" | "µs" => fmt_lat_us(v),
-        "ms" => fmt_lat_us(v * 1000.0),
+        "IOPS" => format!("{} IOPS", fmt::count_or(v, MISSING)),
+        "MB/s" => format!("{} MB/s", fmt::decimal_or(v, MISSING)),
+        "us" | "µs" => fmt::lat_us(v),
+        "ms" => fmt::lat_us(v * 1000.0),
         "%" => format!("{v:.1} %"),
         "" => format!("{v}"),
-        u => format!("{} {u}", mb(v)),
+        u => format!("{} {u}", fmt::decimal_or(v, MISSING)),
     }
 }
 
@@ -63,7 +63,7 @@ pub(crate) fn preflight_table(p: &Preflight) -> Rows {
                 value(r.value, &r.unit),
             ];
             if against {
-                row.push(r.against.clone().unwrap_or_else(|| "-".into()));
+                row.push(r.against.clone().unwrap_or_else(|| MISSING.into()));
             }
             row.push(r.verdict.name().into());
             row

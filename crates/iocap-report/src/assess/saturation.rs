@@ -3,7 +3,8 @@
 
 use iocap_model::{CurvePoint, RunResult, Saturation};
 
-use super::{count, lat, mb, paths, target, trim_pct, workload, wrap, Rows};
+use super::{paths, target, trim_pct, workload, wrap, Rows};
+use crate::fmt::{self, MISSING};
 use crate::{change_pct, plural};
 
 /// The step with the highest IOPS.
@@ -21,7 +22,7 @@ pub(crate) fn saturation_steps(s: &Saturation) -> Rows {
         let gain = prev
             .and_then(|b| change_pct(b, p.iops))
             .map(|g| format!("{g:+.1} %"))
-            .unwrap_or_else(|| "-".into());
+            .unwrap_or_else(|| MISSING.into());
         prev = Some(p.iops);
         let mut note = vec![];
         if s.knee_qd == Some(p.qd) {
@@ -34,10 +35,10 @@ pub(crate) fn saturation_steps(s: &Saturation) -> Rows {
         }
         rows.push(vec![
             p.qd.to_string(),
-            count(p.iops),
-            mb(p.mb_s),
-            lat(p.lat_us_p50),
-            lat(p.lat_us_p99),
+            fmt::count_or(p.iops, MISSING),
+            fmt::decimal_or(p.mb_s, MISSING),
+            fmt::lat_us_or(p.lat_us_p50, MISSING),
+            fmt::lat_us_or(p.lat_us_p99, MISSING),
             gain,
             note.join(", "),
         ]);
@@ -58,11 +59,11 @@ pub(crate) fn saturation_throttled(s: &Saturation) -> Rows {
                 p.load_pct
                     .filter(|v| v.is_finite())
                     .map(|v| format!("{v:.0} %"))
-                    .unwrap_or_else(|| "-".into()),
-                count(p.iops),
-                mb(p.mb_s),
-                lat(p.lat_us_p50),
-                lat(p.lat_us_p99),
+                    .unwrap_or_else(|| MISSING.into()),
+                fmt::count_or(p.iops, MISSING),
+                fmt::decimal_or(p.mb_s, MISSING),
+                fmt::lat_us_or(p.lat_us_p50, MISSING),
+                fmt::lat_us_or(p.lat_us_p99, MISSING),
             ]
         })
         .collect();
@@ -78,7 +79,11 @@ pub(crate) fn max_sentence(s: &Saturation) -> String {
     let at = best_step(s)
         .map(|p| format!(" (at qd {})", p.qd))
         .unwrap_or_default();
-    format!("{} IOPS, {} MB/s{at}", count(s.max_iops), mb(s.max_mb_s))
+    format!(
+        "{} IOPS, {} MB/s{at}",
+        fmt::count_or(s.max_iops, MISSING),
+        fmt::decimal_or(s.max_mb_s, MISSING)
+    )
 }
 
 /// Where the knee is, or that there is none: `qd 16 (past it, ...)`.
@@ -97,8 +102,11 @@ pub(crate) fn knee_sentence(s: &Saturation) -> String {
 pub(crate) fn capacity_sentence(s: &Saturation) -> Option<String> {
     let t = target(s.latency_target_us?);
     Some(match (s.capacity_iops_at_target, s.capacity_qd_at_target) {
-        (Some(iops), Some(qd)) => format!("{} IOPS with p99 <= {t}, at qd {qd}", count(iops)),
-        (Some(iops), None) => format!("{} IOPS with p99 <= {t}", count(iops)),
+        (Some(iops), Some(qd)) => format!(
+            "{} IOPS with p99 <= {t}, at qd {qd}",
+            fmt::count_or(iops, MISSING)
+        ),
+        (Some(iops), None) => format!("{} IOPS with p99 <= {t}", fmt::count_or(iops, MISSING)),
         _ => format!("no step kept p99 <= {t}"),
     })
 }

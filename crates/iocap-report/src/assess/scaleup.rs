@@ -2,7 +2,8 @@
 
 use iocap_model::{ScaleStep, ScaleUp};
 
-use super::{count, lat, mb, pct, short_list, Rows};
+use super::{short_list, Rows};
+use crate::fmt::{self, MISSING};
 use crate::plural;
 
 pub(crate) fn scaleup_alone(s: &ScaleUp) -> Rows {
@@ -12,9 +13,9 @@ pub(crate) fn scaleup_alone(s: &ScaleUp) -> Rows {
         .map(|v| {
             vec![
                 v.path.clone(),
-                count(v.iops),
-                mb(v.mb_s),
-                lat(v.lat_us_p99),
+                fmt::count_or(v.iops, MISSING),
+                fmt::decimal_or(v.mb_s, MISSING),
+                fmt::lat_us_or(v.lat_us_p99, MISSING),
                 if v.slow {
                     "◀ slow".into()
                 } else {
@@ -51,10 +52,10 @@ pub(crate) fn scaleup_together(s: &ScaleUp) -> Rows {
         .map(|t| {
             vec![
                 t.paths.len().to_string(),
-                count(t.iops),
-                mb(t.mb_s),
-                count(linear_iops(s, t)),
-                pct(t.efficiency_pct),
+                fmt::count_or(t.iops, MISSING),
+                fmt::decimal_or(t.mb_s, MISSING),
+                fmt::count_or(linear_iops(s, t), MISSING),
+                fmt::pct_or(t.efficiency_pct, MISSING),
                 short_list(&t.paths, 60),
             ]
         })
@@ -79,8 +80,8 @@ pub(crate) fn scaleup_sentence(s: &ScaleUp) -> Option<String> {
     Some(format!(
         "{} together: {} IOPS, {} of linear",
         plural(last.paths.len(), "volume"),
-        count(last.iops),
-        pct(last.efficiency_pct)
+        fmt::count_or(last.iops, MISSING),
+        fmt::pct_or(last.efficiency_pct, MISSING)
     ))
 }
 
@@ -102,12 +103,7 @@ pub fn render_scaleup(s: &ScaleUp) -> String {
         out.push('\n');
     }
     out.push('\n');
-    let slow: Vec<&str> = s
-        .alone
-        .iter()
-        .filter(|v| v.slow)
-        .map(|v| v.path.as_str())
-        .collect();
+    let slow = s.slow_paths();
     if !slow.is_empty() {
         out.push_str(&format!(
             "slow: {} (more than 20 % below the median of the others)\n",

@@ -5,7 +5,8 @@
 
 use super::{Comparison, Flag, RunComparison, TestComparison, Verdict};
 use crate::assess::wrap;
-use crate::{fmt_count, fmt_lat_us, plural, table};
+use crate::fmt::{self, MISSING_DASH};
+use crate::{plural, table};
 
 fn metric_label(m: &str) -> &str {
     match m {
@@ -22,12 +23,12 @@ fn metric_label(m: &str) -> &str {
 
 fn fmt_value(m: &str, v: Option<f64>) -> String {
     match v {
-        None => "–".into(),
+        None => MISSING_DASH.into(),
         Some(v) => match m {
-            "iops" => fmt_count(v),
+            "iops" => fmt::count(v),
             "mb_s" => format!("{v:.1}"),
             "cpu_us_per_io" => format!("{v:.2}"),
-            _ => fmt_lat_us(v),
+            _ => fmt::lat_us(v),
         },
     }
 }
@@ -45,7 +46,7 @@ fn with_ci(m: &str, v: Option<f64>, ci: Option<[f64; 2]>) -> String {
 }
 
 fn fmt_pct(c: Option<f64>) -> String {
-    c.map_or_else(|| "–".into(), |c| format!("{c:+.1} %"))
+    c.map_or_else(|| MISSING_DASH.into(), |c| format!("{c:+.1} %"))
 }
 
 fn with_label(id: &str, label: &Option<String>) -> String {
@@ -60,7 +61,7 @@ fn fmt_th(v: f64) -> String {
     if v.is_finite() {
         format!("{v}")
     } else {
-        "–".into()
+        MISSING_DASH.into()
     }
 }
 

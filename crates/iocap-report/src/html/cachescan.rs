@@ -10,7 +10,7 @@ use super::charts::lat_axis;
 use super::escape;
 use super::figures::table_with;
 use crate::assess::{cachescan_steps, level_sentences};
-use crate::fmt_lat_us;
+use crate::fmt::{self, MISSING};
 use crate::svg::{self, Axis, Extras, Highlight, Point, Series};
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -30,9 +30,9 @@ fn series(i: usize, name: &str, many: bool, s: &CacheScan) -> Series {
                 } else {
                     String::new()
                 },
-                svg::count(p.working_set_bytes as f64 / MIB),
-                fmt_lat_us(p.lat_us_trim_mean),
-                svg::count(p.iops_qd32)
+                fmt::count_or(p.working_set_bytes as f64 / MIB, MISSING),
+                fmt::lat_us(p.lat_us_trim_mean),
+                fmt::count_or(p.iops_qd32, MISSING)
             ),
         })
         .collect();
@@ -85,7 +85,7 @@ pub(super) fn cachescan(out: &mut String, runs: &[RunResult], names: &[String]) 
     let _ = write!(
         out,
         r#"<figure class="chart-card">{}</figure></div>"#,
-        svg::line_chart_with(
+        svg::line_chart(
             "cachescan",
             0,
             "Latency against working set: a step up is the end of a cache",

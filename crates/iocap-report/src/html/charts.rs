@@ -8,13 +8,13 @@ use iocap_model::hist::{decode_hist, quantile_us};
 use iocap_model::{OpStats, RunResult, TestResult};
 
 use super::escape;
-use crate::fmt_lat_us;
+use crate::fmt::{self, MISSING};
 use crate::svg::{self, Axis, Bar, Group, Point, Series, TickFmt};
 
 /// The latency percentile curve of one test: from its histogram where it has one, every tenth
 /// of a nine up to what its I/O count supports; else from the stored percentiles.
 fn percentile_points(t: &TestResult) -> Vec<Point> {
-    let tip = |q: f64, us: f64| format!("{} %: {}", TickFmt::Nines.format(q), fmt_lat_us(us));
+    let tip = |q: f64, us: f64| format!("{} %: {}", TickFmt::Nines.format(q), fmt::lat_us(us));
     if let Some(Ok(h)) = t.total.lat_hist_ns.as_deref().map(decode_hist) {
         if !h.is_empty() {
             let max_tenths = ((h.len() as f64).log10().min(5.0) * 10.0).floor().max(0.0) as i32;
@@ -171,6 +171,7 @@ fn charts(
         &y,
         &iops,
         no_samples,
+        &svg::Extras::default(),
     ));
 
     let mbs = over_time(&|s| Some(s.mb_s), "", " MB/s");
@@ -188,6 +189,7 @@ fn charts(
         &y,
         &mbs,
         no_samples,
+        &svg::Extras::default(),
     ));
 
     let mut lat = vec![];
@@ -221,6 +223,7 @@ fn charts(
         &y,
         &lat,
         no_samples,
+        &svg::Extras::default(),
     ));
 
     let pct: Vec<Series> = tests
@@ -247,6 +250,7 @@ fn charts(
         &y,
         &pct,
         "no I/O completed",
+        &svg::Extras::default(),
     ));
 
     let mut paths: Vec<&str> = vec![];
@@ -286,7 +290,7 @@ fn charts(
             })
             .collect()
     };
-    let g = groups(&|o| Some((o.iops, svg::count(o.iops))));
+    let g = groups(&|o| Some((o.iops, fmt::count_or(o.iops, MISSING))));
     figure(svg::bar_chart(
         "target-iops",
         k,
@@ -296,7 +300,7 @@ fn charts(
         &g,
         &legend,
     ));
-    let g = groups(&|o| o.lat_us.as_ref().map(|l| (l.p99, fmt_lat_us(l.p99))));
+    let g = groups(&|o| o.lat_us.as_ref().map(|l| (l.p99, fmt::lat_us(l.p99))));
     let max = g
         .iter()
         .flat_map(|g| g.bars.iter().map(|b| b.value))

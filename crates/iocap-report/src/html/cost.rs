@@ -93,6 +93,7 @@ pub(super) fn cost(out: &mut String, runs: &[RunResult], names: &[String]) {
                 &Axis::log("CPU µs per I/O", &ys, TickFmt::Plain),
                 &series,
                 "no point completed an I/O",
+                &svg::Extras::default(),
             );
             let _ = write!(out, r#"<figure class="chart-card">{svg}</figure>"#);
         }

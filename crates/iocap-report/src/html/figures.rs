@@ -9,10 +9,11 @@ use iocap_model::{RunResult, TestResult};
 
 use super::{escape, swatch};
 use crate::assess::group_table;
+use crate::fmt::{self, MISSING};
+use crate::plural;
 use crate::rows::{
     cpu_line, latency_cells, latency_header, ops, throughput_cells, THROUGHPUT_HEADER,
 };
-use crate::{fmt_count, fmt_lat_us, plural};
 
 /// An HTML table; a first column headed `target` or `volume` holds paths, which may wrap.
 pub(super) fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
@@ -76,14 +77,13 @@ pub(super) fn figures(out: &mut String, runs: &[RunResult], names: &[String]) {
                 .iter()
                 .map(|tr| {
                     let l = tr.total.lat_us.as_ref();
-                    let lat = |f: fn(&iocap_model::LatencyUs) -> f64| {
-                        l.map(|l| fmt_lat_us(f(l))).unwrap_or_else(|| "-".into())
-                    };
+                    let lat =
+                        |f: fn(&iocap_model::LatencyUs) -> f64| fmt::lat_us_or(l.map(f), MISSING);
                     vec![
                         tr.path.clone(),
-                        tr.device.clone().unwrap_or_else(|| "-".into()),
-                        tr.fs_type.clone().unwrap_or_else(|| "-".into()),
-                        fmt_count(tr.total.iops),
+                        tr.device.clone().unwrap_or_else(|| MISSING.into()),
+                        tr.fs_type.clone().unwrap_or_else(|| MISSING.into()),
+                        fmt::count(tr.total.iops),
                         format!("{:.1}", tr.total.mb_s),
                         lat(|l| l.p50),
                         lat(|l| l.p99),

@@ -8,6 +8,7 @@ use iocap_model::{RunResult, Verdict};
 
 use super::{escape, swatch};
 use crate::assess::{preflight_what, value, verdict_counts};
+use crate::fmt::MISSING;
 
 /// `<span class="badge fail">FAIL</span>`.
 pub(super) fn badge(v: Verdict) -> String {
@@ -81,7 +82,7 @@ pub(super) fn preflight(out: &mut String, runs: &[RunResult], names: &[String]) 
                     let _ = write!(
                         out,
                         r#"<td class="metric">{}</td>"#,
-                        escape(row.against.as_deref().unwrap_or("-"))
+                        escape(row.against.as_deref().unwrap_or(MISSING))
                     );
                 }
                 let _ = write!(

@@ -14,8 +14,9 @@ use crate::assess::{
     capacity_sentence, knee_sentence, linear_iops, max_sentence, saturation_steps,
     saturation_throttled, scaleup_alone, scaleup_together, target, Rows,
 };
+use crate::change_pct;
+use crate::fmt::{self, MISSING, UNKNOWN};
 use crate::svg::{self, Axis, Bar, Extras, Group, HLine, Highlight, Point, Series, TickFmt};
-use crate::{change_pct, fmt_lat_us};
 
 /// The colour of a slow volume's bar: not one of the run colours.
 const SLOW: &str = "#b91c1c";
@@ -53,6 +54,18 @@ fn values(series: &[Series], x: bool) -> Vec<f64> {
         .collect()
 }
 
+/// IOPS (from zero) over a power-of-two axis named `x_label`: queue depths, volumes.
+fn iops_axes(x_label: &str, series: &[Series]) -> (Axis, Axis) {
+    let x = Axis::log2(x_label, &values(series, true));
+    let y = Axis::linear(
+        "IOPS (I/Os per second)",
+        &values(series, false),
+        true,
+        TickFmt::Si,
+    );
+    (x, y)
+}
+
 pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String]) {
     let with: Vec<(usize, &RunResult, &Saturation)> = runs
         .iter()
@@ -79,8 +92,8 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                     "{}qd {}: {} IOPS, p99 {}",
                     who(many, &names[i]),
                     p.qd,
-                    svg::count(p.iops),
-                    fmt_lat_us(p99)
+                    fmt::count_or(p.iops, MISSING),
+                    fmt::lat_us(p99)
                 ),
             })
         };
@@ -109,9 +122,9 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                                 who(many, &names[i]),
                                 p.load_pct
                                     .map(|l| format!("{l:.0} %"))
-                                    .unwrap_or_else(|| "?".into()),
-                                svg::count(p.iops),
-                                fmt_lat_us(p99)
+                                    .unwrap_or_else(|| UNKNOWN.into()),
+                                fmt::count_or(p.iops, MISSING),
+                                fmt::lat_us(p99)
                             ),
                         })
                     })
@@ -149,7 +162,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
     let y = lat_axis("p99 latency", &ys, true);
     figure(
         out,
-        svg::line_chart_with(
+        svg::line_chart(
             "load-latency",
             0,
             "Load and latency: p99 as IOPS rise",
@@ -182,7 +195,7 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                         "{}qd {}: {} IOPS{gain}",
                         who(many, &names[i]),
                         p.qd,
-                        svg::count(p.iops)
+                        fmt::count_or(p.iops, MISSING)
                     ),
                 }
             })
@@ -202,19 +215,10 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
             });
         }
     }
-    let x = Axis::log2(
-        "queue depth (outstanding I/Os per thread)",
-        &values(&series, true),
-    );
-    let y = Axis::linear(
-        "IOPS (I/Os per second)",
-        &values(&series, false),
-        true,
-        TickFmt::Si,
-    );
+    let (x, y) = iops_axes("queue depth (outstanding I/Os per thread)", &series);
     figure(
         out,
-        svg::line_chart_with(
+        svg::line_chart(
             "qd-iops",
             0,
             "IOPS by queue depth",
@@ -293,11 +297,11 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                     let mut tip = format!(
                         "{}{p}: {} IOPS, {:.1} MB/s",
                         who(many, &names[i]),
-                        svg::count(v.iops),
+                        fmt::count_or(v.iops, MISSING),
                         v.mb_s
                     );
                     if let Some(l) = v.lat_us_p99 {
-                        let _ = write!(tip, ", p99 {}", fmt_lat_us(l));
+                        let _ = write!(tip, ", p99 {}", fmt::lat_us(l));
                     }
                     if v.slow {
                         tip.push_str(" (slow: more than 20 % below the median of the others)");
@@ -307,7 +311,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                         colour: if v.slow { SLOW } else { svg::colour(i) },
                         text: format!(
                             "{}{}",
-                            svg::count(v.iops),
+                            fmt::count_or(v.iops, MISSING),
                             if v.slow { " slow" } else { "" }
                         ),
                         tip,
@@ -359,7 +363,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                     tip: format!(
                         "{who}{} volumes: {} IOPS, {:.1} % of linear",
                         t.paths.len(),
-                        svg::count(t.iops),
+                        fmt::count_or(t.iops, MISSING),
                         t.efficiency_pct
                     ),
                 })
@@ -379,20 +383,14 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
                         tip: format!(
                             "{who}{} volumes alone, summed: {} IOPS",
                             t.paths.len(),
-                            svg::count(l)
+                            fmt::count_or(l, MISSING)
                         ),
                     }
                 })
                 .collect(),
         });
     }
-    let x = Axis::log2("volumes together", &values(&series, true));
-    let y = Axis::linear(
-        "IOPS (I/Os per second)",
-        &values(&series, false),
-        true,
-        TickFmt::Si,
-    );
+    let (x, y) = iops_axes("volumes together", &series);
     figure(
         out,
         svg::line_chart(
@@ -403,6 +401,7 @@ pub(super) fn scaleup(out: &mut String, runs: &[RunResult], names: &[String]) {
             &y,
             &series,
             "no volumes measured together",
+            &Extras::default(),
         ),
     );
     out.push_str("</div>");

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use iocap_model::{human_bytes, RunResult};
 
 use super::{escape, swatch};
-use crate::{plural, text};
+use crate::{fmt, plural, text};
 
 fn kv(out: &mut String, k: &str, v: &str) {
     let _ = write!(out, "<dt>{}</dt><dd>{v}</dd>", escape(k));
@@ -64,7 +64,11 @@ pub(super) fn setup(out: &mut String, runs: &[RunResult], names: &[String]) {
                 let _ = write!(engine, " ({})", escape(&t.engine_features.join(", ")));
             }
             kv(out, "engine", &engine);
-            kv(out, "duration", &format!("{:.1} s measured", t.duration_s));
+            kv(
+                out,
+                "duration",
+                &format!("{} measured", fmt::secs(t.duration_s)),
+            );
             for tr in &t.targets {
                 let dev = tr.device.as_deref().unwrap_or("unknown device");
                 let fs = tr

@@ -11,11 +11,11 @@ use iocap_model::{RunResult, RwMode, TestResult};
 
 use super::{escape, swatch};
 use crate::assess::{capacity_sentence, max_p99, preflight_what, scaleup_sentence, verdict_counts};
-use crate::{change_pct, fmt_count, fmt_lat_us, plural};
+use crate::{change_pct, fmt, plural};
 
 fn mb_s(v: f64) -> String {
     if v >= 1000.0 {
-        fmt_count(v)
+        fmt::count(v)
     } else if v >= 100.0 {
         format!("{v:.0}")
     } else {
@@ -45,21 +45,21 @@ fn sentence(t: &TestResult) -> String {
         plural(t.targets.len().max(t.spec.targets.len()), "target")
     );
     if let Some(rate) = t.spec.effective_rate_iops() {
-        let _ = write!(s, ", throttled to {} IOPS", fmt_count(rate));
+        let _ = write!(s, ", throttled to {} IOPS", fmt::count(rate));
     }
     match &t.total.lat_us {
         Some(l) if t.total.ios > 0 => {
             let _ = write!(
                 s,
                 ": {} IOPS ({} MB/s); half the I/Os finished within {}, 99 % within {}.",
-                fmt_count(t.total.iops),
+                fmt::count(t.total.iops),
                 mb_s(t.total.mb_s),
-                fmt_lat_us(l.p50),
-                fmt_lat_us(l.p99)
+                fmt::lat_us(l.p50),
+                fmt::lat_us(l.p99)
             );
         }
         _ => {
-            let _ = write!(s, ": no I/O completed in {:.1} s.", t.duration_s);
+            let _ = write!(s, ": no I/O completed in {}.", fmt::secs(t.duration_s));
         }
     }
     if let Some(u) = &t.uncertainty {
@@ -74,8 +74,8 @@ fn sentence(t: &TestResult) -> String {
     if t.interrupted {
         let _ = write!(
             s,
-            " Interrupted after {:.1} s; the figures cover the time measured.",
-            t.duration_s
+            " Interrupted after {}; the figures cover the time measured.",
+            fmt::secs(t.duration_s)
         );
     }
     match t.warnings.len() {
@@ -188,11 +188,11 @@ fn together(tests: &[TestResult], k: usize) -> Option<String> {
     let mut s = format!(
         "Together ({} at the same time): {} IOPS ({} MB/s)",
         names.join(" and "),
-        fmt_count(iops),
+        fmt::count(iops),
         mb_s(mbs)
     );
     if let Some(p99) = max_p99(&members) {
-        let _ = write!(s, "; the slowest p99 of them {}", fmt_lat_us(p99));
+        let _ = write!(s, "; the slowest p99 of them {}", fmt::lat_us(p99));
     }
     s.push('.');
     Some(s)
@@ -211,7 +211,7 @@ fn assessed(r: &RunResult) -> Vec<String> {
     if let Some(s) = &r.saturation {
         let mut line = format!(
             "Saturation: at most {} IOPS",
-            fmt_count(s.max_iops.max(0.0))
+            fmt::count(s.max_iops.max(0.0))
         );
         match s.knee_qd {
             Some(q) => {
@@ -230,12 +230,7 @@ fn assessed(r: &RunResult) -> Vec<String> {
         if let Some(l) = scaleup_sentence(s) {
             parts.push(l);
         }
-        let slow: Vec<&str> = s
-            .alone
-            .iter()
-            .filter(|v| v.slow)
-            .map(|v| v.path.as_str())
-            .collect();
+        let slow = s.slow_paths();
         if !slow.is_empty() {
             parts.push(format!(
                 "{} slow ({})",

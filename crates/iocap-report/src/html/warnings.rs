@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use iocap_model::RunResult;
 
 use super::escape;
+use crate::fmt;
 
 pub(super) fn warnings(out: &mut String, runs: &[RunResult], names: &[String]) {
     let mut items = vec![];
@@ -22,9 +23,9 @@ pub(super) fn warnings(out: &mut String, runs: &[RunResult], names: &[String]) {
             }
             if t.interrupted {
                 items.push(format!(
-                    "<li>{}: interrupted after {:.1} s</li>",
+                    "<li>{}: interrupted after {}</li>",
                     escape(&who),
-                    t.duration_s
+                    fmt::secs(t.duration_s)
                 ));
             }
             for w in &t.warnings {

@@ -124,17 +124,7 @@ impl Axis {
                 .find(|b| *b >= v / 1.000_001)
                 .unwrap_or(10.0 * m)
         };
-        let (min, mut max) = (down(lo), up(hi));
-        if max <= min {
-            max = min * 10.0;
-        }
-        Axis {
-            label: label.into(),
-            kind: Kind::Log,
-            min,
-            max,
-            fmt,
-        }
+        Axis::logarithmic(label, Kind::Log, (down(lo), up(hi)), 10.0, fmt)
     }
 
     /// A logarithmic axis over the positive `values` with ticks at powers of two (1, 2, 4, ...),
@@ -143,16 +133,25 @@ impl Axis {
         let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
         let (lo, hi) = finite_range(&pos).unwrap_or((1.0, 2.0));
         let min = 2f64.powf((lo.log2() + 1e-9).floor());
-        let mut max = 2f64.powf((hi.log2() - 1e-9).ceil());
-        if max <= min {
-            max = min * 2.0;
-        }
+        let max = 2f64.powf((hi.log2() - 1e-9).ceil());
+        Axis::logarithmic(label, Kind::Log2, (min, max), 2.0, TickFmt::Plain)
+    }
+
+    /// A logarithmic axis from `min` to `max`, or to `min` times `base` when that range is
+    /// empty.
+    fn logarithmic(
+        label: &str,
+        kind: Kind,
+        (min, max): (f64, f64),
+        base: f64,
+        fmt: TickFmt,
+    ) -> Axis {
         Axis {
             label: label.into(),
-            kind: Kind::Log2,
+            kind,
             min,
-            max,
-            fmt: TickFmt::Plain,
+            max: if max <= min { min * base } else { max },
+            fmt,
         }
     }
 

@@ -49,19 +49,6 @@ pub(crate) struct Extras {
     pub highlights: Vec<Highlight>,
 }
 
-/// A line chart: `series` over axes `x` and `y`; `empty` is shown when nothing can be drawn.
-pub(crate) fn line_chart(
-    id: &str,
-    test: usize,
-    title: &str,
-    x: &Axis,
-    y: &Axis,
-    series: &[Series],
-    empty: &str,
-) -> String {
-    line_chart_with(id, test, title, x, y, series, empty, &Extras::default())
-}
-
 /// A white outline under annotation text, so it reads where it crosses a line.
 const HALO: &str =
     r##" stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke""##;
@@ -105,9 +92,10 @@ impl Labels {
     }
 }
 
-/// A line chart with reference lines and highlighted points over the series.
+/// A line chart: `series` over axes `x` and `y`, with `extras` (reference lines, highlighted
+/// points) over them; `empty` is shown when nothing can be drawn.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn line_chart_with(
+pub(crate) fn line_chart(
     id: &str,
     test: usize,
     title: &str,
@@ -293,7 +281,7 @@ mod tests {
         };
         let x = Axis::linear("t", &[1.0, 2.0], true, TickFmt::Plain);
         let y = Axis::log("v", &[3.0], TickFmt::Us);
-        let svg = line_chart("t", 0, "T", &x, &y, &[s], "none");
+        let svg = line_chart("t", 0, "T", &x, &y, &[s], "none", &Extras::default());
         assert!(svg.contains(r#"data-points="1""#), "{svg}");
         assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
     }

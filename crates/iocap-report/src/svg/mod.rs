@@ -17,12 +17,11 @@ mod line;
 
 use std::fmt::Write as _;
 
-use crate::fmt_count;
 use crate::html::escape;
 
 pub(crate) use axis::{Axis, TickFmt};
 pub(crate) use bar::{bar_chart, Bar, Group};
-pub(crate) use line::{line_chart, line_chart_with, Extras, HLine, Highlight, Point, Series};
+pub(crate) use line::{line_chart, Extras, HLine, Highlight, Point, Series};
 
 /// Colour-blind-safe colours (Okabe and Ito), dark enough for white paper; one per run.
 const PALETTE: [&str; 8] = [
@@ -125,13 +124,4 @@ fn empty_chart(id: &str, test: usize, title: &str, why: &str) -> String {
         escape(why)
     );
     out
-}
-
-/// Compact count for tooltips and bar labels.
-pub(crate) fn count(v: f64) -> String {
-    if v.is_finite() {
-        fmt_count(v.max(0.0))
-    } else {
-        "-".into()
-    }
 }

@@ -1,0 +1,123 @@
+//! How the views write figures, in one place: counts with thousands separators, latencies,
+//! durations, sizes, what a missing figure reads, and stored strings made safe for a terminal
+//! ([`printable`]).
+//!
+//! A figure that is missing (not measured, not finite) reads [`MISSING`] in the terminal tables
+//! and the HTML report, [`MISSING_DASH`] in comparisons and Markdown, [`UNKNOWN`] inside a
+//! sentence; each view passes the one it prints, so a view's output does not change when
+//! another's does.
+
+mod printable;
+
+/// Sizes as the parsers read them back (`8K`, `1.5G`) and for people (`77.5G`); latencies in
+/// whole microseconds (`850 µs`, `12.5 ms`): the model's, as the measuring crates' sentences use
+/// them too.
+pub use iocap_model::{format_bytes, format_us, human_bytes};
+pub use printable::{printable, printable_lines};
+
+/// A missing figure in the terminal tables, the HTML report and the CSV-like columns.
+pub const MISSING: &str = "-";
+/// A missing figure in comparisons and in Markdown, where a hyphen could read as a minus sign.
+pub const MISSING_DASH: &str = "–";
+/// A figure not known, inside a sentence or a chart's tooltip.
+pub const UNKNOWN: &str = "?";
+
+/// A count with thousands separators, rounded: `123,457`. Below zero and NaN read `0`.
+pub fn count(v: f64) -> String {
+    iocap_model::format_count(v.round() as u64)
+}
+
+/// [`count`] of a finite figure (below zero as `0`), else `missing`.
+pub fn count_or(v: f64, missing: &str) -> String {
+    if v.is_finite() {
+        count(v.max(0.0))
+    } else {
+        missing.into()
+    }
+}
+
+/// A rate with one decimal and thousands separators, e.g. MB/s: `1,480.2`; a non-finite one
+/// reads `missing`.
+pub fn decimal_or(v: f64, missing: &str) -> String {
+    if !v.is_finite() {
+        return missing.into();
+    }
+    let s = format!("{:.1}", v.abs());
+    let (int, dec) = s.split_once('.').unwrap_or((&s, "0"));
+    let sign = if v < 0.0 && s != "0.0" { "-" } else { "" };
+    format!("{sign}{}.{dec}", count(int.parse::<f64>().unwrap_or(0.0)))
+}
+
+/// A latency in microseconds with a unit that keeps 3-4 significant digits: `5.12 µs`,
+/// `85.3 µs`, `413 µs`, `1.25 ms`, `25.0 ms`.
+pub fn lat_us(us: f64) -> String {
+    if us >= 10_000.0 {
+        format!("{:.1} ms", us / 1000.0)
+    } else if us >= 1000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else if us >= 100.0 {
+        format!("{us:.0} µs")
+    } else if us >= 10.0 {
+        format!("{us:.1} µs")
+    } else {
+        format!("{us:.2} µs")
+    }
+}
+
+/// [`lat_us`] of a latency that is there and finite, else `missing`.
+pub fn lat_us_or(us: Option<f64>, missing: &str) -> String {
+    match us {
+        Some(v) if v.is_finite() => lat_us(v),
+        _ => missing.into(),
+    }
+}
+
+/// A percentage with one decimal: `87.5 %`; a non-finite one reads `missing`.
+pub fn pct_or(v: f64, missing: &str) -> String {
+    if v.is_finite() {
+        format!("{v:.1} %")
+    } else {
+        missing.into()
+    }
+}
+
+/// A duration in seconds with one decimal: `30.0 s`.
+pub fn secs(s: f64) -> String {
+    format!("{s:.1} s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_units() {
+        assert_eq!(lat_us(5.123), "5.12 µs");
+        assert_eq!(lat_us(85.34), "85.3 µs");
+        assert_eq!(lat_us(412.6), "413 µs");
+        assert_eq!(lat_us(1250.0), "1.25 ms");
+        assert_eq!(lat_us(25_000.0), "25.0 ms");
+        assert_eq!(lat_us_or(None, MISSING), "-");
+        assert_eq!(lat_us_or(Some(f64::NAN), MISSING_DASH), "–");
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(count(0.0), "0");
+        assert_eq!(count(999.4), "999");
+        assert_eq!(count(123_456.7), "123,457");
+        assert_eq!(count(1_000_000.0), "1,000,000");
+        assert_eq!(count(-5.0), "0");
+        assert_eq!(count_or(-5.0, MISSING), "0");
+        assert_eq!(count_or(f64::INFINITY, MISSING), "-");
+        assert_eq!(decimal_or(1480.25, MISSING), "1,480.2");
+        assert_eq!(decimal_or(212.44, MISSING), "212.4");
+        assert_eq!(decimal_or(0.0, MISSING), "0.0");
+        assert_eq!(decimal_or(-0.01, MISSING), "0.0");
+        assert_eq!(decimal_or(-1234.5, MISSING), "-1,234.5");
+        assert_eq!(decimal_or(f64::NAN, MISSING), "-");
+        assert_eq!(secs(30.0), "30.0 s");
+        assert_eq!(pct_or(87.54, MISSING), "87.5 %");
+        assert_eq!(pct_or(f64::NAN, MISSING), "-");
+    }
+}

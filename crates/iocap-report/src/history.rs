@@ -1,0 +1,163 @@
+//! The store's views: `iocap history`'s table (by default the columns that fit the terminal:
+//! the run id, which starts with the UTC start, host, label, and each run's key figure by its
+//! kind, from [`crate::headline`]; `--wide` shows every column, however wide), the baselines'
+//! table and the heading `iocap show` puts over a run.
+
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use iocap_model::{Baseline, RunResult, RunSummary};
+
+use crate::fmt::{self, printable, printable_lines};
+use crate::headline::headline;
+use crate::{partial_note, table_whole, width};
+
+/// One listed run and its key figure (`preflight: 42,000 8K random read IOPS at p99 <= 10 ms`).
+pub struct Listed<'a> {
+    pub run: &'a RunSummary,
+    pub headline: String,
+}
+
+/// The key figure of a listed run: the headline of its whole result, after `partial` for a run
+/// stopped early; its IOPS when the result could not be read (`full` is `None`).
+pub fn key_figure(run: &RunSummary, full: Option<&RunResult>) -> String {
+    let Some(full) = full else {
+        return format!("{} IOPS", fmt::count(run.iops));
+    };
+    match (full.partial(), full.stopped_early()) {
+        (Some((done, planned)), _) => format!("partial {done}/{planned}: {}", headline(full)),
+        (_, Some(_)) => format!("partial: {}", headline(full)),
+        _ => headline(full).to_string(),
+    }
+}
+
+/// The history table; `wide`: every column, however wide, else what fits [`width`].
+pub fn history_table(runs: &[Listed], wide: bool) -> String {
+    let t = if wide {
+        wide_table(runs)
+    } else {
+        narrow_table(runs)
+    };
+    t.to_string() + "\n"
+}
+
+/// Run id, host, label and key figure, fitted to the terminal.
+fn narrow_table(runs: &[Listed]) -> Table {
+    let width = width().min(usize::from(u16::MAX)) as u16;
+    // the run id starts with its UTC start time: no column of its own here
+    let mut t = table_whole(&["run (UTC start-id)", "host", "label", "key figure"], 4);
+    t.set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width);
+    let id_len = runs.iter().map(|l| l.run.run_id.len()).max().unwrap_or(0);
+    if width >= 60 {
+        if let Some(c) = t.column_mut(0) {
+            // ids whole, not split across lines
+            c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                id_len as u16 + 2,
+            )));
+        }
+    }
+    for l in runs {
+        let r = l.run;
+        t.add_row(vec![
+            r.run_id.clone(),
+            printable(&r.hostname).into_owned(),
+            printable(r.label.as_deref().unwrap_or_default()).into_owned(),
+            printable(&l.headline).into_owned(),
+        ]);
+    }
+    t
+}
+
+/// Every column, however wide.
+fn wide_table(runs: &[Listed]) -> Table {
+    let mut t = table_whole(
+        &[
+            "run",
+            "started (UTC)",
+            "host",
+            "label",
+            "tags",
+            "workload",
+            "targets",
+            "IOPS",
+            "MB/s",
+            "p99",
+            "key figure",
+        ],
+        7,
+    );
+    if let Some(c) = t.column_mut(10) {
+        c.set_cell_alignment(CellAlignment::Left);
+    }
+    for l in runs {
+        let r = l.run;
+        let workload = if r.tests > 1 {
+            format!("{} (+{} tests)", r.workload, r.tests - 1)
+        } else {
+            r.workload.clone()
+        };
+        t.add_row(vec![
+            r.run_id.clone(),
+            started(r),
+            printable(&r.hostname).into_owned(),
+            printable(r.label.as_deref().unwrap_or_default()).into_owned(),
+            printable(&r.tags.join(", ")).into_owned(),
+            printable(&workload).into_owned(),
+            r.targets
+                .iter()
+                .map(|t| printable(t))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            fmt::count(r.iops),
+            format!("{:.1}", r.mb_s),
+            r.lat_us_p99.map(fmt::lat_us).unwrap_or_default(),
+            printable(&l.headline).into_owned(),
+        ]);
+    }
+    t
+}
+
+fn started(r: &RunSummary) -> String {
+    r.started_at
+        .replace('T', " ")
+        .trim_end_matches('Z')
+        .to_string()
+}
+
+/// The baselines: host, target, run and when it was set.
+pub fn baselines_table(list: &[Baseline]) -> String {
+    let mut t = table_whole(&["host", "target", "run", "set at (UTC)"], 4);
+    for b in list {
+        t.add_row(vec![
+            printable(&b.hostname).into_owned(),
+            printable(&b.target).into_owned(),
+            b.run_id.clone(),
+            b.set_at.clone(),
+        ]);
+    }
+    t.to_string() + "\n"
+}
+
+/// `iocap show`'s text: the run's id, host, start, label, tags, note and whether it is
+/// partial, then `body`, its view ([`crate::run_text`]), with every stored string escaped.
+pub fn show_text(run: &RunResult, body: &str) -> String {
+    let mut head = format!(
+        "run {} on {}, started {}",
+        run.run_id,
+        printable(&run.host.hostname),
+        run.started_at
+    );
+    if let Some(l) = &run.label {
+        head.push_str(&format!("\nlabel: {}", printable(l)));
+    }
+    if !run.tags.is_empty() {
+        head.push_str(&format!("\ntags: {}", printable(&run.tags.join(", "))));
+    }
+    if let Some(n) = &run.note {
+        head.push_str(&format!("\nnote: {}", printable_lines(n)));
+    }
+    if let Some(p) = partial_note(run) {
+        head.push_str(&format!("\n{p}"));
+    }
+    // every other stored string of the views, escaped too
+    format!("{head}\n\n{}", printable_lines(body))
+}
