@@ -17,6 +17,7 @@ mod charts;
 mod cost;
 mod figures;
 mod preflight;
+mod ranks;
 mod saturation;
 mod setup;
 mod summary;
@@ -159,6 +160,7 @@ pub fn render(runs: &[RunResult]) -> String {
     } else {
         preflight::preflight(&mut out, runs, &names);
         summary::summary(&mut out, runs, &names);
+        ranks::ranks(&mut out, runs, &names);
         setup::setup(&mut out, runs, &names);
         saturation::saturation(&mut out, runs, &names);
         saturation::scaleup(&mut out, runs, &names);
