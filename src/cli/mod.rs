@@ -155,11 +155,6 @@ pub fn print_stdout(s: &str) {
     }
 }
 
-/// Prints an error with its whole chain of causes.
-pub fn print_error(e: &anyhow::Error) {
-    eprintln!("{}", error_text(e));
-}
-
 /// The message and its causes, each once: error types that print their source in their own
 /// message (`"{context}: {source}"`) and also report it as the source are not repeated.
 fn error_text(e: &anyhow::Error) -> String {
@@ -227,8 +222,11 @@ pub fn main() -> ExitCode {
     match res {
         Ok(code) => code.into(),
         Err(e) => {
-            if ranks::shows_error(&e) {
-                print_error(&e);
+            if let Some(prefix) = ranks::error_prefix(&e) {
+                eprintln!(
+                    "{}",
+                    error_text(&e).replacen("iocap: ", &format!("iocap: {prefix}"), 1)
+                );
             }
             Exit::Error.into()
         }

@@ -51,13 +51,20 @@ pub fn one_host_only(command: &str) -> Result<()> {
     Ok(())
 }
 
-/// Whether an error should be printed here: on rank 0 always; on the others only when it is
-/// this rank's own (an error every rank agreed on is printed once, by rank 0).
-pub fn shows_error(e: &anyhow::Error) -> bool {
+/// How an error is printed here: by rank 0 as it is; an error every rank agreed on (a refused
+/// target, a failed test) only by rank 0; any other error of another rank with its rank and
+/// host first, so it is not lost (a rank that cannot start makes mpirun end the job).
+pub fn error_prefix(e: &anyhow::Error) -> Option<String> {
+    if is_root() {
+        return Some(String::new());
+    }
     #[cfg(feature = "mpi")]
-    if !is_root() && e.downcast_ref::<iocap_mpi::Agreed>().is_some() {
-        return false;
+    if let Some(p) = iocap_mpi::place() {
+        if e.downcast_ref::<iocap_mpi::Agreed>().is_some() {
+            return None;
+        }
+        return Some(format!("rank {} ({}): ", p.rank, p.hosts[p.rank as usize]));
     }
     let _ = e;
-    true
+    Some(String::new())
 }

@@ -53,8 +53,11 @@ impl RoleDirs {
     }
 }
 
+/// A directory, `.`, or a path holding `{host}` or `{rank}` (under MPI each rank's own
+/// directory, docs/mpi.md).
 fn is_dir_or_new(p: &Path) -> bool {
-    p.is_dir() || p.as_os_str() == "."
+    let s = p.to_string_lossy();
+    p.is_dir() || s == "." || s.contains("{rank}") || s.contains("{host}")
 }
 
 #[cfg(test)]
