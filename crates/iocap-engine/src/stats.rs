@@ -109,19 +109,13 @@ impl OpRecorder {
                 .clamp(self.min_ns, self.max_ns);
             us(v as f64)
         };
-        Some(LatencyUs {
-            min: us(self.min_ns as f64),
-            mean: us(mean),
-            stddev: us(var.sqrt()),
-            p50: q(0.50),
-            p90: q(0.90),
-            p95: q(0.95),
-            p99: q(0.99),
-            p99_9: q(0.999),
-            p99_99: q(0.9999),
-            p99_999: q(0.99999),
-            max: us(self.max_ns as f64),
-        })
+        Some(LatencyUs::from_quantiles(
+            us(self.min_ns as f64),
+            us(mean),
+            us(var.sqrt()),
+            us(self.max_ns as f64),
+            q,
+        ))
     }
 
     /// Number of recorded latencies in `[lo_ns, hi_ns)`, from the histogram.

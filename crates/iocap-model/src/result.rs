@@ -330,6 +330,32 @@ pub struct LatencyUs {
     pub max: f64,
 }
 
+impl LatencyUs {
+    /// The statistics of one distribution, its percentiles read through `q` (a quantile from
+    /// 0 to 1 → µs), as the engine and a merge of several ranks both state them.
+    pub fn from_quantiles(
+        min: f64,
+        mean: f64,
+        stddev: f64,
+        max: f64,
+        q: impl Fn(f64) -> f64,
+    ) -> Self {
+        LatencyUs {
+            min,
+            mean,
+            stddev,
+            p50: q(0.50),
+            p90: q(0.90),
+            p95: q(0.95),
+            p99: q(0.99),
+            p99_9: q(0.999),
+            p99_99: q(0.9999),
+            p99_999: q(0.99999),
+            max,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CpuStats {
     /// User CPU seconds of the whole process over the window (all threads, io_uring workers

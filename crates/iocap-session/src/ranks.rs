@@ -58,23 +58,12 @@ fn merge_latency(parts: &[&OpStats], ios: u64) -> Option<LatencyUs> {
     let max = lats.iter().map(|(l, _)| l.max).fold(0.0, f64::max);
     let h = merged_hist(parts)?;
     let q = |p: f64| quantile_us(&h, p).clamp(min, max);
-    Some(LatencyUs {
-        min,
-        mean,
-        stddev: if ios > 1 {
-            (ss / (n - 1.0)).sqrt()
-        } else {
-            0.0
-        },
-        p50: q(0.50),
-        p90: q(0.90),
-        p95: q(0.95),
-        p99: q(0.99),
-        p99_9: q(0.999),
-        p99_99: q(0.9999),
-        p99_999: q(0.99999),
-        max,
-    })
+    let stddev = if ios > 1 {
+        (ss / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    Some(LatencyUs::from_quantiles(min, mean, stddev, max, q))
 }
 
 /// The ranks' latency histograms added together; `None` when a rank with I/O has none.
