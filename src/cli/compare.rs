@@ -3,13 +3,15 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use iocap_model::RunResult;
 use iocap_report::compare::{compare as compare_runs, render_json, render_text, Thresholds};
 use iocap_store::Store;
 
-use super::history::{ListFormat, RunFilterArgs};
-use super::save::{open_existing_store, write_new_file};
+use super::args::pct_arg;
+use super::flags::{listed, Formats, OutputArg, OutputFormat};
+use super::history::RunFilterArgs;
+use super::save::{open_existing_store, write_new_file, StoreArg};
 use super::{print_stdout, Exit};
 
 fn load_all(store: &mut Store, runs: &[String]) -> Result<Vec<RunResult>> {
@@ -18,19 +20,8 @@ fn load_all(store: &mut Store, runs: &[String]) -> Result<Vec<RunResult>> {
         .collect()
 }
 
-fn pct(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("'{s}' is not a percentage"))?;
-    if !(0.0..=1000.0).contains(&v) {
-        return Err(format!("{s} is outside 0 to 1000 %"));
-    }
-    Ok(v)
-}
-
 #[derive(Args, Debug)]
+#[command(mut_arg("output", listed))]
 pub struct CompareArgs {
     /// BASE RUN...: the base first, then the runs to hold against it (ids, unique starts of
     /// ids, or `last`). With --baseline: only the runs.
@@ -40,21 +31,21 @@ pub struct CompareArgs {
     #[arg(long)]
     pub baseline: bool,
     /// A drop in IOPS beyond this many percent is a regression
-    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct)]
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct_arg)]
     pub iops_drop: f64,
     /// A drop in MB/s beyond this many percent is a regression
-    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct)]
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct_arg)]
     pub mbps_drop: f64,
     /// A rise in p99 latency beyond this many percent is a regression
-    #[arg(long, value_name = "PCT", default_value = "20", value_parser = pct)]
+    #[arg(long, value_name = "PCT", default_value = "20", value_parser = pct_arg)]
     pub p99_rise: f64,
     /// Exit with 1 when any regression is found
     #[arg(long)]
     pub fail_on_regression: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-    pub output: ListFormat,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 /// The baseline run of `run`'s host and first target.
@@ -107,15 +98,15 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         regressions += c.regressions();
         outputs.push(c);
     }
-    let text = match a.output {
-        ListFormat::Text => outputs
+    let text = match a.output.output {
+        OutputFormat::Text => outputs
             .iter()
             .map(render_text)
             .map(|t| iocap_report::fmt::printable_lines(&t).into_owned())
             .collect::<Vec<_>>()
             .join("\n"),
-        ListFormat::Json if outputs.len() == 1 => render_json(&outputs[0]),
-        ListFormat::Json => serde_json::to_string_pretty(&outputs)? + "\n",
+        _ if outputs.len() == 1 => render_json(&outputs[0]),
+        _ => serde_json::to_string_pretty(&outputs)? + "\n",
     };
     print_stdout(&text);
     Ok(if a.fail_on_regression && regressions > 0 {
@@ -123,17 +114,6 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
     } else {
         Exit::Ok
     })
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// The result JSON (one run: the object `iocap run --output json` prints; several: an array)
-    Json,
-    /// One row per test, scope and target, one header
-    Csv,
-    /// Tables for a ticket or an e-mail to the storage vendor (also: md)
-    #[value(alias = "md")]
-    Markdown,
 }
 
 /// The format names other commands take after `--output`.
@@ -155,12 +135,6 @@ fn out_file(s: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(s))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    /// One self-contained HTML file
-    Html,
-}
-
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     /// Runs to export (ids, unique starts of ids, or `last`); or none, with --all or filters
@@ -171,8 +145,8 @@ pub struct ExportArgs {
     pub all: bool,
     #[command(flatten)]
     pub filter: RunFilterArgs,
-    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
-    pub format: ExportFormat,
+    #[arg(long, value_parser = Formats::EXPORT, default_value = "json")]
+    pub format: OutputFormat,
     /// Write to this new file instead of stdout
     #[arg(short, long, visible_alias = "out", value_name = "FILE", value_parser = out_file)]
     pub output: Option<PathBuf>,
@@ -180,7 +154,7 @@ pub struct ExportArgs {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 /// The runs `export` names: its RUN ids, or every run `--all` and the filters select, oldest
@@ -211,10 +185,10 @@ pub fn export(mut a: ExportArgs) -> Result<Exit> {
     let (format, output, force) = (a.format, a.output.take(), a.force);
     let runs = export_runs(&mut store, a)?;
     let text = match format {
-        ExportFormat::Json if runs.len() == 1 => iocap_report::json(&runs[0]),
-        ExportFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
-        ExportFormat::Csv => iocap_report::csv::render_many(&runs),
-        ExportFormat::Markdown => iocap_report::markdown::render(&runs),
+        OutputFormat::Csv => iocap_report::csv::render_many(&runs),
+        OutputFormat::Markdown => iocap_report::markdown::render(&runs),
+        _ if runs.len() == 1 => iocap_report::json(&runs[0]),
+        _ => serde_json::to_string_pretty(&runs)? + "\n",
     };
     match &output {
         Some(p) => {
@@ -242,13 +216,13 @@ pub struct ReportArgs {
     )]
     pub output: PathBuf,
     /// The report's format: HTML is the only one (for `export`'s formats use `iocap export`)
-    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
-    pub format: ReportFormat,
+    #[arg(long, value_parser = Formats::REPORT, default_value = "html")]
+    pub format: OutputFormat,
     /// Allow replacing an existing file
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 pub fn report(a: ReportArgs) -> Result<Exit> {

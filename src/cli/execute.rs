@@ -5,9 +5,10 @@ use anyhow::Result;
 use iocap_model::RunResult;
 use iocap_session::{EngineExecutor, Session};
 
+use super::flags::OutputFormat;
 use super::progress::Terminal;
 use super::signals::INTERRUPTED;
-use super::{print_stdout, Exit, OutputFormat};
+use super::{print_stdout, Exit};
 
 pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
@@ -42,8 +43,9 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
     match output {
         // the views escape stored strings; this catches any a view prints as it is
         OutputFormat::Text => print_stdout(&iocap_report::fmt::printable_lines(&text())),
-        OutputFormat::Json => print_stdout(&iocap_report::json(run)),
         OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+        // json: the measuring commands offer no other format
+        _ => print_stdout(&iocap_report::json(run)),
     }
     let t = run.tests.iter();
     if run.tests.iter().any(|t| t.error.is_some()) {

@@ -6,7 +6,7 @@ use clap::Args;
 use iocap_model::fixture::{run, FixtureRun};
 use iocap_model::RwMode;
 
-use super::save::open_store;
+use super::save::{open_store, StoreArg};
 use super::Exit;
 
 #[derive(Args, Debug)]
@@ -17,12 +17,12 @@ pub struct FillArgs {
     /// Number of the first run, so several fills add different runs
     #[arg(long, default_value_t = 0)]
     pub first: u64,
-    #[arg(long, value_name = "PATH|URL")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 pub fn fill(a: FillArgs) -> Result<Exit> {
-    let mut store = open_store(a.db.as_deref())?;
+    let mut store = open_store(a.store.db.as_deref())?;
     let hosts = ["db01", "db02", "db03", "dw01"];
     let targets = [
         "/data/iocap.testfile",

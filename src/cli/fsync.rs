@@ -9,9 +9,10 @@ use iocap_fsync::{Method, Offsets, Plan, Profile, DEFAULT_SIZES, QUICK_SIZES};
 
 use super::args::duration_arg;
 use super::execute::{finish, new_run};
+use super::flags::{OutputArg, OutputFormat, SafetyArgs};
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
-use super::{Exit, OutputFormat};
+use super::Exit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProfileArg {
@@ -50,6 +51,11 @@ fn methods_arg(s: &str) -> Result<Methods, String> {
 }
 
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("allow_overwrite", |a| a.help(
+        "Permit writes to a file or device iocap did not create (destroys its contents)")),
+    mut_arg("output", |a| a.help("Output format; json goes to stdout alone")),
+)]
 pub struct FsyncArgs {
     /// An existing directory (DIR/iocap-fsync.testfile is created), test file, or block device
     #[arg(value_name = "TARGET", default_value = ".")]
@@ -80,20 +86,18 @@ pub struct FsyncArgs {
     #[arg(long, value_enum, default_value_t = ProfileArg::Postgres)]
     pub profile: ProfileArg,
 
-    /// Permit writes to a file or device iocap did not create (destroys its contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
 
-    /// Output format; json goes to stdout alone
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 
     #[command(flatten)]
     pub save: SaveArgs,
 }
 
 pub fn fsync(args: FsyncArgs) -> Result<Exit> {
-    if args.output == OutputFormat::Csv {
+    if args.output.output == OutputFormat::Csv {
         bail!("iocap fsync prints text or json; --output csv is not offered");
     }
     if std::fs::symlink_metadata(&args.target).is_err() {
@@ -133,7 +137,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
             ProfileArg::Mysql => Profile::Mysql,
             ProfileArg::Oracle => Profile::Oracle,
         },
-        allow_overwrite: args.allow_overwrite,
+        allow_overwrite: args.safety.allow_overwrite,
     };
     args.save.check()?;
     let mut run = new_run("fsync");
@@ -164,7 +168,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     args.save.stamp(&mut run);
     run.fsync = Some(outcome.report);
     let r = &run;
-    let mut code = finish(r, args.output, || {
+    let mut code = finish(r, args.output.output, || {
         r.fsync
             .as_ref()
             .map(iocap_report::fsync::render)

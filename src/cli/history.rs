@@ -2,23 +2,15 @@
 //! changes only iocap's own result store, never a test target.
 
 use anyhow::{bail, Result};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use iocap_model::parse_duration;
 use iocap_report::fmt::printable;
 use iocap_report::history::{baselines_table, history_table, key_figure, show_text, Listed};
 use iocap_store::Filter;
 
-use super::save::open_existing_store;
-use super::{print_stdout, Exit, OutputFormat};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ListFormat {
-    /// A table for people.
-    #[default]
-    Text,
-    /// JSON for scripts.
-    Json,
-}
+use super::flags::{listed, OutputArg, OutputFormat};
+use super::save::{open_existing_store, StoreArg};
+use super::{print_stdout, Exit};
 
 /// The filters `history` takes, shared with `export`.
 #[derive(Args, Debug, Default)]
@@ -78,20 +70,21 @@ impl RunFilterArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", listed))]
 pub struct HistoryArgs {
     #[command(flatten)]
     pub filter: RunFilterArgs,
     /// At most this many runs, newest first; 0 for all
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-    pub output: ListFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
     /// Every column (tags, workload, targets, IOPS, MB/s, p99), however wide; without it the
     /// table fits COLUMNS, else the terminal, else 80 columns
     #[arg(long)]
     pub wide: bool,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 fn now_s() -> u64 {
@@ -128,12 +121,11 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
     let filter = a.filter.filter(a.limit)?;
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let runs = store.list(&filter)?;
-    match a.output {
-        ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
-        ListFormat::Text if runs.is_empty() => {
+    match a.output.output {
+        OutputFormat::Text if runs.is_empty() => {
             eprintln!("iocap: no runs in {} match", store.location())
         }
-        ListFormat::Text => {
+        OutputFormat::Text => {
             // each run's key figure by its kind (a preflight's capacity, a saturate run's
             // maximum, ...), from the whole result; a run that cannot be read keeps its IOPS
             let listed: Vec<Listed> = runs
@@ -148,6 +140,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
                 eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
             }
         }
+        _ => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
     }
     Ok(Exit::Ok)
 }
@@ -156,20 +149,20 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
 pub struct ShowArgs {
     /// The run: its id, a unique start of it, or `last`
     pub run: String,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 pub fn show(a: ShowArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let run = store.load(&a.run)?;
     let text = || show_text(&run, &super::execute::run_text(&run));
-    let out = match a.output {
+    let out = match a.output.output {
         OutputFormat::Text => iocap_report::fit_lines(&text()),
-        OutputFormat::Json => iocap_report::json(&run),
         OutputFormat::Csv => iocap_report::csv::render(&run),
+        _ => iocap_report::json(&run),
     };
     print_stdout(&out);
     Ok(Exit::Ok)
@@ -181,7 +174,7 @@ pub struct DeleteArgs {
     #[arg(required = true)]
     pub runs: Vec<String>,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 pub fn delete(a: DeleteArgs) -> Result<Exit> {
@@ -207,7 +200,7 @@ pub struct PruneArgs {
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 pub fn prune(a: PruneArgs) -> Result<Exit> {
@@ -238,12 +231,14 @@ pub fn prune(a: PruneArgs) -> Result<Exit> {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("db", |a| a
+    .global(true)
+    .help("Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]")))]
 pub struct BaselineArgs {
     #[command(subcommand)]
     pub action: BaselineAction,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL", global = true)]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 #[derive(Subcommand, Debug)]
@@ -255,13 +250,14 @@ pub enum BaselineAction {
         target: Option<String>,
     },
     /// List baselines of this host (or --host, or --all hosts)
+    #[command(mut_arg("output", listed))]
     Show {
         #[arg(long)]
         host: Option<String>,
         #[arg(long, conflicts_with = "host")]
         all: bool,
-        #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-        output: ListFormat,
+        #[command(flatten)]
+        output: OutputArg,
     },
     /// Remove the baselines of this host (or --host), for every target or only --target
     Clear {
@@ -277,7 +273,7 @@ fn this_host() -> String {
 }
 
 pub fn baseline(a: BaselineArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.db.as_deref())?;
+    let mut store = open_existing_store(a.store.db.as_deref())?;
     match a.action {
         BaselineAction::Set { run, target } => {
             let id = store.resolve(&run)?;
@@ -318,13 +314,13 @@ pub fn baseline(a: BaselineArgs) -> Result<Exit> {
                 Some(host.unwrap_or_else(this_host))
             };
             let list = store.baselines(host.as_deref())?;
-            match output {
-                ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&list)? + "\n")),
-                ListFormat::Text if list.is_empty() => eprintln!(
+            match output.output {
+                OutputFormat::Text if list.is_empty() => eprintln!(
                     "iocap: no baselines{} (set one with: iocap baseline set RUN)",
                     host.map(|h| format!(" for host {h}")).unwrap_or_default()
                 ),
-                ListFormat::Text => print_stdout(&baselines_table(&list)),
+                OutputFormat::Text => print_stdout(&baselines_table(&list)),
+                _ => print_stdout(&(serde_json::to_string_pretty(&list)? + "\n")),
             }
         }
         BaselineAction::Clear { host, target } => {

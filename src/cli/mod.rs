@@ -8,6 +8,7 @@ mod compare;
 mod cost;
 mod execute;
 mod fill;
+mod flags;
 mod fsync;
 mod history;
 mod install;
@@ -30,7 +31,7 @@ mod width;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted by Ctrl-C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,17 +46,6 @@ impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e as u8)
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    /// Tables for people.
-    #[default]
-    Text,
-    /// The JSON result contract, alone on stdout.
-    Json,
-    /// One row per test and scope.
-    Csv,
 }
 
 #[derive(Parser)]

@@ -8,11 +8,12 @@ use iocap_monitor::{delta, snapshot, PROC_DISKSTATS};
 use iocap_report::monitor::render_iostat_like;
 
 use super::args::duration_arg;
-use super::history::ListFormat;
+use super::flags::{listed, OutputArg};
 use super::signals::{interrupted, pause};
 use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", listed))]
 pub struct MonitorArgs {
     /// Block devices by name (vda, nvme0n1, dm-0) [default: every device with I/O]
     #[arg(value_name = "DEV")]
@@ -23,8 +24,8 @@ pub struct MonitorArgs {
     /// Stop after this many reports [default: until Ctrl-C]
     #[arg(long)]
     pub count: Option<u64>,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-    pub output: ListFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 }
 
 pub fn monitor(a: MonitorArgs) -> Result<Exit> {
@@ -69,9 +70,10 @@ pub fn monitor(a: MonitorArgs) -> Result<Exit> {
         }
         prev = cur;
         reports += 1;
-        match a.output {
-            ListFormat::Json => print_stdout(&(serde_json::to_string(&samples)? + "\n")),
-            ListFormat::Text => print_stdout(&(render_iostat_like(&samples) + "\n")),
+        if a.output.is_text() {
+            print_stdout(&(render_iostat_like(&samples) + "\n"));
+        } else {
+            print_stdout(&(serde_json::to_string(&samples)? + "\n"));
         }
         if interrupted() {
             break;

@@ -11,12 +11,13 @@ use iocap_assess::{DeviceClass, Expectations, Guidelines};
 use iocap_model::{parse_duration, Verdict};
 use iocap_session::{load_profile, PreflightConfig, PreflightScan, Timing};
 
-use super::args::{size_arg, FailOn};
+use super::args::size_arg;
 use super::execute::{finish, run_text, session};
+use super::flags::{FailOn, OutputArg, SafetyArgs};
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::sure::SureArgs;
-use super::{Exit, OutputFormat};
+use super::Exit;
 
 #[derive(Args, Debug)]
 pub struct PreflightArgs {
@@ -50,17 +51,16 @@ pub struct PreflightArgs {
     /// flash or rotational, for every role [default: from sysfs, else flash]
     #[arg(long, value_name = "CLASS")]
     pub device_class: Option<String>,
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
     /// Step and test durations, STEP:TEST (e.g. 1s:2s), for tests of iocap itself
     #[arg(long, hide = true, value_name = "STEP:TEST")]
     pub timing: Option<String>,
     /// Exit with 1 when a line of the capacity table is at least this bad
     #[arg(long, value_enum, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
     #[command(flatten)]
     pub sure: SureArgs,
     #[command(flatten)]
@@ -91,7 +91,7 @@ fn scan_plan(a: &PreflightArgs, step_s: f64) -> PreflightScan {
         budget_s: if a.quick { 24.0 } else { 120.0 },
         files: 3 + usize::from(!a.quick),
         fill_budget_s: if a.quick { 30.0 } else { 120.0 },
-        allow_overwrite: a.allow_overwrite,
+        allow_overwrite: a.safety.allow_overwrite,
     }
 }
 
@@ -148,7 +148,7 @@ fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
         scan: scan_plan(a, timing.step_s),
         default_size_bytes: default_size(a.quick),
         timing,
-        allow_overwrite: a.allow_overwrite,
+        allow_overwrite: a.safety.allow_overwrite,
         role_target: Box::new(move |r| roles.target(r)),
         tune: Box::new(move |s| sure.apply(s)),
     })
@@ -162,7 +162,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     let run = session("preflight", Some(&a.sure), &a.save, |s| {
         iocap_session::preflight(s, &c)
     })?;
-    let code = finish(&run, a.output, || run_text(&run));
+    let code = finish(&run, a.output.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     let worst = |v: Verdict| {
         run.preflight

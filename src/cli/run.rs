@@ -1,19 +1,31 @@
 //! `iocap run`: flags in the style of fio and DiskSpd, turned into a [`JobSpec`].
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use iocap_model::{Burst, EngineChoice, JobSpec, RwMode, SubmitMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{test_name, write_pct_of, Burst, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 
-use super::args::{
-    bs_split_arg, burst_arg, duration_arg, engine_arg, rate_arg, rw_arg, size_arg, DataShapeArgs,
-    Mix,
-};
+use super::args::{bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, Mix};
 use super::execute::{finish, session};
+use super::flags::{DataShapeArgs, EngineArgs, OutputArg, SafetyArgs, TimingArgs};
 use super::save::SaveArgs;
 use super::sure::SureArgs;
-use super::{Exit, OutputFormat};
+use super::Exit;
 
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("duration", |a| a.help("Measured time (e.g. 30s, 5m)").alias("runtime")),
+    mut_arg("warmup", |a| a
+        .help("Time before measuring starts, excluded from the figures")
+        .aliases(["ramp_time", "ramp-time"])),
+    mut_arg("engine", |a| a.help(
+        "I/O engine: auto (io_uring, else psync), io_uring, io_uring_unregistered (no \
+         registered file or buffers, as fio by default) or psync")),
+    mut_arg("submit", |a| a.help(
+        "io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the \
+         I/Os freed by one reap together, in the call that waits: least CPU) or each (every \
+         I/O at once, with its own system call, as fio does by default)")),
+    mut_arg("output", |a| a.help("Output format; json and csv go to stdout alone")),
+)]
 pub struct RunArgs {
     /// Files or block devices to test together; a directory means DIR/iocap.testfile.
     /// Default: ./iocap.testfile
@@ -55,14 +67,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = size_arg, aliases = ["filesize"])]
     pub size: Option<u64>,
 
-    /// Measured time (e.g. 30s, 5m)
-    #[arg(long, default_value = "10s", value_parser = duration_arg, aliases = ["runtime"])]
-    pub duration: f64,
-
-    /// Time before measuring starts, excluded from the figures
-    #[arg(long, default_value = "2s", value_parser = duration_arg,
-          aliases = ["ramp_time", "ramp-time"])]
-    pub warmup: f64,
+    #[command(flatten)]
+    pub timing: TimingArgs,
 
     /// Time after measuring ends, I/O still running, excluded from the figures
     #[arg(long, default_value = "0s", value_parser = duration_arg)]
@@ -96,24 +102,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub buffered: bool,
 
-    /// I/O engine: auto (io_uring, else psync), io_uring, io_uring_unregistered (no registered
-    /// file or buffers, as fio by default) or psync
-    #[arg(long, default_value = "auto", value_parser = engine_arg)]
-    pub engine: EngineChoice,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 
-    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
-    /// freed by one reap together, in the call that waits: least CPU) or each (every I/O at
-    /// once, with its own system call, as fio does by default)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
-    pub submit: SubmitArg,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
 
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-
-    /// Output format; json and csv go to stdout alone
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 
     #[command(flatten)]
     pub data: DataShapeArgs,
@@ -125,39 +121,9 @@ pub struct RunArgs {
     pub save: SaveArgs,
 }
 
-/// `--submit`: when io_uring I/Os reach the kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SubmitArg {
-    /// Try both in the warm-up, alternating in 100 ms slices, and keep the faster
-    Auto,
-    /// The I/Os freed by one reap together, in the io_uring_enter that waits
-    Batch,
-    /// Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)
-    Each,
-}
-
-impl SubmitArg {
-    pub fn mode(self) -> SubmitMode {
-        match self {
-            SubmitArg::Auto => SubmitMode::Auto,
-            SubmitArg::Batch => SubmitMode::Batch,
-            SubmitArg::Each => SubmitMode::Each,
-        }
-    }
-}
-
 impl RunArgs {
     pub fn to_spec(&self) -> Result<JobSpec> {
-        let write_pct = match (self.rw, self.write_pct) {
-            (RwMode::Read | RwMode::RandRead, None) => 0,
-            (RwMode::Write | RwMode::RandWrite, None) => 100,
-            (RwMode::Rw | RwMode::RandRw, None) => 50,
-            (RwMode::Rw | RwMode::RandRw, Some(p)) => p,
-            (m, Some(_)) => bail!(
-                "--write-pct needs a mixed workload (--rw rw or randrw), not {}",
-                m.name()
-            ),
-        };
+        let write_pct = write_pct_of(self.rw, self.write_pct).map_err(anyhow::Error::msg)?;
         let paths = if self.targets.is_empty() {
             vec![DEFAULT_TARGET.to_string()]
         } else {
@@ -167,17 +133,8 @@ impl RunArgs {
         let split = self.bs_split.clone().map(|m| m.0).unwrap_or_default();
         let bs = split.iter().map(|b| b.bs_bytes).max().unwrap_or(self.bs);
         let min_bs = split.iter().map(|b| b.bs_bytes).min().unwrap_or(self.bs);
-        let size_name = if split.is_empty() {
-            iocap_model::format_bytes(self.bs)
-        } else {
-            split
-                .iter()
-                .map(|b| format!("{}:{}", iocap_model::format_bytes(b.bs_bytes), b.weight))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let spec = JobSpec {
-            name: format!("{} {size_name}", self.rw.name()),
+        let mut spec = JobSpec {
+            name: test_name(self.rw, self.bs, &split),
             targets: paths
                 .into_iter()
                 .map(|p| TargetSpec {
@@ -191,8 +148,8 @@ impl RunArgs {
             qd: self.qd,
             threads: self.threads,
             size_bytes: self.size.unwrap_or(1 << 30),
-            duration_s: self.duration,
-            warmup_s: self.warmup,
+            duration_s: self.timing.duration.duration,
+            warmup_s: self.timing.warmup.warmup,
             cooldown_s: self.cooldown,
             seed: self.seed,
             align_bytes: self.align.unwrap_or(min_bs),
@@ -201,16 +158,12 @@ impl RunArgs {
             direct: !self.buffered,
             write_through: self.write_through,
             fsync_every: self.fsync_every,
-            engine: self.engine,
-            allow_overwrite: self.allow_overwrite,
+            allow_overwrite: self.safety.allow_overwrite,
             bs_split: split,
             burst: self.burst,
-            submit: self.submit.mode(),
-            until_stable: None,
-            compressible_pct: 0,
-            dedupe_pct: 0,
+            ..JobSpec::default()
         };
-        let mut spec = spec;
+        self.engine.apply(&mut spec);
         self.sure.apply(&mut spec);
         self.data.apply(&mut spec);
         spec.validate()?;
@@ -221,7 +174,7 @@ impl RunArgs {
 pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
     args.save.check()?;
-    let say = args.output == OutputFormat::Text;
+    let say = args.output.is_text();
     let r = session("run", Some(&args.sure), &args.save, |s| {
         for tests in s.repeated(std::slice::from_ref(&spec), 1, say)? {
             s.run.tests.extend(tests);
@@ -229,7 +182,7 @@ pub fn run(args: RunArgs) -> Result<Exit> {
         s.check_each_class();
         Ok(())
     })?;
-    let code = finish(&r, args.output, || {
+    let code = finish(&r, args.output.output, || {
         let mut text = r
             .tests
             .iter()

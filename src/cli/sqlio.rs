@@ -7,11 +7,13 @@ use iocap_model::{parse_duration, RunResult};
 use iocap_sqlio::{ms_buckets, parse_args, parse_batch, render_header, render_summary, SqlioCall};
 
 use super::execute::{finish, session};
+use super::flags::{OutputArg, OutputFormat};
 use super::save::SaveArgs;
 use super::signals::interrupted;
-use super::{print_stdout, Exit, OutputFormat};
+use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |a| a.help("Output format for each test")))]
 pub struct BatchArgs {
     /// The batch file (.bat/.cmd) holding `sqlio` or `call sqlio` lines
     pub file: String,
@@ -21,9 +23,8 @@ pub struct BatchArgs {
     /// Check every line and show the tests without running them
     #[arg(long)]
     pub dry_run: bool,
-    /// Output format for each test
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 
     /// Each call is saved as its own run as soon as it ends; --html writes one report of all
     #[command(flatten)]
@@ -176,7 +177,7 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
     let mut worst = Exit::Ok;
     let mut runs = Vec::new();
     for (l, call) in &calls {
-        if args.output == OutputFormat::Text || args.dry_run {
+        if args.output.is_text() || args.dry_run {
             eprintln!(
                 "== {} line {}: sqlio {}",
                 args.file,
@@ -188,7 +189,7 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
             print_stdout(&render_header(call));
             continue;
         }
-        let (code, run) = run_call(call, args.output, &args.save)?;
+        let (code, run) = run_call(call, args.output.output, &args.save)?;
         runs.push(run);
         if code != Exit::Ok {
             worst = code;

@@ -10,10 +10,11 @@ use iocap_session::{load_suite, Session, SuiteEnd, SuiteRun, SuiteStep};
 
 use super::args::{duration_arg, size_arg};
 use super::execute::{new_run, tests_text};
+use super::flags::{OutputArg, OutputFormat, SafetyArgs};
 use super::roles::RoleDirs;
 use super::save::{open_existing_store, SaveArgs};
 use super::sure::SureArgs;
-use super::{print_stdout, Exit, OutputFormat};
+use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
@@ -49,11 +50,10 @@ pub struct SuiteRunArgs {
     /// Continue a stopped suite run, skipping the tests it finished
     #[arg(long, value_name = "RUN")]
     pub resume: Option<String>,
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub output: OutputArg,
     #[command(flatten)]
     pub sure: SureArgs,
     #[command(flatten)]
@@ -116,7 +116,7 @@ fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
                 spec.duration_s = d;
                 spec.warmup_s = spec.warmup_s.min(d);
             }
-            spec.allow_overwrite = a.allow_overwrite;
+            spec.allow_overwrite = a.safety.allow_overwrite;
             a.sure.apply(&mut spec);
             (w.role.clone(), spec)
         })
@@ -163,7 +163,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         Session::new(run, exec.as_mut()).repeating(a.sure.repeat, a.sure.repeat_pause);
     let end = plan.run(&mut session, |run, first_new| {
         a.save.save_progress(run)?;
-        if a.output == OutputFormat::Text {
+        if a.output.is_text() {
             let text = tests_text(&run.tests[first_new..]) + "\n";
             print_stdout(&iocap_report::fmt::printable_lines(&text));
         }
@@ -188,13 +188,13 @@ fn resumed(a: &SuiteRunArgs, id: &str, suite: &str) -> Result<RunResult> {
 }
 
 fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Result<Exit> {
-    match a.output {
-        OutputFormat::Json => print_stdout(&iocap_report::json(run)),
-        OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+    match a.output.output {
         OutputFormat::Text if !run.repeats.is_empty() => {
             print_stdout(&iocap_report::text::render_repeats(&run.repeats));
         }
         OutputFormat::Text => {}
+        OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+        _ => print_stdout(&iocap_report::json(run)),
     }
     a.save.write_html(std::slice::from_ref(run))?;
     if !super::ranks::is_root() {

@@ -1,0 +1,266 @@
+//! The flags many commands share, each declared once as a clap `Args` group and flattened into
+//! the commands that take it: safety (`--allow-overwrite`), output (`--output`, one
+//! [`OutputFormat`]), timing (`--duration`, `--warmup`, `--step-duration`), engine (`--engine`,
+//! `--submit`) and data shape (`--compressible`, `--dedupe`). The store's flags are
+//! [`super::save`]'s. A command whose wording or default differs says so with
+//! `#[command(mut_arg(..))]`; the name, the value parsing and the field stay the ones here.
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Arg, Args};
+use iocap_model::{EngineChoice, JobSpec, SubmitMode};
+
+use super::args::{duration_arg, engine_arg};
+
+/// `--allow-overwrite`: the one way past the refusal to write what iocap did not create.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SafetyArgs {
+    /// Permit writes to files and devices iocap did not create (destroys their contents)
+    #[arg(long)]
+    pub allow_overwrite: bool,
+}
+
+/// What a command prints (or `export` and `report` write): the one format enum. Each command
+/// offers some of them ([`Formats`]); the others are refused by clap as unknown values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Text,
+    Json,
+    Csv,
+    Markdown,
+    Html,
+}
+
+/// The formats one command offers, each with the words its `--help` gives it.
+#[derive(Debug, Clone, Copy)]
+pub struct Formats(&'static [(OutputFormat, &'static str, &'static str)]);
+
+impl Formats {
+    /// The measuring commands and `show`: tables, the JSON contract, CSV.
+    pub const MEASURED: Formats = Formats(&[
+        (OutputFormat::Text, "text", "Tables for people"),
+        (
+            OutputFormat::Json,
+            "json",
+            "The JSON result contract, alone on stdout",
+        ),
+        (OutputFormat::Csv, "csv", "One row per test and scope"),
+    ]);
+    /// Lists and checks (history, compare, baseline show, audit, monitor): a table or JSON.
+    pub const LISTED: Formats = Formats(&[
+        (OutputFormat::Text, "text", "A table for people"),
+        (OutputFormat::Json, "json", "JSON for scripts"),
+    ]);
+    /// `verify`: a summary or the JSON contract.
+    pub const VERIFY: Formats = Formats(&[
+        (
+            OutputFormat::Text,
+            "text",
+            "A summary and the first failures, for people",
+        ),
+        (
+            OutputFormat::Json,
+            "json",
+            "The JSON result contract, alone on stdout",
+        ),
+    ]);
+    /// `export --format`: files for other tools and people (`md` is markdown).
+    pub const EXPORT: Formats = Formats(&[
+        (
+            OutputFormat::Json,
+            "json",
+            "The result JSON (one run: the object `iocap run --output json` prints; several: an \
+             array)",
+        ),
+        (
+            OutputFormat::Csv,
+            "csv",
+            "One row per test, scope and target, one header",
+        ),
+        (
+            OutputFormat::Markdown,
+            "markdown",
+            "Tables for a ticket or an e-mail to the storage vendor (also: md)",
+        ),
+    ]);
+    /// `report --format`: HTML only.
+    pub const REPORT: Formats =
+        Formats(&[(OutputFormat::Html, "html", "One self-contained HTML file")]);
+
+    fn values(self) -> impl Iterator<Item = (OutputFormat, PossibleValue)> {
+        self.0.iter().map(|&(f, name, help)| {
+            let v = PossibleValue::new(name).help(help);
+            (
+                f,
+                if f == OutputFormat::Markdown {
+                    v.alias("md")
+                } else {
+                    v
+                },
+            )
+        })
+    }
+}
+
+impl TypedValueParser for Formats {
+    type Value = OutputFormat;
+
+    /// Clap's own check of the names offered (its error lists them), then the format named.
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<OutputFormat, clap::Error> {
+        let name =
+            PossibleValuesParser::new(self.values().map(|(_, p)| p)).parse_ref(cmd, arg, value)?;
+        let ignore_case = arg.is_some_and(Arg::is_ignore_case_set);
+        Ok(self
+            .values()
+            .find(|(_, p)| p.matches(&name, ignore_case))
+            .map_or(OutputFormat::Text, |(f, _)| f))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.values().map(|(_, p)| p)))
+    }
+}
+
+/// `--output` (also `--format`): text, json or csv unless the command says otherwise.
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputArg {
+    #[arg(long, visible_alias = "format", value_parser = Formats::MEASURED, default_value = "text")]
+    pub output: OutputFormat,
+}
+
+impl OutputArg {
+    pub fn is_text(&self) -> bool {
+        self.output == OutputFormat::Text
+    }
+}
+
+/// For `mut_arg("output", listed)`: a table or JSON.
+pub fn listed(a: Arg) -> Arg {
+    a.value_parser(Formats::LISTED)
+}
+
+/// `--duration`: the measured time of each test.
+#[derive(Args, Debug, Clone)]
+pub struct DurationArg {
+    /// Measured time of each test
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    pub duration: f64,
+}
+
+/// `--warmup`: the unmeasured time before each test or step.
+#[derive(Args, Debug, Clone)]
+pub struct WarmupArg {
+    /// Unmeasured time before each test
+    #[arg(long, default_value = "2s", value_parser = duration_arg)]
+    pub warmup: f64,
+}
+
+/// `--duration` and `--warmup` together.
+#[derive(Args, Debug, Clone)]
+pub struct TimingArgs {
+    #[command(flatten)]
+    pub duration: DurationArg,
+    #[command(flatten)]
+    pub warmup: WarmupArg,
+}
+
+/// `--step-duration`: the measured time of each step of a sweep.
+#[derive(Args, Debug, Clone)]
+pub struct StepDurationArg {
+    /// Measured time of each step
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    pub step_duration: f64,
+}
+
+/// `--engine`.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArg {
+    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
+    #[arg(long, default_value = "auto", value_parser = engine_arg)]
+    pub engine: EngineChoice,
+}
+
+/// `--submit`: when io_uring I/Os reach the kernel.
+#[derive(Args, Debug, Clone)]
+pub struct SubmitFlag {
+    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
+    /// freed by one reap together: least CPU) or each (every I/O at once, as fio does)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
+    pub submit: SubmitArg,
+}
+
+/// `--submit`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SubmitArg {
+    /// Try both in the warm-up, alternating in 100 ms slices, and keep the faster
+    Auto,
+    /// The I/Os freed by one reap together, in the io_uring_enter that waits
+    Batch,
+    /// Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)
+    Each,
+}
+
+impl SubmitFlag {
+    pub fn mode(&self) -> SubmitMode {
+        match self.submit {
+            SubmitArg::Auto => SubmitMode::Auto,
+            SubmitArg::Batch => SubmitMode::Batch,
+            SubmitArg::Each => SubmitMode::Each,
+        }
+    }
+}
+
+/// `--engine` and `--submit` together.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    #[command(flatten)]
+    pub engine: EngineArg,
+    #[command(flatten)]
+    pub submit: SubmitFlag,
+}
+
+impl EngineArgs {
+    /// Sets the engine and the submission mode on `spec`.
+    pub fn apply(&self, spec: &mut JobSpec) {
+        spec.engine = self.engine.engine;
+        spec.submit = self.submit.mode();
+    }
+}
+
+/// What written data looks like (`--compressible`, `--dedupe`), shared by the commands that
+/// write.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DataShapeArgs {
+    /// Share of each 4 KiB block written that is zeros, so a compressor saves about this much
+    /// (fio's buffer_compress_percentage); 0 is incompressible
+    #[arg(long, value_name = "PCT", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compressible: u8,
+
+    /// Share of the 4 KiB blocks written that duplicate other blocks (fio's
+    /// dedupe_percentage); 0 makes every block unique
+    #[arg(long, value_name = "PCT", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub dedupe: u8,
+}
+
+impl DataShapeArgs {
+    pub fn apply(&self, spec: &mut JobSpec) {
+        spec.compressible_pct = self.compressible;
+        spec.dedupe_pct = self.dedupe;
+    }
+}
+
+/// How bad a verdict or check must be for `--fail-on` to exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when any line is WARN or FAIL
+    Warn,
+    /// Exit 1 when any line is FAIL
+    Fail,
+}
