@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
-use iocap_audit::{AuditOptions, Root, Severity};
+use iocap_audit::{AuditOptions, DbFamily, Root};
 
 use super::args::size_arg;
 use super::flags::{listed, FailOn, OutputArg};
@@ -47,13 +47,14 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
             missing.display()
         );
     }
-    if let Some(p) = &a.profile {
-        if !["sqlserver", "postgres", "mysql", "oracle"].contains(&p.as_str()) {
-            anyhow::bail!("--profile '{p}': use sqlserver, postgres, mysql or oracle");
-        }
-    }
+    let profile = match &a.profile {
+        Some(p) => Some(DbFamily::parse(p).with_context(|| {
+            format!("--profile '{p}': use sqlserver, postgres, mysql or oracle")
+        })?),
+        None => None,
+    };
     let opts = AuditOptions {
-        profile: a.profile.clone(),
+        profile,
         stripe_unit_bytes: a.stripe_unit,
         db_size_bytes: a.db_size,
     };
@@ -65,11 +66,6 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
     } else {
         print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"));
     }
-    let has = |s: Severity| report.checks.iter().any(|c| c.severity == s);
-    let failed = match a.fail_on {
-        Some(FailOn::Fail) => has(Severity::Fail),
-        Some(FailOn::Warn) => has(Severity::Fail) || has(Severity::Warn),
-        None => false,
-    };
+    let failed = FailOn::trips(a.fail_on, report.checks.iter().map(|c| c.severity));
     Ok(if failed { Exit::CheckFailed } else { Exit::Ok })
 }

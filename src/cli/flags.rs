@@ -7,7 +7,7 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, Args};
-use iocap_model::{EngineChoice, JobSpec, SubmitMode};
+use iocap_model::{EngineChoice, JobSpec, Severity, SubmitMode};
 
 use super::args::{duration_arg, engine_arg};
 
@@ -31,99 +31,127 @@ pub enum OutputFormat {
     Html,
 }
 
-/// The formats one command offers, each with the words its `--help` gives it.
-#[derive(Debug, Clone, Copy)]
-pub struct Formats(&'static [(OutputFormat, &'static str, &'static str)]);
+/// One value a flag offers: the enum's value, its name on the command line, the words `--help`
+/// gives it, and another name it takes (`md` for markdown).
+#[derive(Debug)]
+pub struct Choice<T: 'static>(T, &'static str, &'static str, Option<&'static str>);
 
-impl Formats {
-    /// The measuring commands and `show`: tables, the JSON contract, CSV.
-    pub const MEASURED: Formats = Formats(&[
-        (OutputFormat::Text, "text", "Tables for people"),
-        (
-            OutputFormat::Json,
-            "json",
-            "The JSON result contract, alone on stdout",
-        ),
-        (OutputFormat::Csv, "csv", "One row per test and scope"),
-    ]);
-    /// Lists and checks (history, compare, baseline show, audit, monitor): a table or JSON.
-    pub const LISTED: Formats = Formats(&[
-        (OutputFormat::Text, "text", "A table for people"),
-        (OutputFormat::Json, "json", "JSON for scripts"),
-    ]);
-    /// `verify`: a summary or the JSON contract.
-    pub const VERIFY: Formats = Formats(&[
-        (
-            OutputFormat::Text,
-            "text",
-            "A summary and the first failures, for people",
-        ),
-        (
-            OutputFormat::Json,
-            "json",
-            "The JSON result contract, alone on stdout",
-        ),
-    ]);
-    /// `export --format`: files for other tools and people (`md` is markdown).
-    pub const EXPORT: Formats = Formats(&[
-        (
-            OutputFormat::Json,
-            "json",
-            "The result JSON (one run: the object `iocap run --output json` prints; several: an \
-             array)",
-        ),
-        (
-            OutputFormat::Csv,
-            "csv",
-            "One row per test, scope and target, one header",
-        ),
-        (
-            OutputFormat::Markdown,
-            "markdown",
-            "Tables for a ticket or an e-mail to the storage vendor (also: md)",
-        ),
-    ]);
-    /// `report --format`: HTML only.
-    pub const REPORT: Formats =
-        Formats(&[(OutputFormat::Html, "html", "One self-contained HTML file")]);
+impl<T> Choice<T> {
+    pub const fn new(value: T, name: &'static str, help: &'static str) -> Self {
+        Choice(value, name, help, None)
+    }
+    pub const fn aliased(
+        value: T,
+        name: &'static str,
+        help: &'static str,
+        alias: &'static str,
+    ) -> Self {
+        Choice(value, name, help, Some(alias))
+    }
+}
 
-    fn values(self) -> impl Iterator<Item = (OutputFormat, PossibleValue)> {
-        self.0.iter().map(|&(f, name, help)| {
-            let v = PossibleValue::new(name).help(help);
-            (
-                f,
-                if f == OutputFormat::Markdown {
-                    v.alias("md")
-                } else {
-                    v
-                },
-            )
+/// The values one command's flag offers, as a clap value parser: one enum (the output format,
+/// the database family) behind the flags of several commands, each offering some of its
+/// values or describing them in its own words. A value not offered is clap's usual error.
+#[derive(Debug)]
+pub struct Choices<T: 'static>(pub &'static [Choice<T>]);
+
+impl<T> Clone for Choices<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Choices<T> {}
+
+impl<T: Copy> Choices<T> {
+    fn values(self) -> impl Iterator<Item = (T, PossibleValue)> {
+        self.0.iter().map(|Choice(v, name, help, alias)| {
+            let p = PossibleValue::new(*name).help(*help);
+            (*v, if let Some(a) = alias { p.alias(*a) } else { p })
         })
     }
 }
 
-impl TypedValueParser for Formats {
-    type Value = OutputFormat;
+impl<T: Copy + Send + Sync + 'static> TypedValueParser for Choices<T> {
+    type Value = T;
 
-    /// Clap's own check of the names offered (its error lists them), then the format named.
+    /// Clap's own check of the names offered (its error lists them), then the value named.
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<OutputFormat, clap::Error> {
+    ) -> Result<T, clap::Error> {
         let name =
             PossibleValuesParser::new(self.values().map(|(_, p)| p)).parse_ref(cmd, arg, value)?;
         let ignore_case = arg.is_some_and(Arg::is_ignore_case_set);
-        Ok(self
-            .values()
-            .find(|(_, p)| p.matches(&name, ignore_case))
-            .map_or(OutputFormat::Text, |(f, _)| f))
+        let found = self.values().find(|(_, p)| p.matches(&name, ignore_case));
+        Ok(found.map(|(v, _)| v).unwrap_or(self.0[0].0))
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         Some(Box::new(self.values().map(|(_, p)| p)))
     }
+}
+
+/// The output formats a command offers.
+pub type Formats = Choices<OutputFormat>;
+
+impl Formats {
+    /// The measuring commands and `show`: tables, the JSON contract, CSV.
+    pub const MEASURED: Formats = Choices(&[
+        Choice::new(OutputFormat::Text, "text", "Tables for people"),
+        Choice::new(
+            OutputFormat::Json,
+            "json",
+            "The JSON result contract, alone on stdout",
+        ),
+        Choice::new(OutputFormat::Csv, "csv", "One row per test and scope"),
+    ]);
+    /// Lists and checks (history, compare, baseline show, audit, monitor): a table or JSON.
+    pub const LISTED: Formats = Choices(&[
+        Choice::new(OutputFormat::Text, "text", "A table for people"),
+        Choice::new(OutputFormat::Json, "json", "JSON for scripts"),
+    ]);
+    /// `verify`: a summary or the JSON contract.
+    pub const VERIFY: Formats = Choices(&[
+        Choice::new(
+            OutputFormat::Text,
+            "text",
+            "A summary and the first failures, for people",
+        ),
+        Choice::new(
+            OutputFormat::Json,
+            "json",
+            "The JSON result contract, alone on stdout",
+        ),
+    ]);
+    /// `export --format`: files for other tools and people.
+    pub const EXPORT: Formats = Choices(&[
+        Choice::new(
+            OutputFormat::Json,
+            "json",
+            "The result JSON (one run: the object `iocap run --output json` prints; several: an \
+             array)",
+        ),
+        Choice::new(
+            OutputFormat::Csv,
+            "csv",
+            "One row per test, scope and target, one header",
+        ),
+        Choice::aliased(
+            OutputFormat::Markdown,
+            "markdown",
+            "Tables for a ticket or an e-mail to the storage vendor (also: md)",
+            "md",
+        ),
+    ]);
+    /// `report --format`: HTML only.
+    pub const REPORT: Formats = Choices(&[Choice::new(
+        OutputFormat::Html,
+        "html",
+        "One self-contained HTML file",
+    )]);
 }
 
 /// `--output` (also `--format`): text, json or csv unless the command says otherwise.
@@ -263,4 +291,11 @@ pub enum FailOn {
     Warn,
     /// Exit 1 when any line is FAIL
     Fail,
+}
+
+impl FailOn {
+    /// Whether `--fail-on` (if given) trips on any of `found`.
+    pub fn trips(fail_on: Option<FailOn>, mut found: impl Iterator<Item = Severity>) -> bool {
+        fail_on.is_some_and(|f| found.any(|s| s.fails(f == FailOn::Warn)))
+    }
 }

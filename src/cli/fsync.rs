@@ -1,38 +1,43 @@
 //! `iocap fsync`: the ways of making a log write durable, compared at queue depth 1 per write
-//! size, as pg_test_fsync does (see docs/fsync.md).
-
-use std::io::IsTerminal;
+//! size, as pg_test_fsync does (see docs/fsync.md). The flags become an
+//! [`iocap_fsync::Request`], which fills in the defaults.
 
 use anyhow::{bail, Result};
-use clap::{Args, ValueEnum};
-use iocap_fsync::{Method, Offsets, Plan, Profile, DEFAULT_SIZES, QUICK_SIZES};
+use clap::Args;
+use iocap_fsync::{DbFamily, Method, Offsets, Request};
 
 use super::args::duration_arg;
 use super::execute::{finish, new_run};
-use super::flags::{OutputArg, OutputFormat, SafetyArgs};
+use super::flags::{Choice, Choices, OutputArg, OutputFormat, SafetyArgs};
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
 use super::Exit;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProfileArg {
-    /// wal_sync_method
-    Postgres,
-    /// FUA or forced flush on Linux
-    Sqlserver,
-    /// innodb_flush_method
-    Mysql,
-    /// filesystemio_options
-    Oracle,
-}
+/// `--profile`: the family, with the setting each one's recommendation is about.
+const FAMILIES: Choices<DbFamily> = Choices(&[
+    Choice::new(DbFamily::Postgres, "postgres", "wal_sync_method"),
+    Choice::new(
+        DbFamily::Sqlserver,
+        "sqlserver",
+        "FUA or forced flush on Linux",
+    ),
+    Choice::new(DbFamily::Mysql, "mysql", "innodb_flush_method"),
+    Choice::new(DbFamily::Oracle, "oracle", "filesystemio_options"),
+]);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OffsetsArg {
-    /// Rewrite offset 0 every time, as pg_test_fsync does
-    Same,
-    /// Walk through the 16 MiB file, wrapping at its end
-    Cycle,
-}
+/// `--offsets`.
+const OFFSETS: Choices<Offsets> = Choices(&[
+    Choice::new(
+        Offsets::Same,
+        "same",
+        "Rewrite offset 0 every time, as pg_test_fsync does",
+    ),
+    Choice::new(
+        Offsets::Cycle,
+        "cycle",
+        "Walk through the 16 MiB file, wrapping at its end",
+    ),
+]);
 
 /// A parsed `--sizes` (a newtype: clap would take a bare Vec for a repeated flag).
 #[derive(Debug, Clone)]
@@ -79,12 +84,12 @@ pub struct FsyncArgs {
     pub quick: bool,
 
     /// Where each write goes: same (offset 0, as pg_test_fsync) or cycle
-    #[arg(long, value_enum, default_value_t = OffsetsArg::Same)]
-    pub offsets: OffsetsArg,
+    #[arg(long, value_parser = OFFSETS, default_value = "same")]
+    pub offsets: Offsets,
 
     /// The database family to recommend settings for
-    #[arg(long, value_enum, default_value_t = ProfileArg::Postgres)]
-    pub profile: ProfileArg,
+    #[arg(long, value_parser = FAMILIES, default_value = "postgres")]
+    pub profile: DbFamily,
 
     #[command(flatten)]
     pub safety: SafetyArgs,
@@ -100,63 +105,22 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     if args.output.output == OutputFormat::Csv {
         bail!("iocap fsync prints text or json; --output csv is not offered");
     }
-    if std::fs::symlink_metadata(&args.target).is_err() {
-        bail!(
-            "{}: no such directory, file or device; give the directory the test file goes in \
-             (it is created there as {}), or a test file or device that exists",
-            args.target,
-            iocap_fsync::DEFAULT_FILE
-        );
-    }
-    let duration_s = args.duration.unwrap_or(if args.quick { 1.0 } else { 2.0 });
-    if !(duration_s > 0.0 && duration_s <= 3600.0) {
-        bail!("--duration must be more than 0 s and at most an hour per point");
-    }
-    let sizes = args.sizes.clone().map(|s| s.0).unwrap_or_else(|| {
-        if args.quick {
-            QUICK_SIZES.to_vec()
-        } else {
-            DEFAULT_SIZES.to_vec()
-        }
-    });
-    let plan = Plan {
-        target: args.target.clone().into(),
-        sizes,
-        methods: args
-            .methods
-            .clone()
-            .map_or_else(|| Method::ALL.to_vec(), |m| m.0),
-        duration_s,
-        offsets: match args.offsets {
-            OffsetsArg::Same => Offsets::Same,
-            OffsetsArg::Cycle => Offsets::Cycle,
-        },
-        profile: match args.profile {
-            ProfileArg::Postgres => Profile::Postgres,
-            ProfileArg::Sqlserver => Profile::Sqlserver,
-            ProfileArg::Mysql => Profile::Mysql,
-            ProfileArg::Oracle => Profile::Oracle,
-        },
+    let plan = Request {
+        target: args.target.clone(),
+        sizes: args.sizes.clone().map(|s| s.0),
+        methods: args.methods.clone().map(|m| m.0),
+        duration_s: args.duration,
+        quick: args.quick,
+        offsets: args.offsets,
+        profile: args.profile,
         allow_overwrite: args.safety.allow_overwrite,
-    };
+    }
+    .plan()?;
     args.save.check()?;
     let mut run = new_run("fsync");
-    let live = std::io::stderr().is_terminal();
-    let total = plan.sizes.len() * plan.methods.len();
-    let mut n = 0;
-    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| {
-        n += 1;
-        if live {
-            eprint!(
-                "\r\x1b[2Kiocap fsync: {} {} ({n}/{total})",
-                m.label(),
-                iocap_model::format_bytes(size)
-            );
-        }
-    });
-    if live {
-        eprint!("\r\x1b[2K");
-    }
+    let mut line = super::progress::PointLine::new(plan.sizes.len() * plan.methods.len());
+    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| line.next(m, size));
+    drop(line);
     let outcome = match outcome {
         Ok(o) => o,
         Err(e) if super::signals::interrupted() => {

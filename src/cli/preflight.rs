@@ -7,8 +7,8 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use iocap_assess::{DeviceClass, Expectations, Guidelines};
-use iocap_model::{parse_duration, Verdict};
+use iocap_assess::{Expectations, Guidelines};
+use iocap_model::{parse_duration, DeviceClass};
 use iocap_session::{load_profile, PreflightConfig, PreflightScan, Timing};
 
 use super::args::size_arg;
@@ -136,7 +136,7 @@ fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
         None => None,
     };
     let timing = timing(a)?;
-    let (roles, sure) = (a.roles.clone(), a.sure.clone());
+    let (places, sure) = (a.roles.places(), a.sure.clone());
     Ok(PreflightConfig {
         profile,
         guidelines,
@@ -149,7 +149,7 @@ fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
         default_size_bytes: default_size(a.quick),
         timing,
         allow_overwrite: a.safety.allow_overwrite,
-        role_target: Box::new(move |r| roles.target(r)),
+        role_target: Box::new(move |r| places.target(r)),
         tune: Box::new(move |s| sure.apply(s)),
     })
 }
@@ -164,16 +164,8 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     })?;
     let code = finish(&run, a.output.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
-    let worst = |v: Verdict| {
-        run.preflight
-            .as_ref()
-            .is_some_and(|p| p.rows.iter().any(|r| r.verdict == v))
-    };
-    let check_failed = match a.fail_on {
-        Some(FailOn::Fail) => worst(Verdict::Fail),
-        Some(FailOn::Warn) => worst(Verdict::Fail) || worst(Verdict::Warn),
-        None => false,
-    };
+    let rows = run.preflight.iter().flat_map(|p| &p.rows);
+    let check_failed = FailOn::trips(a.fail_on, rows.map(|r| r.verdict.severity()));
     Ok(if code == Exit::Ok && check_failed {
         Exit::CheckFailed
     } else {

@@ -170,3 +170,43 @@ impl iocap_session::Progress for Terminal {
         eprintln!("{}", super::width::fit(&line, super::width::columns() - 1));
     }
 }
+
+/// The line `iocap fsync` keeps while it measures: the point and how many of the total, on a
+/// terminal only; cleared when dropped.
+pub struct PointLine {
+    live: bool,
+    n: usize,
+    total: usize,
+}
+
+impl PointLine {
+    pub fn new(total: usize) -> Self {
+        Self {
+            live: stderr_is_terminal(),
+            n: 0,
+            total,
+        }
+    }
+
+    /// The next point: method `m` at `size` bytes.
+    pub fn next(&mut self, m: iocap_fsync::Method, size: u64) {
+        self.n += 1;
+        if self.live {
+            eprint!(
+                "\r\x1b[2Kiocap fsync: {} {} ({}/{})",
+                m.label(),
+                iocap_model::format_bytes(size),
+                self.n,
+                self.total
+            );
+        }
+    }
+}
+
+impl Drop for PointLine {
+    fn drop(&mut self) {
+        if self.live {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}

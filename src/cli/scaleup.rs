@@ -5,13 +5,12 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
-use iocap_session::ScaleupSpec;
+use iocap_model::{JobSpec, Role, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_session::{RolePlaces, ScaleupSpec};
 
 use super::args::{rw_arg, size_arg};
 use super::execute::{finish, run_text, session};
 use super::flags::{EngineArgs, OutputArg, SafetyArgs, TimingArgs};
-use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::Exit;
 
@@ -52,11 +51,11 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         .volumes
         .iter()
         .map(|v| {
-            RoleDirs {
+            RolePlaces {
                 data: Some(v.into()),
                 ..Default::default()
             }
-            .target("data")
+            .target(Role::Data)
         })
         .collect();
     let mut spec = ScaleupSpec {

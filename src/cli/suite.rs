@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use iocap_model::{JobSpec, RunResult, SuiteInfo, TargetSpec};
+use iocap_model::{JobSpec, Role, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 use iocap_session::{load_suite, Session, SuiteEnd, SuiteRun, SuiteStep};
 
@@ -98,7 +98,7 @@ pub fn suite(a: SuiteArgs) -> Result<Exit> {
 }
 
 /// The specs of one planned test, with targets and the command line's overrides filled in.
-fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
+fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(Role, JobSpec)> {
     t.workloads
         .iter()
         .map(|w| {
@@ -108,7 +108,7 @@ fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
             } else {
                 t.name.clone()
             };
-            spec.targets = vec![TargetSpec::new(a.roles.target(&w.role))];
+            spec.targets = vec![TargetSpec::new(a.roles.places().target(w.role))];
             if let Some(size) = a.size {
                 spec.size_bytes = size;
             }
@@ -118,7 +118,7 @@ fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
             }
             spec.allow_overwrite = a.safety.allow_overwrite;
             a.sure.apply(&mut spec);
-            (w.role.clone(), spec)
+            (w.role, spec)
         })
         .collect()
 }

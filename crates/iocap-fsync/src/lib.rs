@@ -10,11 +10,14 @@
 pub mod analyse;
 pub mod measure;
 pub mod method;
+mod request;
 
 use thiserror::Error;
 
+pub use iocap_model::DbFamily;
 pub use measure::{resolve_target, run, Outcome, Plan, DEFAULT_FILE, FILE_SIZE};
 pub use method::Method;
+pub use request::Request;
 
 /// Where the writes of one point go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,27 +34,6 @@ impl Offsets {
         match self {
             Offsets::Same => "same",
             Offsets::Cycle => "cycle",
-        }
-    }
-}
-
-/// The database family a recommendation is written for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Profile {
-    #[default]
-    Postgres,
-    Sqlserver,
-    Mysql,
-    Oracle,
-}
-
-impl Profile {
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Postgres => "postgres",
-            Profile::Sqlserver => "sqlserver",
-            Profile::Mysql => "mysql",
-            Profile::Oracle => "oracle",
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod assess;
 pub mod cachescan;
 pub mod cost;
+pub mod domain;
 pub mod fixture;
 pub mod flags;
 pub mod fsync;
@@ -26,6 +27,7 @@ pub mod verify;
 pub use assess::*;
 pub use cachescan::*;
 pub use cost::*;
+pub use domain::*;
 pub use flags::*;
 pub use fsync::*;
 pub use os::*;

@@ -6,14 +6,14 @@
 use std::collections::HashSet;
 
 use anyhow::Result;
-use iocap_model::{JobSpec, RunResult};
+use iocap_model::{JobSpec, Role, RunResult};
 
 use crate::session::Session;
 
 /// One test of a suite: its workloads, each with its role, run together.
 pub struct SuiteStep {
     pub name: String,
-    pub specs: Vec<(String, JobSpec)>,
+    pub specs: Vec<(Role, JobSpec)>,
 }
 
 /// A suite, planned: its name, its tests and the pause between them.
@@ -73,10 +73,10 @@ impl SuiteRun {
             s.exec
                 .label(&format!("{} (test {} of {n})", step.name, i + 1));
             let first_new = s.run.tests.len();
-            let specs: Vec<(Option<String>, JobSpec)> = step
+            let specs: Vec<(Option<Role>, JobSpec)> = step
                 .specs
                 .iter()
-                .map(|(r, sp)| (Some(r.clone()), sp.clone()))
+                .map(|(r, sp)| (Some(*r), sp.clone()))
                 .collect();
             s.measure(&specs, Some(i as u32))?;
             s.run.repeats = iocap_assess::repeats(&s.run.tests);
