@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use iocap_engine::{FillObserver, LiveSample, Phase, RunObserver};
 
 use iocap_report::fmt;
+use iocap_report::terminal::{columns, fit};
 
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
@@ -47,7 +48,7 @@ impl FillObserver for FillBar {
         // the bar ({wide_bar}) takes what the name leaves of the terminal's width
         bar.set_message(format!(
             "writing test file {}",
-            super::width::fit(&path.display().to_string(), 28)
+            fit(&path.display().to_string(), 28)
         ));
         self.bar = Some(bar);
     }
@@ -104,7 +105,7 @@ impl LiveLine {
         if !self.tty {
             return;
         }
-        let line = super::width::fit(&format!("{}{what}", label()), super::width::columns() - 1);
+        let line = fit(&format!("{}{what}", label()), columns() - 1);
         eprint!("\r\x1b[2K{line}");
         let _ = std::io::stderr().flush();
         self.shown = true;
@@ -167,7 +168,7 @@ impl iocap_session::Progress for Terminal {
         } else {
             format!("iocap: {line}")
         };
-        eprintln!("{}", super::width::fit(&line, super::width::columns() - 1));
+        eprintln!("{}", fit(&line, columns() - 1));
     }
 }
 

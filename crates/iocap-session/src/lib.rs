@@ -45,4 +45,4 @@ pub use ranks::{merge_op, merge_test, merged_hist, place, RankPart};
 pub use saturate::{saturate, SaturateSpec};
 pub use scaleup::{scaleup, scaleup_hosts, ScaleupSpec};
 pub use session::{median_run, new_run, Session};
-pub use suite::{SuiteEnd, SuiteRun, SuiteStep};
+pub use suite::{SuiteEnd, SuiteOverrides, SuiteRun, SuiteStep};
