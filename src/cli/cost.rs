@@ -3,9 +3,9 @@
 //! test, with `/proc/stat` read on the engine's window edges; then the fitted model and the
 //! answers (IOPS per core, cores for a target, one 64K I/O against eight 8K). docs/cost.md.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use iocap_cost::{plan, Matrix, Questions};
+use iocap_cost::{Matrix, Questions};
 use iocap_model::{JobSpec, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{CostConfig, Session};
 
@@ -73,15 +73,6 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         (_, true) => Matrix::Full,
         _ => Matrix::Default,
     };
-    if a.qd == 0 || a.qd > iocap_model::MAX_QD {
-        bail!("--qd must be 1 to {}", iocap_model::MAX_QD);
-    }
-    for (flag, v) in [("--bs", a.bs), ("--mb-bs", a.mb_bs)] {
-        if v == 0 {
-            bail!("{flag} 0: the answers need a block size of at least one byte (e.g. 8K)");
-        }
-    }
-    let (points, notes) = plan(matrix, a.qd);
     let base = JobSpec {
         targets: vec![TargetSpec::new(
             a.target.clone().unwrap_or_else(|| DEFAULT_TARGET.into()),
@@ -93,23 +84,14 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         submit: a.submit.mode(),
         ..JobSpec::default()
     };
-    for p in &points {
-        p.spec(&base).validate()?;
-    }
-    a.save.check()?;
-
-    let c = CostConfig {
-        matrix,
-        points,
-        notes,
-        base,
-        questions: Questions {
-            bs_bytes: a.bs,
-            mb_bs_bytes: a.mb_bs,
-            target_iops: a.target_iops,
-            target_mb_s: a.target_mbps,
-        },
+    let questions = Questions {
+        bs_bytes: a.bs,
+        mb_bs_bytes: a.mb_bs,
+        target_iops: a.target_iops,
+        target_mb_s: a.target_mbps,
     };
+    let c = CostConfig::new(matrix, a.qd, base, questions)?;
+    a.save.check()?;
     let mut exec = engine();
     let mut run = new_run("cost");
     a.save.stamp(&mut run);

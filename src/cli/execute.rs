@@ -16,7 +16,7 @@ pub use iocap_session::new_run;
 /// The executor of this process: the engine, showing progress on the terminal, stopped by
 /// Ctrl-C.
 pub fn engine() -> EngineExecutor {
-    EngineExecutor::new(Box::new(Terminal), &INTERRUPTED)
+    EngineExecutor::new(Box::<Terminal>::default(), &INTERRUPTED)
 }
 
 /// Runs `flow` in a new session of `command` on the engine, with `--repeat`; the finished run

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::flags::{Formats, OutputFormat};
+use super::flags::{export_formats, report_formats, OutputFormat};
 use super::history::RunFilterArgs;
 use super::save::{open_existing_store, write_new_file, StoreArg};
 use super::{print_stdout, Exit};
@@ -41,7 +41,7 @@ pub struct ExportArgs {
     pub all: bool,
     #[command(flatten)]
     pub filter: RunFilterArgs,
-    #[arg(long, value_parser = Formats::EXPORT, default_value = "json")]
+    #[arg(long, value_parser = export_formats(), default_value = "json")]
     pub format: OutputFormat,
     /// Write to this new file instead of stdout
     #[arg(short, long, visible_alias = "out", value_name = "FILE", value_parser = out_file)]
@@ -89,7 +89,7 @@ pub struct ReportArgs {
     )]
     pub output: PathBuf,
     /// The report's format: HTML is the only one (for `export`'s formats use `iocap export`)
-    #[arg(long, value_parser = Formats::REPORT, default_value = "html")]
+    #[arg(long, value_parser = report_formats(), default_value = "html")]
     pub format: OutputFormat,
     /// Allow replacing an existing file
     #[arg(long)]

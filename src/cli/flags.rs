@@ -20,7 +20,7 @@ pub struct SafetyArgs {
 }
 
 /// What a command prints (or `export` and `report` write): the one format enum. Each command
-/// offers some of them ([`Formats`]); the others are refused by clap as unknown values.
+/// offers some of them (its list below); the others are refused by clap as unknown values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OutputFormat {
     #[default]
@@ -31,133 +31,93 @@ pub enum OutputFormat {
     Html,
 }
 
-/// One value a flag offers: the enum's value, its name on the command line, the words `--help`
-/// gives it, and another name it takes (`md` for markdown).
-#[derive(Debug)]
-pub struct Choice<T: 'static>(T, &'static str, &'static str, Option<&'static str>);
-
-impl<T> Choice<T> {
-    pub const fn new(value: T, name: &'static str, help: &'static str) -> Self {
-        Choice(value, name, help, None)
-    }
-    pub const fn aliased(
-        value: T,
-        name: &'static str,
-        help: &'static str,
-        alias: &'static str,
-    ) -> Self {
-        Choice(value, name, help, Some(alias))
-    }
-}
-
-/// The values one command's flag offers, as a clap value parser: one enum (the output format,
-/// the database family) behind the flags of several commands, each offering some of its
-/// values or describing them in its own words. A value not offered is clap's usual error.
-#[derive(Debug)]
-pub struct Choices<T: 'static>(pub &'static [Choice<T>]);
-
-impl<T> Clone for Choices<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Choices<T> {}
-
-impl<T: Copy> Choices<T> {
-    fn values(self) -> impl Iterator<Item = (T, PossibleValue)> {
-        self.0.iter().map(|Choice(v, name, help, alias)| {
-            let p = PossibleValue::new(*name).help(*help);
-            (*v, if let Some(a) = alias { p.alias(*a) } else { p })
+impl OutputFormat {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "text" => Self::Text,
+            "json" => Self::Json,
+            "csv" => Self::Csv,
+            "markdown" | "md" => Self::Markdown,
+            "html" => Self::Html,
+            _ => return None,
         })
     }
 }
 
-impl<T: Copy + Send + Sync + 'static> TypedValueParser for Choices<T> {
-    type Value = T;
-
-    /// Clap's own check of the names offered (its error lists them), then the value named.
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<T, clap::Error> {
-        let name =
-            PossibleValuesParser::new(self.values().map(|(_, p)| p)).parse_ref(cmd, arg, value)?;
-        let ignore_case = arg.is_some_and(Arg::is_ignore_case_set);
-        let found = self.values().find(|(_, p)| p.matches(&name, ignore_case));
-        Ok(found.map(|(v, _)| v).unwrap_or(self.0[0].0))
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(self.values().map(|(_, p)| p)))
-    }
+/// A flag's values as one command offers them, each `(name, the words --help gives it)`, a
+/// name with another after `|` taking both (`markdown|md`); `to` reads the name given. One enum
+/// (the output format, the database family) thus stands behind several commands' flags, each
+/// offering some of its values in its own words. A value not offered is clap's usual error.
+pub fn choices<T: Clone + Send + Sync + 'static>(
+    values: &'static [(&'static str, &'static str)],
+    to: fn(&str) -> Option<T>,
+) -> impl TypedValueParser<Value = T> {
+    let offered = values
+        .iter()
+        .map(|&(names, help)| match names.split_once('|') {
+            Some((name, alias)) => PossibleValue::new(name).alias(alias).help(help),
+            None => PossibleValue::new(names).help(help),
+        });
+    PossibleValuesParser::new(offered).map(move |s| to(&s).expect("clap offered it"))
 }
 
-/// The output formats a command offers.
-pub type Formats = Choices<OutputFormat>;
+/// The measuring commands and `show`: tables, the JSON contract, CSV.
+const MEASURED: &[(&str, &str)] = &[
+    ("text", "Tables for people"),
+    ("json", "The JSON result contract, alone on stdout"),
+    ("csv", "One row per test and scope"),
+];
+/// Lists and checks (history, compare, baseline show, audit, monitor): a table or JSON.
+const LISTED: &[(&str, &str)] = &[("text", "A table for people"), ("json", "JSON for scripts")];
+/// `verify`: a summary or the JSON contract.
+const VERIFY: &[(&str, &str)] = &[
+    ("text", "A summary and the first failures, for people"),
+    ("json", "The JSON result contract, alone on stdout"),
+];
+/// `export --format`: files for other tools and people.
+const EXPORT: &[(&str, &str)] = &[
+    (
+        "json",
+        "The result JSON (one run: the object `iocap run --output json` prints; several: an \
+         array)",
+    ),
+    ("csv", "One row per test, scope and target, one header"),
+    (
+        "markdown|md",
+        "Tables for a ticket or an e-mail to the storage vendor (also: md)",
+    ),
+];
 
-impl Formats {
-    /// The measuring commands and `show`: tables, the JSON contract, CSV.
-    pub const MEASURED: Formats = Choices(&[
-        Choice::new(OutputFormat::Text, "text", "Tables for people"),
-        Choice::new(
-            OutputFormat::Json,
-            "json",
-            "The JSON result contract, alone on stdout",
-        ),
-        Choice::new(OutputFormat::Csv, "csv", "One row per test and scope"),
-    ]);
-    /// Lists and checks (history, compare, baseline show, audit, monitor): a table or JSON.
-    pub const LISTED: Formats = Choices(&[
-        Choice::new(OutputFormat::Text, "text", "A table for people"),
-        Choice::new(OutputFormat::Json, "json", "JSON for scripts"),
-    ]);
-    /// `verify`: a summary or the JSON contract.
-    pub const VERIFY: Formats = Choices(&[
-        Choice::new(
-            OutputFormat::Text,
-            "text",
-            "A summary and the first failures, for people",
-        ),
-        Choice::new(
-            OutputFormat::Json,
-            "json",
-            "The JSON result contract, alone on stdout",
-        ),
-    ]);
-    /// `export --format`: files for other tools and people.
-    pub const EXPORT: Formats = Choices(&[
-        Choice::new(
-            OutputFormat::Json,
-            "json",
-            "The result JSON (one run: the object `iocap run --output json` prints; several: an \
-             array)",
-        ),
-        Choice::new(
-            OutputFormat::Csv,
-            "csv",
-            "One row per test, scope and target, one header",
-        ),
-        Choice::aliased(
-            OutputFormat::Markdown,
-            "markdown",
-            "Tables for a ticket or an e-mail to the storage vendor (also: md)",
-            "md",
-        ),
-    ]);
-    /// `report --format`: HTML only.
-    pub const REPORT: Formats = Choices(&[Choice::new(
-        OutputFormat::Html,
-        "html",
-        "One self-contained HTML file",
-    )]);
+/// The formats of the measuring commands and `show`.
+pub fn measured() -> impl TypedValueParser<Value = OutputFormat> {
+    choices(MEASURED, OutputFormat::parse)
+}
+/// `export --format`.
+pub fn export_formats() -> impl TypedValueParser<Value = OutputFormat> {
+    choices(EXPORT, OutputFormat::parse)
+}
+/// `report --format`: HTML only.
+pub fn report_formats() -> impl TypedValueParser<Value = OutputFormat> {
+    choices(
+        &[("html", "One self-contained HTML file")],
+        OutputFormat::parse,
+    )
+}
+/// For `mut_arg("output", listed)`: a table or JSON.
+pub fn listed(a: Arg) -> Arg {
+    a.value_parser(choices(LISTED, OutputFormat::parse))
+}
+/// For `mut_arg("output", verify_output)`: a summary or JSON, as `--output` only.
+pub fn verify_output(a: Arg) -> Arg {
+    a.value_parser(choices(VERIFY, OutputFormat::parse))
+        .visible_alias(None)
+        .help("Output format; json goes to stdout alone")
 }
 
 /// `--output` (also `--format`): text, json or csv unless the command says otherwise.
 #[derive(Args, Debug, Clone, Default)]
 pub struct OutputArg {
-    #[arg(long, visible_alias = "format", value_parser = Formats::MEASURED, default_value = "text")]
+    #[arg(long, visible_alias = "format", value_parser = measured(), default_value = "text")]
     pub output: OutputFormat,
 }
 
@@ -165,11 +125,6 @@ impl OutputArg {
     pub fn is_text(&self) -> bool {
         self.output == OutputFormat::Text
     }
-}
-
-/// For `mut_arg("output", listed)`: a table or JSON.
-pub fn listed(a: Arg) -> Arg {
-    a.value_parser(Formats::LISTED)
 }
 
 /// `--duration`: the measured time of each test.
@@ -269,7 +224,6 @@ pub struct DataShapeArgs {
     #[arg(long, value_name = "PCT", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=100))]
     pub compressible: u8,
-
     /// Share of the 4 KiB blocks written that duplicate other blocks (fio's
     /// dedupe_percentage); 0 makes every block unique
     #[arg(long, value_name = "PCT", default_value_t = 0,

@@ -7,37 +7,25 @@ use clap::Args;
 use iocap_fsync::{DbFamily, Method, Offsets, Request};
 
 use super::args::duration_arg;
-use super::execute::{finish, new_run};
-use super::flags::{Choice, Choices, OutputArg, OutputFormat, SafetyArgs};
+use super::execute::{finish, new_run, run_text};
+use super::flags::{choices, OutputArg, OutputFormat, SafetyArgs};
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
 use super::Exit;
 
 /// `--profile`: the family, with the setting each one's recommendation is about.
-const FAMILIES: Choices<DbFamily> = Choices(&[
-    Choice::new(DbFamily::Postgres, "postgres", "wal_sync_method"),
-    Choice::new(
-        DbFamily::Sqlserver,
-        "sqlserver",
-        "FUA or forced flush on Linux",
-    ),
-    Choice::new(DbFamily::Mysql, "mysql", "innodb_flush_method"),
-    Choice::new(DbFamily::Oracle, "oracle", "filesystemio_options"),
-]);
+const FAMILIES: &[(&str, &str)] = &[
+    ("postgres", "wal_sync_method"),
+    ("sqlserver", "FUA or forced flush on Linux"),
+    ("mysql", "innodb_flush_method"),
+    ("oracle", "filesystemio_options"),
+];
 
 /// `--offsets`.
-const OFFSETS: Choices<Offsets> = Choices(&[
-    Choice::new(
-        Offsets::Same,
-        "same",
-        "Rewrite offset 0 every time, as pg_test_fsync does",
-    ),
-    Choice::new(
-        Offsets::Cycle,
-        "cycle",
-        "Walk through the 16 MiB file, wrapping at its end",
-    ),
-]);
+const OFFSETS: &[(&str, &str)] = &[
+    ("same", "Rewrite offset 0 every time, as pg_test_fsync does"),
+    ("cycle", "Walk through the 16 MiB file, wrapping at its end"),
+];
 
 /// A parsed `--sizes` (a newtype: clap would take a bare Vec for a repeated flag).
 #[derive(Debug, Clone)]
@@ -65,38 +53,29 @@ pub struct FsyncArgs {
     /// An existing directory (DIR/iocap-fsync.testfile is created), test file, or block device
     #[arg(value_name = "TARGET", default_value = ".")]
     pub target: String,
-
     /// Write sizes, 512 B to 64K, comma-separated [default: 512,4K,8K,16K,64K; --quick: 8K,16K]
     #[arg(long, value_name = "SIZES", value_parser = sizes_arg)]
     pub sizes: Option<Sizes>,
-
     /// Methods to measure, in this order, comma-separated [default: all seven: fsync, fdatasync,
     /// o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync]
     #[arg(long, value_name = "METHODS", value_parser = methods_arg)]
     pub methods: Option<Methods>,
-
     /// Measured time per method and size [default: 2s; --quick: 1s]
     #[arg(long, value_parser = duration_arg)]
     pub duration: Option<f64>,
-
     /// 1 s per point, 8K and 16K only
     #[arg(long)]
     pub quick: bool,
-
     /// Where each write goes: same (offset 0, as pg_test_fsync) or cycle
-    #[arg(long, value_parser = OFFSETS, default_value = "same")]
+    #[arg(long, value_parser = choices(OFFSETS, Offsets::parse), default_value = "same")]
     pub offsets: Offsets,
-
     /// The database family to recommend settings for
-    #[arg(long, value_parser = FAMILIES, default_value = "postgres")]
+    #[arg(long, value_parser = choices(FAMILIES, DbFamily::parse), default_value = "postgres")]
     pub profile: DbFamily,
-
     #[command(flatten)]
     pub safety: SafetyArgs,
-
     #[command(flatten)]
     pub output: OutputArg,
-
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -119,7 +98,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     args.save.check()?;
     let mut run = new_run("fsync");
     let mut line = super::progress::PointLine::new(plan.sizes.len() * plan.methods.len());
-    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| line.next(m, size));
+    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| line.point(m, size));
     drop(line);
     let outcome = match outcome {
         Ok(o) => o,
@@ -132,12 +111,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     args.save.stamp(&mut run);
     run.fsync = Some(outcome.report);
     let r = &run;
-    let mut code = finish(r, args.output.output, || {
-        r.fsync
-            .as_ref()
-            .map(iocap_report::fsync::render)
-            .unwrap_or_default()
-    });
+    let mut code = finish(r, args.output.output, || run_text(r));
     if outcome.interrupted {
         eprintln!("iocap: interrupted; the points measured until then are shown");
         code = Exit::Interrupted;

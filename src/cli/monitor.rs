@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_monitor::{delta, snapshot, PROC_DISKSTATS};
+use iocap_monitor::Watch;
 use iocap_report::monitor::render_iostat_like;
 
 use super::args::duration_arg;
@@ -32,43 +32,13 @@ pub fn monitor(a: MonitorArgs) -> Result<Exit> {
     if !(0.01..=3600.0).contains(&a.interval) {
         bail!("--interval must be from 10 ms to 1 h");
     }
-    let mut prev = snapshot(PROC_DISKSTATS)?;
-    for d in &a.devices {
-        let d = d.trim_start_matches("/dev/");
-        if !prev.iter().any(|(n, _)| n == d) {
-            bail!("no block device '{d}' in {PROC_DISKSTATS}");
-        }
-    }
-    let wanted: Vec<String> = a
-        .devices
-        .iter()
-        .map(|d| d.trim_start_matches("/dev/").to_string())
-        .collect();
-    let mut last = std::time::Instant::now();
+    let mut watch = Watch::new(&a.devices)?;
     let mut reports = 0u64;
     while a.count.is_none_or(|c| reports < c) {
         if pause(a.interval) {
             break;
         }
-        let cur = snapshot(PROC_DISKSTATS)?;
-        let secs = last.elapsed().as_secs_f64();
-        last = std::time::Instant::now();
-        let mut samples = Vec::new();
-        for (name, c) in &cur {
-            let shown = if wanted.is_empty() {
-                !name.starts_with("loop") && !name.starts_with("ram")
-            } else {
-                wanted.contains(name)
-            };
-            if let (true, Some((_, p))) = (shown, prev.iter().find(|(n, _)| n == name)) {
-                let mut s = delta(p, c, secs);
-                s.device = name.clone();
-                if !wanted.is_empty() || s.r_s + s.w_s > 0.0 {
-                    samples.push(s);
-                }
-            }
-        }
-        prev = cur;
+        let samples = watch.sample()?;
         reports += 1;
         if a.output.is_text() {
             print_stdout(&(render_iostat_like(&samples) + "\n"));

@@ -5,11 +5,9 @@
 //! minutes; the full mode measures long enough for array caches to settle. The sequence lives in
 //! `iocap_session::preflight`; here the flags become its config.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use iocap_assess::{Expectations, Guidelines};
-use iocap_model::{parse_duration, DeviceClass};
-use iocap_session::{load_profile, PreflightConfig, PreflightScan, Timing};
+use iocap_session::{PreflightConfig, PreflightRequest};
 
 use super::args::size_arg;
 use super::execute::{finish, run_text, session};
@@ -67,91 +65,24 @@ pub struct PreflightArgs {
     pub save: SaveArgs,
 }
 
-/// The size of test files without a scan: 1 GiB quick, 8 GiB full.
-fn default_size(quick: bool) -> u64 {
-    if quick {
-        1 << 30
-    } else {
-        8 << 30
-    }
-}
-
-/// The short cache scan of this preflight: up to `--scan-max` (the mode's file size), within a
-/// fifth of the mode's time.
-fn scan_plan(a: &PreflightArgs, step_s: f64) -> PreflightScan {
-    PreflightScan {
-        max_bytes: a.scan_max.unwrap_or(default_size(a.quick)),
-        step_s: if a.timing.is_some() {
-            step_s
-        } else if a.quick {
-            0.5
-        } else {
-            2.0
-        },
-        budget_s: if a.quick { 24.0 } else { 120.0 },
-        files: 3 + usize::from(!a.quick),
-        fill_budget_s: if a.quick { 30.0 } else { 120.0 },
-        allow_overwrite: a.safety.allow_overwrite,
-    }
-}
-
-/// A TOML file's text, or an error naming the file.
-fn read(f: &str) -> Result<String> {
-    std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))
-}
-
-/// `--timing STEP:TEST`, or the mode's durations.
-fn timing(a: &PreflightArgs) -> Result<Timing> {
-    let Some(t) = &a.timing else {
-        return Ok(Timing::of_mode(a.quick));
-    };
-    let (st, te) = t.split_once(':').context("--timing is STEP:TEST")?;
-    Ok(Timing {
-        step_s: parse_duration(st)?,
-        step_warmup_s: 0.0,
-        test_s: parse_duration(te)?,
-        test_warmup_s: 0.0,
-    })
-}
-
 fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
-    let profile = load_profile(&a.profile)?;
-    let guidelines = match &a.guidelines {
-        Some(f) => Guidelines::with_override(Some(&read(f)?))
-            .with_context(|| format!("in guidelines file {f}"))?,
-        None => Guidelines::default(),
-    };
-    let expectations = match &a.expect {
-        Some(f) => Some(
-            Expectations::from_toml(&read(f)?)
-                .with_context(|| format!("in expectations file {f}"))?,
-        ),
-        None => None,
-    };
-    let forced_class = match &a.device_class {
-        Some(c) => Some(
-            DeviceClass::parse(c)
-                .with_context(|| format!("--device-class '{c}': use flash or rotational"))?,
-        ),
-        None => None,
-    };
-    let timing = timing(a)?;
-    let (places, sure) = (a.roles.places(), a.sure.clone());
-    Ok(PreflightConfig {
-        profile,
-        guidelines,
-        expectations,
-        forced_class,
+    let request = PreflightRequest {
+        profile: a.profile.clone(),
+        guidelines: a.guidelines.clone(),
+        expect: a.expect.clone(),
+        device_class: a.device_class.clone(),
         quick: a.quick,
         size_bytes: a.size,
         cache_size_bytes: a.cache_size,
-        scan: scan_plan(a, timing.step_s),
-        default_size_bytes: default_size(a.quick),
-        timing,
+        scan_max_bytes: a.scan_max,
+        timing: a.timing.clone(),
         allow_overwrite: a.safety.allow_overwrite,
-        role_target: Box::new(move |r| places.target(r)),
-        tune: Box::new(move |s| sure.apply(s)),
-    })
+    };
+    let (places, sure) = (a.roles.places(), a.sure.clone());
+    request.config(
+        Box::new(move |r| places.target(r)),
+        Box::new(move |s| sure.apply(s)),
+    )
 }
 
 pub fn preflight(a: PreflightArgs) -> Result<Exit> {

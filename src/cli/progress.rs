@@ -64,38 +64,25 @@ impl FillObserver for FillBar {
     }
 }
 
-/// What the live line names before its figures: the test, and the step of a sequence
-/// (`data: 8K random read (qd 32), step 5 of at most 13`). Set by the command that runs a
-/// sequence of tests; empty for a single `run`.
-static LABEL: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
-
-/// Names the test (and step) that the next live lines are about.
-pub fn set_label(label: impl Into<String>) {
-    *LABEL.lock().unwrap_or_else(|e| e.into_inner()) = label.into();
-}
-
-fn label() -> String {
-    let l = LABEL.lock().unwrap_or_else(|e| e.into_inner());
-    if l.is_empty() {
-        String::new()
-    } else {
-        format!("{l}: ")
-    }
-}
-
-/// The live line during a test.
+/// The live line during a test, after what it is about (`label: `).
 pub struct LiveLine {
     tty: bool,
     shown: bool,
+    label: String,
 }
 
 impl LiveLine {
-    /// Shows `warming up` (or `starting`) at once, so the line is never blank while the test
-    /// warms up and no figure has come yet.
-    pub fn new() -> Self {
+    /// Shows `starting` at once, so the line is never blank while the test warms up and no
+    /// figure has come yet.
+    pub fn new(label: &str) -> Self {
         let mut l = Self {
             tty: stderr_is_terminal(),
             shown: false,
+            label: if label.is_empty() {
+                String::new()
+            } else {
+                format!("{label}: ")
+            },
         };
         l.show("starting");
         l
@@ -105,7 +92,7 @@ impl LiveLine {
         if !self.tty {
             return;
         }
-        let line = fit(&format!("{}{what}", label()), columns() - 1);
+        let line = fit(&format!("{}{what}", self.label), columns() - 1);
         eprint!("\r\x1b[2K{line}");
         let _ = std::io::stderr().flush();
         self.shown = true;
@@ -149,18 +136,23 @@ impl Drop for LiveLine {
 
 /// The terminal's view of a session's progress: a bar while a test file is filled, the live
 /// line while a test runs, and progress lines on stderr (`iocap: ...`, a suite's `== ...`
-/// headers as they are), each cut to the terminal's width.
-pub struct Terminal;
+/// headers as they are), each cut to the terminal's width. The label names the test (and the
+/// step of a sequence: `data: 8K random read (qd 32), step 5 of at most 13`) that the next live
+/// lines are about; empty for a single `run`.
+#[derive(Default)]
+pub struct Terminal {
+    label: String,
+}
 
 impl iocap_session::Progress for Terminal {
     fn fill(&mut self) -> Box<dyn FillObserver> {
         Box::new(FillBar::new())
     }
     fn live(&mut self) -> Box<dyn RunObserver> {
-        Box::new(LiveLine::new())
+        Box::new(LiveLine::new(&self.label))
     }
     fn label(&mut self, what: &str) {
-        set_label(what);
+        self.label = what.to_string();
     }
     fn say(&mut self, line: &str) {
         let line = if line.starts_with("== ") {
@@ -190,7 +182,7 @@ impl PointLine {
     }
 
     /// The next point: method `m` at `size` bytes.
-    pub fn next(&mut self, m: iocap_fsync::Method, size: u64) {
+    pub fn point(&mut self, m: iocap_fsync::Method, size: u64) {
         self.n += 1;
         if self.live {
             eprint!(

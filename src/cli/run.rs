@@ -31,92 +31,69 @@ pub struct RunArgs {
     /// Default: ./iocap.testfile
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-
     /// Workload: read, write, randread, randwrite, rw or randrw (rw mixes sequential, randrw random)
     #[arg(long, default_value = "randread", value_parser = rw_arg, aliases = ["readwrite"])]
     pub rw: RwMode,
-
     /// Share of writes in percent for rw and randrw [default: 50]
     #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100),
           aliases = ["rwmixwrite"])]
     pub write_pct: Option<u8>,
-
     /// Block size, 512 B to 64 MiB (K, M suffixes are powers of 1024)
     #[arg(long, default_value = "8K", value_parser = size_arg,
           aliases = ["blocksize", "block-size"])]
     pub bs: u64,
-
     /// A block-size mix instead of one size, e.g. 8K:70,64K:30 (shares of the I/Os)
     #[arg(long, value_name = "MIX", value_parser = bs_split_arg, conflicts_with = "bs")]
     pub bs_split: Option<Mix>,
-
     /// Issue in bursts, like a checkpoint: ON:OFF seconds at full speed then idle (e.g. 2s:8s)
     #[arg(long, value_name = "ON:OFF", value_parser = burst_arg)]
     pub burst: Option<Burst>,
-
     /// Outstanding I/Os per thread per target
     #[arg(long, default_value_t = 16, aliases = ["iodepth", "queue-depth", "outstanding"])]
     pub qd: u32,
-
     /// Threads per target
     #[arg(long, default_value_t = 1, aliases = ["numjobs"])]
     pub threads: u32,
-
     /// Test range; a missing file is created at this size and filled [default: 1G for new files,
     /// the whole file or device otherwise]
     #[arg(long, value_parser = size_arg, aliases = ["filesize"])]
     pub size: Option<u64>,
-
     #[command(flatten)]
     pub timing: TimingArgs,
-
     /// Time after measuring ends, I/O still running, excluded from the figures
     #[arg(long, default_value = "0s", value_parser = duration_arg)]
     pub cooldown: f64,
-
     /// Seed for random offsets and data: the same seed gives the same offsets
     #[arg(long, default_value_t = 0x10CAFE)]
     pub seed: u64,
-
     /// Alignment of random offsets [default: the block size]
     #[arg(long, value_parser = size_arg)]
     pub align: Option<u64>,
-
     /// Limit the whole test to this many I/Os per second (spread over all threads)
     #[arg(long, value_parser = rate_arg)]
     pub rate_iops: Option<f64>,
-
     /// Limit the whole test to this many MB/s (10^6 bytes)
     #[arg(long, value_parser = rate_arg)]
     pub rate_mbps: Option<f64>,
-
     /// Open with O_DSYNC: each write completes only once durable
     #[arg(long)]
     pub write_through: bool,
-
     /// fsync after every N writes per thread
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub fsync_every: u32,
-
     /// Use the page cache instead of O_DIRECT
     #[arg(long)]
     pub buffered: bool,
-
     #[command(flatten)]
     pub engine: EngineArgs,
-
     #[command(flatten)]
     pub safety: SafetyArgs,
-
     #[command(flatten)]
     pub output: OutputArg,
-
     #[command(flatten)]
     pub data: DataShapeArgs,
-
     #[command(flatten)]
     pub sure: SureArgs,
-
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -183,17 +160,7 @@ pub fn run(args: RunArgs) -> Result<Exit> {
         Ok(())
     })?;
     let code = finish(&r, args.output.output, || {
-        let mut text = r
-            .tests
-            .iter()
-            .map(iocap_report::text::render_test)
-            .collect::<Vec<_>>()
-            .join("\n");
-        if !r.repeats.is_empty() {
-            text.push('\n');
-            text.push_str(&iocap_report::text::render_repeats(&r.repeats));
-        }
-        text
+        iocap_report::text::single_run_text(&r)
     });
     args.save.keep(std::slice::from_ref(&r))?;
     Ok(code)

@@ -27,7 +27,6 @@ pub struct BatchArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub output: OutputArg,
-
     /// Each call is saved as its own run as soon as it ends; --html writes one report of all
     #[command(flatten)]
     pub save: SaveArgs,

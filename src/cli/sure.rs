@@ -15,11 +15,9 @@ pub struct SureArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
-
     /// Pause between the runs of --repeat, so write caches drain (e.g. 10s)
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = duration_arg)]
     pub repeat_pause: f64,
-
     /// Measure past --duration until the IOPS' 95 % confidence interval is within PCT of the
     /// mean, for at most MAX (default: 10 x --duration), e.g. 2% or 2%:5m
     #[arg(long, value_name = "PCT[:MAX]", value_parser = until_stable_arg)]

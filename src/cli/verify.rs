@@ -13,7 +13,7 @@ use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
 use super::args::size_arg;
 use super::execute::new_run;
-use super::flags::{DurationArg, EngineArg, Formats, OutputArg, SafetyArgs};
+use super::flags::{verify_output, DurationArg, EngineArg, OutputArg, SafetyArgs};
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
@@ -27,71 +27,53 @@ use super::{print_stdout, Exit};
     mut_arg("engine", |a| a.help(
         "I/O engine: auto (io_uring, else psync), io_uring (threads rings of qd I/Os) or psync \
          (threads × qd synchronous threads)")),
-    mut_arg("output", |a| a
-        .value_parser(Formats::VERIFY)
-        .visible_alias(None)
-        .help("Output format; json goes to stdout alone")),
+    mut_arg("output", verify_output),
 )]
 pub struct VerifyArgs {
     /// The file to verify (created by iocap); a directory means DIR/iocap-verify.testfile.
     /// With --check: the file to check [default: the one the journal names]
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
-
     #[command(flatten)]
     pub duration: DurationArg,
-
     /// Size of the verify file
     #[arg(long, default_value = "256M", value_parser = size_arg)]
     pub size: u64,
-
     /// Threads; each keeps --qd I/Os in flight
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
-
     /// In-flight I/Os per thread (with psync, each a thread of its own)
     #[arg(long, default_value_t = 4)]
     pub qd: u32,
-
     /// Seed of the page contents
     #[arg(long, default_value_t = 0x10CAFE)]
     pub seed: u64,
-
     /// Page size: a power of two from 4K to 64K
     #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub page_size: u64,
-
     /// Record every acknowledged (durable) write in FILE, a new file, for a later --check
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
-
     /// Check the file against the journal's acknowledged writes instead of running (after a
     /// crash or power cut); needs --journal
     #[arg(long, requires = "journal")]
     pub check: bool,
-
     /// With --check: the write unit the storage keeps whole; a page torn between acknowledged
     /// and newer writes at this boundary is accepted
     #[arg(long, default_value = "4K", value_parser = size_arg)]
     pub atomic_unit: u64,
-
     /// Where to write expected and actual bytes of failed pages [default: TARGET.dumps]
     #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
-
     #[command(flatten)]
     pub safety: SafetyArgs,
-
     #[command(flatten)]
     pub engine: EngineArg,
-
     /// Use the page cache instead of O_DIRECT (reads may then come from memory)
     #[arg(long)]
     pub buffered: bool,
-
     #[command(flatten)]
     pub output: OutputArg,
-
     #[command(flatten)]
     pub save: SaveArgs,
 }

@@ -30,6 +30,13 @@ pub enum Offsets {
 }
 
 impl Offsets {
+    /// By [`Offsets::name`].
+    pub fn parse(s: &str) -> Option<Self> {
+        [Offsets::Same, Offsets::Cycle]
+            .into_iter()
+            .find(|o| o.name() == s)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Offsets::Same => "same",
