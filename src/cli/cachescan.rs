@@ -9,9 +9,8 @@ use iocap_model::DEFAULT_TARGET;
 use iocap_session::{read_spec, ScanConfig};
 
 use super::args::{duration_arg, size_arg};
-use super::execute::{finish, run_text, session};
-use super::flags::{EngineArg, OutputArg, SafetyArgs, StepDurationArg};
-use super::save::SaveArgs;
+use super::execute::{run_text, session};
+use super::flags::{CommonArgs, EngineArg, NoExtra, StepDurationArg};
 use super::Exit;
 
 #[derive(Args, Debug)]
@@ -47,11 +46,7 @@ pub struct CachescanArgs {
     #[command(flatten)]
     pub engine: EngineArg,
     #[command(flatten)]
-    pub safety: SafetyArgs,
-    #[command(flatten)]
-    pub output: OutputArg,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<NoExtra>,
 }
 
 impl CachescanArgs {
@@ -65,7 +60,7 @@ impl CachescanArgs {
             budget_s: self.budget,
             write_check: !self.no_write_check,
             engine: self.engine.engine,
-            allow_overwrite: self.safety.allow_overwrite,
+            allow_overwrite: self.common.safety.allow_overwrite,
         }
     }
 }
@@ -75,11 +70,9 @@ pub fn cachescan(a: CachescanArgs) -> Result<Exit> {
     read_spec(&c, "cachescan".into(), c.max_bytes, 32)
         .validate()
         .context("cachescan")?;
-    a.save.check()?;
-    let run = session("cachescan", None, &a.save, |s| {
+    a.common.save.check()?;
+    let run = session("cachescan", None, &a.common.save, |s| {
         iocap_session::cachescan(s, &c)
     })?;
-    let code = finish(&run, a.output.output, || run_text(&run));
-    a.save.keep(std::slice::from_ref(&run))?;
-    Ok(code)
+    a.common.finish(&run, || run_text(&run))
 }

@@ -5,7 +5,7 @@ use anyhow::Result;
 use iocap_model::RunResult;
 use iocap_session::{EngineExecutor, Session};
 
-use super::flags::OutputFormat;
+use super::flags::{CommonArgs, OutputFormat};
 use super::progress::Terminal;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
@@ -61,4 +61,14 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
         return Exit::Interrupted;
     }
     Exit::Ok
+}
+
+impl<E: clap::Args> CommonArgs<E> {
+    /// Prints the finished run in the chosen format, then writes its HTML report and saves it
+    /// (so a store that cannot be reached never costs the figures); the exit code.
+    pub fn finish(&self, run: &RunResult, text: impl FnOnce() -> String) -> Result<Exit> {
+        let code = finish(run, self.output.output, text);
+        self.save.keep(std::slice::from_ref(run))?;
+        Ok(code)
+    }
 }

@@ -10,6 +10,8 @@ use clap::{Arg, Args};
 use iocap_model::{EngineChoice, JobSpec, Severity, SubmitMode};
 
 use super::args::{duration_arg, engine_arg};
+use super::save::SaveArgs;
+use super::sure::SureArgs;
 
 /// `--allow-overwrite`: the one way past the refusal to write what iocap did not create.
 #[derive(Args, Debug, Clone, Default)]
@@ -251,5 +253,42 @@ impl FailOn {
     /// Whether `--fail-on` (if given) trips on any of `found`.
     pub fn trips(fail_on: Option<FailOn>, mut found: impl Iterator<Item = Severity>) -> bool {
         fail_on.is_some_and(|f| found.any(|s| s.fails(f == FailOn::Warn)))
+    }
+}
+
+/// The flags a measuring command ends with, in this order: what it may overwrite, how it
+/// prints, its own groups (`E`: [`DataAndSure`] for run and saturate, `--repeat` for suites,
+/// [`NoExtra`] for the rest), and how the run is kept.
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs<E: Args> {
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub extra: E,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+/// No flags of a command's own between `--output` and the store's.
+#[derive(Args, Debug, Clone, Default)]
+pub struct NoExtra {}
+
+/// What written data looks like and how sure a figure must be: the commands that run a
+/// workload the user describes (run, saturate).
+#[derive(Args, Debug, Clone)]
+pub struct DataAndSure {
+    #[command(flatten)]
+    pub data: DataShapeArgs,
+    #[command(flatten)]
+    pub sure: SureArgs,
+}
+
+impl DataAndSure {
+    /// `--until-stable`, then the data shape, on `spec`.
+    pub fn apply(&self, spec: &mut JobSpec) {
+        self.sure.apply(spec);
+        self.data.apply(spec);
     }
 }

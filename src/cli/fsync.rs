@@ -8,8 +8,7 @@ use iocap_fsync::{DbFamily, Method, Offsets, Request};
 
 use super::args::duration_arg;
 use super::execute::{finish, new_run, run_text};
-use super::flags::{choices, OutputArg, OutputFormat, SafetyArgs};
-use super::save::SaveArgs;
+use super::flags::{choices, CommonArgs, NoExtra, OutputFormat};
 use super::signals::INTERRUPTED;
 use super::Exit;
 
@@ -73,15 +72,12 @@ pub struct FsyncArgs {
     #[arg(long, value_parser = choices(FAMILIES, DbFamily::parse), default_value = "postgres")]
     pub profile: DbFamily,
     #[command(flatten)]
-    pub safety: SafetyArgs,
-    #[command(flatten)]
-    pub output: OutputArg,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<NoExtra>,
 }
 
 pub fn fsync(args: FsyncArgs) -> Result<Exit> {
-    if args.output.output == OutputFormat::Csv {
+    let c = &args.common;
+    if c.output.output == OutputFormat::Csv {
         bail!("iocap fsync prints text or json; --output csv is not offered");
     }
     let plan = Request {
@@ -92,10 +88,10 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
         quick: args.quick,
         offsets: args.offsets,
         profile: args.profile,
-        allow_overwrite: args.safety.allow_overwrite,
+        allow_overwrite: c.safety.allow_overwrite,
     }
     .plan()?;
-    args.save.check()?;
+    c.save.check()?;
     let mut run = new_run("fsync");
     let mut line = super::progress::PointLine::new(plan.sizes.len() * plan.methods.len());
     let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| line.point(m, size));
@@ -108,14 +104,14 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
         }
         Err(e) => return Err(e.into()),
     };
-    args.save.stamp(&mut run);
+    c.save.stamp(&mut run);
     run.fsync = Some(outcome.report);
     let r = &run;
-    let mut code = finish(r, args.output.output, || run_text(r));
+    let mut code = finish(r, c.output.output, || run_text(r));
     if outcome.interrupted {
         eprintln!("iocap: interrupted; the points measured until then are shown");
         code = Exit::Interrupted;
     }
-    args.save.keep(std::slice::from_ref(r))?;
+    c.save.keep(std::slice::from_ref(r))?;
     Ok(code)
 }

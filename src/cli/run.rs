@@ -5,10 +5,8 @@ use clap::Args;
 use iocap_model::{test_name, write_pct_of, Burst, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 
 use super::args::{bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, Mix};
-use super::execute::{finish, session};
-use super::flags::{DataShapeArgs, EngineArgs, OutputArg, SafetyArgs, TimingArgs};
-use super::save::SaveArgs;
-use super::sure::SureArgs;
+use super::execute::session;
+use super::flags::{CommonArgs, DataAndSure, EngineArgs, TimingArgs};
 use super::Exit;
 
 #[derive(Args, Debug)]
@@ -87,15 +85,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
-    pub safety: SafetyArgs,
-    #[command(flatten)]
-    pub output: OutputArg,
-    #[command(flatten)]
-    pub data: DataShapeArgs,
-    #[command(flatten)]
-    pub sure: SureArgs,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<DataAndSure>,
 }
 
 impl RunArgs {
@@ -135,14 +125,13 @@ impl RunArgs {
             direct: !self.buffered,
             write_through: self.write_through,
             fsync_every: self.fsync_every,
-            allow_overwrite: self.safety.allow_overwrite,
+            allow_overwrite: self.common.safety.allow_overwrite,
             bs_split: split,
             burst: self.burst,
             ..JobSpec::default()
         };
         self.engine.apply(&mut spec);
-        self.sure.apply(&mut spec);
-        self.data.apply(&mut spec);
+        self.common.extra.apply(&mut spec);
         spec.validate()?;
         Ok(spec)
     }
@@ -150,18 +139,15 @@ impl RunArgs {
 
 pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
-    args.save.check()?;
-    let say = args.output.is_text();
-    let r = session("run", Some(&args.sure), &args.save, |s| {
+    let c = &args.common;
+    c.save.check()?;
+    let say = c.output.is_text();
+    let r = session("run", Some(&c.extra.sure), &c.save, |s| {
         for tests in s.repeated(std::slice::from_ref(&spec), 1, say)? {
             s.run.tests.extend(tests);
         }
         s.check_each_class();
         Ok(())
     })?;
-    let code = finish(&r, args.output.output, || {
-        iocap_report::text::single_run_text(&r)
-    });
-    args.save.keep(std::slice::from_ref(&r))?;
-    Ok(code)
+    c.finish(&r, || iocap_report::text::single_run_text(&r))
 }

@@ -10,10 +10,8 @@ use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::SaturateSpec;
 
 use super::args::{rw_arg, size_arg, us_arg};
-use super::execute::{finish, run_text, session};
-use super::flags::{DataShapeArgs, EngineArgs, OutputArg, SafetyArgs, StepDurationArg, WarmupArg};
-use super::save::SaveArgs;
-use super::sure::SureArgs;
+use super::execute::{run_text, session};
+use super::flags::{CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg};
 use super::Exit;
 
 #[derive(Args, Debug)]
@@ -59,32 +57,16 @@ pub struct SaturateArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
-    pub safety: SafetyArgs,
-    #[command(flatten)]
-    pub output: OutputArg,
-    #[command(flatten)]
-    pub data: DataShapeArgs,
-    #[command(flatten)]
-    pub sure: SureArgs,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<DataAndSure>,
 }
 
 fn base_spec(a: &SaturateArgs) -> JobSpec {
-    let mut spec = base_spec_of(a);
-    a.engine.apply(&mut spec);
-    a.sure.apply(&mut spec);
-    a.data.apply(&mut spec);
-    spec
-}
-
-fn base_spec_of(a: &SaturateArgs) -> JobSpec {
     let targets = if a.targets.is_empty() {
         vec![DEFAULT_TARGET.to_string()]
     } else {
         a.targets.clone()
     };
-    JobSpec {
+    let mut spec = JobSpec {
         targets: targets.into_iter().map(TargetSpec::new).collect(),
         rw: a.rw,
         write_pct: a.rw.write_pct(a.write_pct),
@@ -94,9 +76,12 @@ fn base_spec_of(a: &SaturateArgs) -> JobSpec {
         size_bytes: a.size,
         duration_s: a.step.step_duration,
         warmup_s: a.warmup.warmup,
-        allow_overwrite: a.safety.allow_overwrite,
+        allow_overwrite: a.common.safety.allow_overwrite,
         ..JobSpec::default()
-    }
+    };
+    a.engine.apply(&mut spec);
+    a.common.extra.apply(&mut spec);
+    spec
 }
 
 pub fn saturate(a: SaturateArgs) -> Result<Exit> {
@@ -112,16 +97,15 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     if a.max_qd == 0 || a.max_qd > iocap_model::MAX_QD {
         anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
     }
-    a.save.check()?;
+    let c = &a.common;
+    c.save.check()?;
     let spec = SaturateSpec {
         base,
         cfg,
         throttled: !a.no_throttled,
     };
-    let run = session("saturate", Some(&a.sure), &a.save, |s| {
+    let run = session("saturate", Some(&c.extra.sure), &c.save, |s| {
         iocap_session::saturate(s, &spec)
     })?;
-    let code = finish(&run, a.output.output, || run_text(&run));
-    a.save.keep(std::slice::from_ref(&run))?;
-    Ok(code)
+    c.finish(&run, || run_text(&run))
 }

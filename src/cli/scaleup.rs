@@ -9,9 +9,8 @@ use iocap_model::{JobSpec, Role, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{RolePlaces, ScaleupSpec};
 
 use super::args::{rw_arg, size_arg};
-use super::execute::{finish, run_text, session};
-use super::flags::{EngineArgs, OutputArg, SafetyArgs, TimingArgs};
-use super::save::SaveArgs;
+use super::execute::{run_text, session};
+use super::flags::{CommonArgs, EngineArgs, NoExtra, TimingArgs};
 use super::Exit;
 
 #[derive(Args, Debug)]
@@ -39,11 +38,7 @@ pub struct ScaleupArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
-    pub safety: SafetyArgs,
-    #[command(flatten)]
-    pub output: OutputArg,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<NoExtra>,
 }
 
 pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
@@ -69,7 +64,7 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             size_bytes: a.size,
             duration_s: a.timing.duration.duration,
             warmup_s: a.timing.warmup.warmup,
-            allow_overwrite: a.safety.allow_overwrite,
+            allow_overwrite: a.common.safety.allow_overwrite,
             ..JobSpec::default()
         },
     };
@@ -83,8 +78,9 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
     if !a.hosts {
         spec.check()?;
     }
-    a.save.check()?;
-    let run = session("scaleup", None, &a.save, |s| {
+    let c = &a.common;
+    c.save.check()?;
+    let run = session("scaleup", None, &c.save, |s| {
         if a.hosts {
             let base = JobSpec {
                 targets: vec![TargetSpec::new(
@@ -100,7 +96,5 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             iocap_session::scaleup(s, &spec)
         }
     })?;
-    let code = finish(&run, a.output.output, || run_text(&run));
-    a.save.keep(std::slice::from_ref(&run))?;
-    Ok(code)
+    c.finish(&run, || run_text(&run))
 }

@@ -10,9 +10,9 @@ use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};
 
 use super::args::{duration_arg, size_arg};
 use super::execute::tests_text;
-use super::flags::{OutputArg, OutputFormat, SafetyArgs};
+use super::flags::{CommonArgs, OutputFormat};
 use super::roles::RoleDirs;
-use super::save::{open_existing_store, SaveArgs};
+use super::save::open_existing_store;
 use super::sure::SureArgs;
 use super::{print_stdout, Exit};
 
@@ -51,13 +51,7 @@ pub struct SuiteRunArgs {
     #[arg(long, value_name = "RUN")]
     pub resume: Option<String>,
     #[command(flatten)]
-    pub safety: SafetyArgs,
-    #[command(flatten)]
-    pub output: OutputArg,
-    #[command(flatten)]
-    pub sure: SureArgs,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<SureArgs>,
 }
 
 pub fn suite(a: SuiteArgs) -> Result<Exit> {
@@ -80,25 +74,27 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
             size_bytes: a.size,
             duration_s: a.duration,
             pause_s: a.pause,
-            allow_overwrite: a.safety.allow_overwrite,
-            tune: &|spec| a.sure.apply(spec),
+            allow_overwrite: a.common.safety.allow_overwrite,
+            tune: &|spec| a.common.extra.apply(spec),
         },
     )?;
-    a.save.check()?;
+    a.common.save.check()?;
     let run = match &a.resume {
-        Some(id) => plan.resumable(open_existing_store(a.save.store.db.as_deref())?.load(id)?)?,
+        Some(id) => {
+            plan.resumable(open_existing_store(a.common.save.store.db.as_deref())?.load(id)?)?
+        }
         None => {
             let mut r = plan.new_run();
-            a.save.stamp(&mut r);
+            a.common.save.stamp(&mut r);
             r
         }
     };
     let mut exec = super::ranks::executor();
-    let mut session =
-        Session::new(run, exec.as_mut()).repeating(a.sure.repeat, a.sure.repeat_pause);
+    let mut session = Session::new(run, exec.as_mut())
+        .repeating(a.common.extra.repeat, a.common.extra.repeat_pause);
     let end = plan.run(&mut session, |run, first_new| {
-        a.save.save_progress(run)?;
-        if a.output.is_text() {
+        a.common.save.save_progress(run)?;
+        if a.common.output.is_text() {
             let text = tests_text(&run.tests[first_new..]) + "\n";
             print_stdout(&iocap_report::fmt::printable_lines(&text));
         }
@@ -113,7 +109,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
 }
 
 fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Result<Exit> {
-    match a.output.output {
+    match a.common.output.output {
         OutputFormat::Text if !run.repeats.is_empty() => {
             print_stdout(&iocap_report::text::render_repeats(&run.repeats));
         }
@@ -121,7 +117,7 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
         OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
         _ => print_stdout(&iocap_report::json(run)),
     }
-    a.save.write_html(std::slice::from_ref(run))?;
+    a.common.save.write_html(std::slice::from_ref(run))?;
     if !super::ranks::is_root() {
         return Ok(code);
     }
@@ -135,7 +131,7 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
             a.suite,
             run.run_id
         );
-    } else if !a.save.no_save {
+    } else if !a.common.save.no_save {
         eprintln!(
             "iocap: suite {} finished; saved as run {}",
             s.name, run.run_id
