@@ -10,7 +10,8 @@ use clap::Args;
 use iocap_audit::{AuditOptions, DbFamily, Root};
 
 use super::args::size_arg;
-use super::flags::{listed, FailOn, OutputArg};
+use super::flags::FailOn;
+use super::output::{listed, OutputArg};
 use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]

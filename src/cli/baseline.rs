@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use iocap_report::fmt::printable;
 use iocap_report::history::baselines_table;
 
-use super::flags::{listed, OutputArg, OutputFormat};
+use super::output::{listed, OutputArg, OutputFormat};
 use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
 

@@ -6,7 +6,7 @@ use clap::Args;
 use iocap_report::compare::{compare as compare_runs, render_all, Thresholds};
 
 use super::args::pct_arg;
-use super::flags::{listed, OutputArg};
+use super::output::{listed, OutputArg};
 use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
 

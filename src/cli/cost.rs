@@ -11,7 +11,8 @@ use iocap_session::{CostConfig, Session};
 
 use super::args::{rate_arg, size_arg};
 use super::execute::{engine, finish, new_run, run_text};
-use super::flags::{OutputArg, SafetyArgs, SubmitFlag, TimingArgs};
+use super::flags::{SafetyArgs, SubmitFlag, TimingArgs};
+use super::output::OutputArg;
 use super::save::SaveArgs;
 use super::Exit;
 

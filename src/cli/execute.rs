@@ -5,7 +5,8 @@ use anyhow::Result;
 use iocap_model::RunResult;
 use iocap_session::{EngineExecutor, Session};
 
-use super::flags::{CommonArgs, OutputFormat};
+use super::flags::CommonArgs;
+use super::output::OutputFormat;
 use super::progress::Terminal;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::flags::{export_formats, report_formats, OutputFormat};
 use super::history::RunFilterArgs;
+use super::output::{export_formats, report_formats, OutputFormat};
 use super::save::{open_existing_store, write_new_file, StoreArg};
 use super::{print_stdout, Exit};
 

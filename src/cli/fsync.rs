@@ -8,7 +8,8 @@ use iocap_fsync::{DbFamily, Method, Offsets, Request};
 
 use super::args::duration_arg;
 use super::execute::{finish, new_run, run_text};
-use super::flags::{choices, CommonArgs, NoExtra, OutputFormat};
+use super::flags::{CommonArgs, NoExtra};
+use super::output::{choices, OutputFormat};
 use super::signals::INTERRUPTED;
 use super::Exit;
 

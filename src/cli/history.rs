@@ -8,7 +8,7 @@ use iocap_model::parse_duration;
 use iocap_report::history::{history_table, key_figure, show_text, Listed};
 use iocap_store::{parse_when, Filter, StoreError};
 
-use super::flags::{listed, OutputArg, OutputFormat};
+use super::output::{listed, OutputArg, OutputFormat};
 use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
 

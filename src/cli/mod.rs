@@ -1,5 +1,9 @@
-//! Argument handling in two steps (after ripgrep): clap parses and validates what was typed into
-//! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
+//! The command line: one module per command, each turning its flags into a config, calling a
+//! library (a session of `iocap-session` for the measuring commands, the store, the views of
+//! `iocap-report`) and printing. The flags several commands share are declared once in
+//! [`flags`], [`output`], [`save`] and [`sure`]; [`execute`] runs a session on this process's
+//! executor and prints its run; [`progress`], [`signals`] and [`ranks`] are the terminal, Ctrl-C
+//! and the place of this process in a multi-host run.
 
 mod args;
 mod audit;
@@ -15,6 +19,7 @@ mod fsync;
 mod history;
 mod install;
 mod monitor;
+mod output;
 mod preflight;
 mod progress;
 mod ranks;

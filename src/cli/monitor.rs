@@ -8,7 +8,7 @@ use iocap_monitor::Watch;
 use iocap_report::monitor::render_iostat_like;
 
 use super::args::duration_arg;
-use super::flags::{listed, OutputArg};
+use super::output::{listed, OutputArg};
 use super::signals::{interrupted, pause};
 use super::{print_stdout, Exit};
 

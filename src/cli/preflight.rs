@@ -11,7 +11,8 @@ use iocap_session::{PreflightConfig, PreflightRequest};
 
 use super::args::size_arg;
 use super::execute::{finish, run_text, session};
-use super::flags::{FailOn, OutputArg, SafetyArgs};
+use super::flags::{FailOn, SafetyArgs};
+use super::output::OutputArg;
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::sure::SureArgs;

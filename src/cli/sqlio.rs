@@ -9,7 +9,7 @@ use iocap_sqlio::{
 };
 
 use super::execute::{finish, session};
-use super::flags::{OutputArg, OutputFormat};
+use super::output::{OutputArg, OutputFormat};
 use super::save::{SaveArgs, StoreArg};
 use super::signals::interrupted;
 use super::{print_stdout, Exit};

@@ -10,7 +10,8 @@ use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};
 
 use super::args::{duration_arg, size_arg};
 use super::execute::tests_text;
-use super::flags::{CommonArgs, OutputFormat};
+use super::flags::CommonArgs;
+use super::output::OutputFormat;
 use super::roles::RoleDirs;
 use super::save::open_existing_store;
 use super::sure::SureArgs;

@@ -13,7 +13,8 @@ use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
 use super::args::size_arg;
 use super::execute::new_run;
-use super::flags::{verify_output, DurationArg, EngineArg, OutputArg, SafetyArgs};
+use super::flags::{DurationArg, EngineArg, SafetyArgs};
+use super::output::{verify_output, OutputArg};
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
