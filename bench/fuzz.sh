@@ -37,8 +37,8 @@ mkdir -p "$LOGS"
 
 # name | cargo test target | test name filter | the source file holding its proptest! block
 TARGETS=(
-    "sizes, durations, rates, block-size mixes (iocap-model)|-p iocap-model --test fuzz||crates/iocap-model/tests/fuzz.rs"
-    "CLI value parsers: latencies, bursts, fsync sizes and methods (iocap)|-p iocap --bin iocap|fuzz::|src/cli/args.rs"
+    "sizes, durations, rates, block-size mixes, latencies, bursts (iocap-model)|-p iocap-model --test fuzz||crates/iocap-model/tests/fuzz.rs"
+    "fsync sizes and methods (iocap-fsync)|-p iocap-fsync --test fuzz||crates/iocap-fsync/tests/fuzz.rs"
     "SQLIO flags, parameter files, batch files (iocap-sqlio)|-p iocap-sqlio --lib|fuzz::|crates/iocap-sqlio/src/fuzz.rs"
     "suite and profile TOML (iocap-plan)|-p iocap-plan --test plan|fuzz::|crates/iocap-plan/tests/plan/fuzz.rs"
     "the verify journal format (iocap-verify)|-p iocap-verify --lib|journal::|crates/iocap-verify/src/journal.rs"

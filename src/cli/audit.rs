@@ -5,15 +5,17 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
-use iocap_audit::{AuditOptions, Root, Severity};
+use iocap_audit::{AuditOptions, DbFamily, Root};
 
-use super::args::{size_arg, FailOn};
-use super::history::ListFormat;
+use super::args::size_arg;
+use super::flags::FailOn;
+use super::output::{listed, OutputArg};
 use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", listed))]
 pub struct AuditArgs {
     /// Files or directories where the database will live [default: .]
     #[arg(value_name = "PATH")]
@@ -30,8 +32,8 @@ pub struct AuditArgs {
     /// Exit with 1 when a check is at least this bad
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub fail_on: Option<FailOn>,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-    pub output: ListFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 }
 
 pub fn audit(a: AuditArgs) -> Result<Exit> {
@@ -46,28 +48,25 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
             missing.display()
         );
     }
-    if let Some(p) = &a.profile {
-        if !["sqlserver", "postgres", "mysql", "oracle"].contains(&p.as_str()) {
-            anyhow::bail!("--profile '{p}': use sqlserver, postgres, mysql or oracle");
-        }
-    }
+    let profile = match &a.profile {
+        Some(p) => Some(DbFamily::parse(p).with_context(|| {
+            format!("--profile '{p}': use sqlserver, postgres, mysql or oracle")
+        })?),
+        None => None,
+    };
     let opts = AuditOptions {
-        profile: a.profile.clone(),
+        profile,
         stripe_unit_bytes: a.stripe_unit,
         db_size_bytes: a.db_size,
     };
     let report = iocap_audit::audit(&Root::system(), &paths, &opts);
-    match a.output {
-        ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&report)? + "\n")),
-        ListFormat::Text => print_stdout(&iocap_report::fit_lines(&iocap_report::audit::render(
+    if a.output.is_text() {
+        print_stdout(&iocap_report::fit_lines(&iocap_report::audit::render(
             &report,
-        ))),
+        )));
+    } else {
+        print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"));
     }
-    let has = |s: Severity| report.checks.iter().any(|c| c.severity == s);
-    let failed = match a.fail_on {
-        Some(FailOn::Fail) => has(Severity::Fail),
-        Some(FailOn::Warn) => has(Severity::Fail) || has(Severity::Warn),
-        None => false,
-    };
+    let failed = FailOn::trips(a.fail_on, report.checks.iter().map(|c| c.severity));
     Ok(if failed { Exit::CheckFailed } else { Exit::Ok })
 }

@@ -5,15 +5,23 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use iocap_model::{EngineChoice, DEFAULT_TARGET};
+use iocap_model::DEFAULT_TARGET;
 use iocap_session::{read_spec, ScanConfig};
 
-use super::args::{duration_arg, engine_arg, size_arg};
-use super::execute::{finish, run_text, session};
-use super::save::SaveArgs;
-use super::{Exit, OutputFormat};
+use super::args::{duration_arg, size_arg};
+use super::execute::{run_text, session};
+use super::flags::{CommonArgs, EngineArg, NoExtra, StepDurationArg};
+use super::Exit;
 
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("step_duration", |a| a
+        .help("Measured time of each working set, at qd 32 and again at qd 1")
+        .default_value("2s")),
+    mut_arg("engine", |a| a.help("I/O engine: auto, io_uring, io_uring_unregistered or psync")),
+    mut_arg("allow_overwrite", |a| a.help(
+        "Permit the read-after-write check on a file iocap did not create (overwrites pages)")),
+)]
 pub struct CachescanArgs {
     /// File or block device to read [default: ./iocap.testfile]
     #[arg(value_name = "TARGET")]
@@ -27,25 +35,18 @@ pub struct CachescanArgs {
     /// Size of each random read
     #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub bs: u64,
-    /// Measured time of each working set, at qd 32 and again at qd 1
-    #[arg(long, default_value = "2s", value_parser = duration_arg)]
-    pub step_duration: f64,
+    #[command(flatten)]
+    pub step: StepDurationArg,
     /// Stop the sweep before a step that would end past this much time (e.g. 2m)
     #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
     pub budget: Option<f64>,
     /// Skip the read-after-write check (it writes pages of the test file)
     #[arg(long)]
     pub no_write_check: bool,
-    /// I/O engine: auto, io_uring, io_uring_unregistered or psync
-    #[arg(long, default_value = "auto", value_parser = engine_arg)]
-    pub engine: EngineChoice,
-    /// Permit the read-after-write check on a file iocap did not create (overwrites pages)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
     #[command(flatten)]
-    pub save: SaveArgs,
+    pub engine: EngineArg,
+    #[command(flatten)]
+    pub common: CommonArgs<NoExtra>,
 }
 
 impl CachescanArgs {
@@ -55,11 +56,11 @@ impl CachescanArgs {
             size_bytes: self.size,
             max_bytes: self.max,
             bs_bytes: self.bs,
-            step_s: self.step_duration,
+            step_s: self.step.step_duration,
             budget_s: self.budget,
             write_check: !self.no_write_check,
-            engine: self.engine,
-            allow_overwrite: self.allow_overwrite,
+            engine: self.engine.engine,
+            allow_overwrite: self.common.safety.allow_overwrite,
         }
     }
 }
@@ -69,11 +70,9 @@ pub fn cachescan(a: CachescanArgs) -> Result<Exit> {
     read_spec(&c, "cachescan".into(), c.max_bytes, 32)
         .validate()
         .context("cachescan")?;
-    a.save.check()?;
-    let run = session("cachescan", None, &a.save, |s| {
+    a.common.save.check()?;
+    let run = session("cachescan", None, &a.common.save, |s| {
         iocap_session::cachescan(s, &c)
     })?;
-    let code = finish(&run, a.output, || run_text(&run));
-    a.save.keep(std::slice::from_ref(&run))?;
-    Ok(code)
+    a.common.finish(&run, || run_text(&run))
 }

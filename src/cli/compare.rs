@@ -1,36 +1,17 @@
-//! Commands over stored runs that produce views: `compare`, `export` and `report`.
+//! `iocap compare`: runs held against a base or each against its host's baseline, with the
+//! regressions flagged (the comparison and its views are `iocap_report::compare`'s).
 
-use std::path::PathBuf;
+use anyhow::{bail, Result};
+use clap::Args;
+use iocap_report::compare::{compare as compare_runs, render_all, Thresholds};
 
-use anyhow::{bail, Context, Result};
-use clap::{Args, ValueEnum};
-use iocap_model::RunResult;
-use iocap_report::compare::{compare as compare_runs, render_json, render_text, Thresholds};
-use iocap_store::Store;
-
-use super::history::{ListFormat, RunFilterArgs};
-use super::save::{open_existing_store, write_new_file};
+use super::args::pct_arg;
+use super::output::{listed, OutputArg};
+use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
 
-fn load_all(store: &mut Store, runs: &[String]) -> Result<Vec<RunResult>> {
-    runs.iter()
-        .map(|r| store.load(r).map_err(anyhow::Error::from))
-        .collect()
-}
-
-fn pct(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("'{s}' is not a percentage"))?;
-    if !(0.0..=1000.0).contains(&v) {
-        return Err(format!("{s} is outside 0 to 1000 %"));
-    }
-    Ok(v)
-}
-
 #[derive(Args, Debug)]
+#[command(mut_arg("output", listed))]
 pub struct CompareArgs {
     /// BASE RUN...: the base first, then the runs to hold against it (ids, unique starts of
     /// ids, or `last`). With --baseline: only the runs.
@@ -40,45 +21,21 @@ pub struct CompareArgs {
     #[arg(long)]
     pub baseline: bool,
     /// A drop in IOPS beyond this many percent is a regression
-    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct)]
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct_arg)]
     pub iops_drop: f64,
     /// A drop in MB/s beyond this many percent is a regression
-    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct)]
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = pct_arg)]
     pub mbps_drop: f64,
     /// A rise in p99 latency beyond this many percent is a regression
-    #[arg(long, value_name = "PCT", default_value = "20", value_parser = pct)]
+    #[arg(long, value_name = "PCT", default_value = "20", value_parser = pct_arg)]
     pub p99_rise: f64,
     /// Exit with 1 when any regression is found
     #[arg(long)]
     pub fail_on_regression: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-    pub output: ListFormat,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
-}
-
-/// The baseline run of `run`'s host and first target.
-fn baseline_of(store: &mut Store, run: &RunResult) -> Result<RunResult> {
-    let host = &run.host.hostname;
-    let Some(target) = run
-        .tests
-        .iter()
-        .flat_map(|t| t.targets.first())
-        .map(|t| t.path.clone())
-        .next()
-    else {
-        bail!("run {} has no targets, so it has no baseline", run.run_id);
-    };
-    let found = store
-        .baselines(Some(host))?
-        .into_iter()
-        .find(|b| b.target == target);
-    match found {
-        Some(b) => Ok(store.load(&b.run_id)?),
-        None => bail!(
-            "no baseline for host {host} and target {target}; set one with: iocap baseline set RUN"
-        ),
-    }
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 pub fn compare(a: CompareArgs) -> Result<Exit> {
@@ -88,178 +45,26 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         p99_rise_pct: a.p99_rise,
     };
     let mut store = open_existing_store(a.store.db.as_deref())?;
-    let mut runs = load_all(&mut store, &a.runs)?;
-    let mut outputs = Vec::new();
-    let mut regressions = 0;
-    if a.baseline {
+    let mut runs = store.load_all(&a.runs)?;
+    let outputs = if a.baseline {
+        let mut each = Vec::new();
         for run in &runs {
-            let base = baseline_of(&mut store, run)?;
-            let c = compare_runs(&base, std::slice::from_ref(run), &th);
-            regressions += c.regressions();
-            outputs.push(c);
+            let base = store.baseline_of(run)?;
+            each.push(compare_runs(&base, std::slice::from_ref(run), &th));
         }
+        each
     } else {
         if runs.len() < 2 {
             bail!("compare needs a base and at least one run (or --baseline RUN)");
         }
         let base = runs.remove(0);
-        let c = compare_runs(&base, &runs, &th);
-        regressions += c.regressions();
-        outputs.push(c);
-    }
-    let text = match a.output {
-        ListFormat::Text => outputs
-            .iter()
-            .map(render_text)
-            .map(|t| iocap_report::fmt::printable_lines(&t).into_owned())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        ListFormat::Json if outputs.len() == 1 => render_json(&outputs[0]),
-        ListFormat::Json => serde_json::to_string_pretty(&outputs)? + "\n",
+        vec![compare_runs(&base, &runs, &th)]
     };
-    print_stdout(&text);
+    print_stdout(&render_all(&outputs, !a.output.is_text()));
+    let regressions: usize = outputs.iter().map(|c| c.regressions()).sum();
     Ok(if a.fail_on_regression && regressions > 0 {
         Exit::CheckFailed
     } else {
         Exit::Ok
     })
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// The result JSON (one run: the object `iocap run --output json` prints; several: an array)
-    Json,
-    /// One row per test, scope and target, one header
-    Csv,
-    /// Tables for a ticket or an e-mail to the storage vendor (also: md)
-    #[value(alias = "md")]
-    Markdown,
-}
-
-/// The format names other commands take after `--output`.
-const FORMAT_NAMES: [&str; 6] = ["json", "csv", "markdown", "md", "text", "html"];
-
-/// The file of `export`/`report` `-o FILE`: a bare format name is refused, since every other
-/// command's `--output` takes a format and `export last --output json` would silently write a
-/// file named `json`.
-fn out_file(s: &str) -> Result<PathBuf, String> {
-    if FORMAT_NAMES.contains(&s.to_ascii_lowercase().as_str()) {
-        return Err(format!(
-            "'{s}' is a format name, not a file: give the format with --format {s} and the \
-             file with -o FILE (for a file really named {s}, write -o ./{s})"
-        ));
-    }
-    if s.is_empty() {
-        return Err("the file name is empty".into());
-    }
-    Ok(PathBuf::from(s))
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    /// One self-contained HTML file
-    Html,
-}
-
-#[derive(Args, Debug)]
-pub struct ExportArgs {
-    /// Runs to export (ids, unique starts of ids, or `last`); or none, with --all or filters
-    #[arg(value_name = "RUN")]
-    pub runs: Vec<String>,
-    /// Every saved run (with filters: every run they match), oldest first
-    #[arg(long)]
-    pub all: bool,
-    #[command(flatten)]
-    pub filter: RunFilterArgs,
-    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
-    pub format: ExportFormat,
-    /// Write to this new file instead of stdout
-    #[arg(short, long, visible_alias = "out", value_name = "FILE", value_parser = out_file)]
-    pub output: Option<PathBuf>,
-    /// Allow -o to replace an existing file
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    pub store: super::save::StoreArg,
-}
-
-/// The runs `export` names: its RUN ids, or every run `--all` and the filters select, oldest
-/// first.
-fn export_runs(store: &mut Store, a: ExportArgs) -> Result<Vec<RunResult>> {
-    let filtered = a.all || a.filter.any();
-    if !a.runs.is_empty() {
-        if filtered {
-            bail!("give either RUN ids or --all / filters (--host --label --tag ...), not both");
-        }
-        return load_all(store, &a.runs);
-    }
-    if !filtered {
-        bail!("name the runs to export: RUN ids, --all, or filters such as --host or --since");
-    }
-    let mut list = store.list(&a.filter.filter(0)?)?;
-    if list.is_empty() {
-        bail!("no runs in {} match", store.location());
-    }
-    list.reverse();
-    list.iter()
-        .map(|r| store.load(&r.run_id).map_err(anyhow::Error::from))
-        .collect()
-}
-
-pub fn export(mut a: ExportArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.store.db.as_deref())?;
-    let (format, output, force) = (a.format, a.output.take(), a.force);
-    let runs = export_runs(&mut store, a)?;
-    let text = match format {
-        ExportFormat::Json if runs.len() == 1 => iocap_report::json(&runs[0]),
-        ExportFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
-        ExportFormat::Csv => iocap_report::csv::render_many(&runs),
-        ExportFormat::Markdown => iocap_report::markdown::render(&runs),
-    };
-    match &output {
-        Some(p) => {
-            write_new_file(p, &text, force)?;
-            eprintln!("iocap: wrote {}", p.display());
-        }
-        None => print_stdout(&text),
-    }
-    Ok(Exit::Ok)
-}
-
-#[derive(Args, Debug)]
-pub struct ReportArgs {
-    /// Runs to report on, overlaid in the charts (ids, unique starts of ids, or `last`)
-    #[arg(required = true, value_name = "RUN")]
-    pub runs: Vec<String>,
-    /// The HTML file to write
-    #[arg(
-        short,
-        long,
-        visible_alias = "out",
-        value_name = "FILE",
-        required = true,
-        value_parser = out_file
-    )]
-    pub output: PathBuf,
-    /// The report's format: HTML is the only one (for `export`'s formats use `iocap export`)
-    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
-    pub format: ReportFormat,
-    /// Allow replacing an existing file
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    pub store: super::save::StoreArg,
-}
-
-pub fn report(a: ReportArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.store.db.as_deref())?;
-    let runs = load_all(&mut store, &a.runs)?;
-    write_new_file(&a.output, &iocap_report::html::render(&runs), a.force)
-        .context("the report was not written")?;
-    eprintln!(
-        "iocap: report of {} run(s) written to {}",
-        runs.len(),
-        a.output.display()
-    );
-    Ok(Exit::Ok)
 }

@@ -3,19 +3,31 @@
 //! test, with `/proc/stat` read on the engine's window edges; then the fitted model and the
 //! answers (IOPS per core, cores for a target, one 64K I/O against eight 8K). docs/cost.md.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use iocap_cost::{plan, Matrix, Questions};
+use iocap_cost::{Matrix, Questions};
 use iocap_model::{JobSpec, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{CostConfig, Session};
 
-use super::args::{duration_arg, rate_arg, size_arg};
+use super::args::{rate_arg, size_arg};
 use super::execute::{engine, finish, new_run, run_text};
-use super::run::SubmitArg;
+use super::flags::{SafetyArgs, SubmitFlag, TimingArgs};
+use super::output::OutputArg;
 use super::save::SaveArgs;
-use super::{Exit, OutputFormat};
+use super::Exit;
 
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("duration", |a| a.help("Measured time of each point").default_value("2s")),
+    mut_arg("warmup", |a| a
+        .help("Unmeasured time before each point (none for cache-miss points)")
+        .default_value("0.5s")),
+    mut_arg("allow_overwrite", |a| a.help(
+        "Permit writes to a file iocap did not create (destroys its contents)")),
+    mut_arg("submit", |a| a.help(
+        "io_uring submission for every point: auto (both tried in the warm-up, the faster \
+         kept), batch or each (see `iocap run --help`)")),
+)]
 pub struct CostArgs {
     /// The test file (a directory means DIR/iocap.testfile) [default: ./iocap.testfile]
     #[arg(value_name = "TARGET")]
@@ -26,12 +38,8 @@ pub struct CostArgs {
     /// The whole matrix: 3 engines × 5 sizes × read/write × direct/hit/miss × qd 1 and --qd
     #[arg(long)]
     pub full: bool,
-    /// Measured time of each point
-    #[arg(long, default_value = "2s", value_parser = duration_arg)]
-    pub duration: f64,
-    /// Unmeasured time before each point (none for cache-miss points)
-    #[arg(long, default_value = "0.5s", value_parser = duration_arg)]
-    pub warmup: f64,
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// I/Os in flight for the concurrent points (io_uring queue depth; psync threads)
     #[arg(long, default_value_t = 16)]
     pub qd: u32,
@@ -50,15 +58,12 @@ pub struct CostArgs {
     /// Block size of the MB/s answers
     #[arg(long, default_value = "1M", value_parser = size_arg)]
     pub mb_bs: u64,
-    /// Permit writes to a file iocap did not create (destroys its contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-    /// io_uring submission for every point: auto (both tried in the warm-up, the faster kept),
-    /// batch or each (see `iocap run --help`)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
-    pub submit: SubmitArg,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub submit: SubmitFlag,
+    #[command(flatten)]
+    pub output: OutputArg,
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -69,49 +74,31 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         (_, true) => Matrix::Full,
         _ => Matrix::Default,
     };
-    if a.qd == 0 || a.qd > iocap_model::MAX_QD {
-        bail!("--qd must be 1 to {}", iocap_model::MAX_QD);
-    }
-    for (flag, v) in [("--bs", a.bs), ("--mb-bs", a.mb_bs)] {
-        if v == 0 {
-            bail!("{flag} 0: the answers need a block size of at least one byte (e.g. 8K)");
-        }
-    }
-    let (points, notes) = plan(matrix, a.qd);
     let base = JobSpec {
         targets: vec![TargetSpec::new(
             a.target.clone().unwrap_or_else(|| DEFAULT_TARGET.into()),
         )],
         size_bytes: a.size,
-        duration_s: a.duration,
-        warmup_s: a.warmup,
-        allow_overwrite: a.allow_overwrite,
+        duration_s: a.timing.duration.duration,
+        warmup_s: a.timing.warmup.warmup,
+        allow_overwrite: a.safety.allow_overwrite,
         submit: a.submit.mode(),
         ..JobSpec::default()
     };
-    for p in &points {
-        p.spec(&base).validate()?;
-    }
-    a.save.check()?;
-
-    let c = CostConfig {
-        matrix,
-        points,
-        notes,
-        base,
-        questions: Questions {
-            bs_bytes: a.bs,
-            mb_bs_bytes: a.mb_bs,
-            target_iops: a.target_iops,
-            target_mb_s: a.target_mbps,
-        },
+    let questions = Questions {
+        bs_bytes: a.bs,
+        mb_bs_bytes: a.mb_bs,
+        target_iops: a.target_iops,
+        target_mb_s: a.target_mbps,
     };
+    let c = CostConfig::new(matrix, a.qd, base, questions)?;
+    a.save.check()?;
     let mut exec = engine();
     let mut run = new_run("cost");
     a.save.stamp(&mut run);
     iocap_session::cost(&mut exec, &mut run, c)?;
     let run = Session::new(run, &mut exec).finish();
-    let code = finish(&run, a.output, || run_text(&run));
+    let code = finish(&run, a.output.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)
 }

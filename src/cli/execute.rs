@@ -5,9 +5,11 @@ use anyhow::Result;
 use iocap_model::RunResult;
 use iocap_session::{EngineExecutor, Session};
 
+use super::flags::CommonArgs;
+use super::output::OutputFormat;
 use super::progress::Terminal;
 use super::signals::INTERRUPTED;
-use super::{print_stdout, Exit, OutputFormat};
+use super::{print_stdout, Exit};
 
 pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
@@ -15,7 +17,7 @@ pub use iocap_session::new_run;
 /// The executor of this process: the engine, showing progress on the terminal, stopped by
 /// Ctrl-C.
 pub fn engine() -> EngineExecutor {
-    EngineExecutor::new(Box::new(Terminal), &INTERRUPTED)
+    EngineExecutor::new(Box::<Terminal>::default(), &INTERRUPTED)
 }
 
 /// Runs `flow` in a new session of `command` on the engine, with `--repeat`; the finished run
@@ -42,8 +44,9 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
     match output {
         // the views escape stored strings; this catches any a view prints as it is
         OutputFormat::Text => print_stdout(&iocap_report::fmt::printable_lines(&text())),
-        OutputFormat::Json => print_stdout(&iocap_report::json(run)),
         OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+        // json: the measuring commands offer no other format
+        _ => print_stdout(&iocap_report::json(run)),
     }
     let t = run.tests.iter();
     if run.tests.iter().any(|t| t.error.is_some()) {
@@ -59,4 +62,14 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
         return Exit::Interrupted;
     }
     Exit::Ok
+}
+
+impl<E: clap::Args> CommonArgs<E> {
+    /// Prints the finished run in the chosen format, then writes its HTML report and saves it
+    /// (so a store that cannot be reached never costs the figures); the exit code.
+    pub fn finish(&self, run: &RunResult, text: impl FnOnce() -> String) -> Result<Exit> {
+        let code = finish(run, self.output.output, text);
+        self.save.keep(std::slice::from_ref(run))?;
+        Ok(code)
+    }
 }

@@ -1,37 +1,31 @@
 //! `iocap fsync`: the ways of making a log write durable, compared at queue depth 1 per write
-//! size, as pg_test_fsync does (see docs/fsync.md).
-
-use std::io::IsTerminal;
+//! size, as pg_test_fsync does (see docs/fsync.md). The flags become an
+//! [`iocap_fsync::Request`], which fills in the defaults.
 
 use anyhow::{bail, Result};
-use clap::{Args, ValueEnum};
-use iocap_fsync::{Method, Offsets, Plan, Profile, DEFAULT_SIZES, QUICK_SIZES};
+use clap::Args;
+use iocap_fsync::{DbFamily, Method, Offsets, Request};
 
 use super::args::duration_arg;
-use super::execute::{finish, new_run};
-use super::save::SaveArgs;
+use super::execute::{finish, new_run, run_text};
+use super::flags::{CommonArgs, NoExtra};
+use super::output::{choices, OutputFormat};
 use super::signals::INTERRUPTED;
-use super::{Exit, OutputFormat};
+use super::Exit;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProfileArg {
-    /// wal_sync_method
-    Postgres,
-    /// FUA or forced flush on Linux
-    Sqlserver,
-    /// innodb_flush_method
-    Mysql,
-    /// filesystemio_options
-    Oracle,
-}
+/// `--profile`: the family, with the setting each one's recommendation is about.
+const FAMILIES: &[(&str, &str)] = &[
+    ("postgres", "wal_sync_method"),
+    ("sqlserver", "FUA or forced flush on Linux"),
+    ("mysql", "innodb_flush_method"),
+    ("oracle", "filesystemio_options"),
+];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OffsetsArg {
-    /// Rewrite offset 0 every time, as pg_test_fsync does
-    Same,
-    /// Walk through the 16 MiB file, wrapping at its end
-    Cycle,
-}
+/// `--offsets`.
+const OFFSETS: &[(&str, &str)] = &[
+    ("same", "Rewrite offset 0 every time, as pg_test_fsync does"),
+    ("cycle", "Walk through the 16 MiB file, wrapping at its end"),
+];
 
 /// A parsed `--sizes` (a newtype: clap would take a bare Vec for a repeated flag).
 #[derive(Debug, Clone)]
@@ -50,109 +44,59 @@ fn methods_arg(s: &str) -> Result<Methods, String> {
 }
 
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("allow_overwrite", |a| a.help(
+        "Permit writes to a file or device iocap did not create (destroys its contents)")),
+    mut_arg("output", |a| a.help("Output format; json goes to stdout alone")),
+)]
 pub struct FsyncArgs {
     /// An existing directory (DIR/iocap-fsync.testfile is created), test file, or block device
     #[arg(value_name = "TARGET", default_value = ".")]
     pub target: String,
-
     /// Write sizes, 512 B to 64K, comma-separated [default: 512,4K,8K,16K,64K; --quick: 8K,16K]
     #[arg(long, value_name = "SIZES", value_parser = sizes_arg)]
     pub sizes: Option<Sizes>,
-
     /// Methods to measure, in this order, comma-separated [default: all seven: fsync, fdatasync,
     /// o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync]
     #[arg(long, value_name = "METHODS", value_parser = methods_arg)]
     pub methods: Option<Methods>,
-
     /// Measured time per method and size [default: 2s; --quick: 1s]
     #[arg(long, value_parser = duration_arg)]
     pub duration: Option<f64>,
-
     /// 1 s per point, 8K and 16K only
     #[arg(long)]
     pub quick: bool,
-
     /// Where each write goes: same (offset 0, as pg_test_fsync) or cycle
-    #[arg(long, value_enum, default_value_t = OffsetsArg::Same)]
-    pub offsets: OffsetsArg,
-
+    #[arg(long, value_parser = choices(OFFSETS, Offsets::parse), default_value = "same")]
+    pub offsets: Offsets,
     /// The database family to recommend settings for
-    #[arg(long, value_enum, default_value_t = ProfileArg::Postgres)]
-    pub profile: ProfileArg,
-
-    /// Permit writes to a file or device iocap did not create (destroys its contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-
-    /// Output format; json goes to stdout alone
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
-
+    #[arg(long, value_parser = choices(FAMILIES, DbFamily::parse), default_value = "postgres")]
+    pub profile: DbFamily,
     #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<NoExtra>,
 }
 
 pub fn fsync(args: FsyncArgs) -> Result<Exit> {
-    if args.output == OutputFormat::Csv {
+    let c = &args.common;
+    if c.output.output == OutputFormat::Csv {
         bail!("iocap fsync prints text or json; --output csv is not offered");
     }
-    if std::fs::symlink_metadata(&args.target).is_err() {
-        bail!(
-            "{}: no such directory, file or device; give the directory the test file goes in \
-             (it is created there as {}), or a test file or device that exists",
-            args.target,
-            iocap_fsync::DEFAULT_FILE
-        );
+    let plan = Request {
+        target: args.target.clone(),
+        sizes: args.sizes.clone().map(|s| s.0),
+        methods: args.methods.clone().map(|m| m.0),
+        duration_s: args.duration,
+        quick: args.quick,
+        offsets: args.offsets,
+        profile: args.profile,
+        allow_overwrite: c.safety.allow_overwrite,
     }
-    let duration_s = args.duration.unwrap_or(if args.quick { 1.0 } else { 2.0 });
-    if !(duration_s > 0.0 && duration_s <= 3600.0) {
-        bail!("--duration must be more than 0 s and at most an hour per point");
-    }
-    let sizes = args.sizes.clone().map(|s| s.0).unwrap_or_else(|| {
-        if args.quick {
-            QUICK_SIZES.to_vec()
-        } else {
-            DEFAULT_SIZES.to_vec()
-        }
-    });
-    let plan = Plan {
-        target: args.target.clone().into(),
-        sizes,
-        methods: args
-            .methods
-            .clone()
-            .map_or_else(|| Method::ALL.to_vec(), |m| m.0),
-        duration_s,
-        offsets: match args.offsets {
-            OffsetsArg::Same => Offsets::Same,
-            OffsetsArg::Cycle => Offsets::Cycle,
-        },
-        profile: match args.profile {
-            ProfileArg::Postgres => Profile::Postgres,
-            ProfileArg::Sqlserver => Profile::Sqlserver,
-            ProfileArg::Mysql => Profile::Mysql,
-            ProfileArg::Oracle => Profile::Oracle,
-        },
-        allow_overwrite: args.allow_overwrite,
-    };
-    args.save.check()?;
+    .plan()?;
+    c.save.check()?;
     let mut run = new_run("fsync");
-    let live = std::io::stderr().is_terminal();
-    let total = plan.sizes.len() * plan.methods.len();
-    let mut n = 0;
-    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| {
-        n += 1;
-        if live {
-            eprint!(
-                "\r\x1b[2Kiocap fsync: {} {} ({n}/{total})",
-                m.label(),
-                iocap_model::format_bytes(size)
-            );
-        }
-    });
-    if live {
-        eprint!("\r\x1b[2K");
-    }
+    let mut line = super::progress::PointLine::new(plan.sizes.len() * plan.methods.len());
+    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| line.point(m, size));
+    drop(line);
     let outcome = match outcome {
         Ok(o) => o,
         Err(e) if super::signals::interrupted() => {
@@ -161,19 +105,14 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
         }
         Err(e) => return Err(e.into()),
     };
-    args.save.stamp(&mut run);
+    c.save.stamp(&mut run);
     run.fsync = Some(outcome.report);
     let r = &run;
-    let mut code = finish(r, args.output, || {
-        r.fsync
-            .as_ref()
-            .map(iocap_report::fsync::render)
-            .unwrap_or_default()
-    });
+    let mut code = finish(r, c.output.output, || run_text(r));
     if outcome.interrupted {
         eprintln!("iocap: interrupted; the points measured until then are shown");
         code = Exit::Interrupted;
     }
-    args.save.keep(std::slice::from_ref(r))?;
+    c.save.keep(std::slice::from_ref(r))?;
     Ok(code)
 }

@@ -1,24 +1,16 @@
-//! The store's commands: `history`, `show`, `delete`, `prune` and `baseline`. Each reads or
-//! changes only iocap's own result store, never a test target.
+//! The store's commands: `history`, `show`, `delete` and `prune` (`baseline` is
+//! [`super::baseline`]'s). Each reads or changes only iocap's own result store, never a test
+//! target.
 
 use anyhow::{bail, Result};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::Args;
 use iocap_model::parse_duration;
-use iocap_report::fmt::printable;
-use iocap_report::history::{baselines_table, history_table, key_figure, show_text, Listed};
-use iocap_store::Filter;
+use iocap_report::history::{history_table, key_figure, show_text, Listed};
+use iocap_store::{parse_when, Filter, StoreError};
 
-use super::save::open_existing_store;
-use super::{print_stdout, Exit, OutputFormat};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ListFormat {
-    /// A table for people.
-    #[default]
-    Text,
-    /// JSON for scripts.
-    Json,
-}
+use super::output::{listed, OutputArg, OutputFormat};
+use super::save::{open_existing_store, StoreArg};
+use super::{print_stdout, Exit};
 
 /// The filters `history` takes, shared with `export`.
 #[derive(Args, Debug, Default)]
@@ -56,84 +48,47 @@ impl RunFilterArgs {
     }
 
     /// The store's filter, at most `limit` runs (0: all).
-    pub fn filter(self, limit: u32) -> Result<Filter> {
+    pub fn filter(self, limit: u32) -> Result<Filter, StoreError> {
+        let when = |flag, v: Option<String>| v.map(|v| parse_when(flag, &v)).transpose();
         Ok(Filter {
             host: self.host,
             label: self.label,
             tag: self.tag,
             target: self.target,
-            since: self
-                .since
-                .as_deref()
-                .map(|s| parse_when("--since", s))
-                .transpose()?,
-            until: self
-                .until
-                .as_deref()
-                .map(|s| parse_when("--until", s))
-                .transpose()?,
+            since: when("--since", self.since)?,
+            until: when("--until", self.until)?,
             limit,
         })
     }
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", listed))]
 pub struct HistoryArgs {
     #[command(flatten)]
     pub filter: RunFilterArgs,
     /// At most this many runs, newest first; 0 for all
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-    pub output: ListFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
     /// Every column (tags, workload, targets, IOPS, MB/s, p99), however wide; without it the
     /// table fits COLUMNS, else the terminal, else 80 columns
     #[arg(long)]
     pub wide: bool,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
-}
-
-fn now_s() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// A point in time from the command line: a date, an RFC 3339 UTC time, or an age before now.
-pub fn parse_when(flag: &str, s: &str) -> Result<String> {
-    let t = s.trim();
-    let b = t.as_bytes();
-    let is_date = b.len() >= 10
-        && b[..10].iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        });
-    if is_date && (b.len() == 10 || (b[10] == b'T' && t.ends_with('Z'))) {
-        return Ok(t.to_string());
-    }
-    match parse_duration(t) {
-        Ok(age) => Ok(iocap_model::rfc3339_utc(now_s().saturating_sub(age as u64))),
-        Err(_) => bail!(
-            "{flag} '{s}' is neither a date (2026-11-01), a UTC time (2026-11-01T08:00:00Z) nor an \
-             age (7d, 12h)"
-        ),
-    }
+    pub store: StoreArg,
 }
 
 pub fn history(a: HistoryArgs) -> Result<Exit> {
     let filter = a.filter.filter(a.limit)?;
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let runs = store.list(&filter)?;
-    match a.output {
-        ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
-        ListFormat::Text if runs.is_empty() => {
+    match a.output.output {
+        OutputFormat::Text if runs.is_empty() => {
             eprintln!("iocap: no runs in {} match", store.location())
         }
-        ListFormat::Text => {
+        OutputFormat::Text => {
             // each run's key figure by its kind (a preflight's capacity, a saturate run's
             // maximum, ...), from the whole result; a run that cannot be read keeps its IOPS
             let listed: Vec<Listed> = runs
@@ -148,6 +103,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
                 eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
             }
         }
+        _ => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
     }
     Ok(Exit::Ok)
 }
@@ -156,20 +112,20 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
 pub struct ShowArgs {
     /// The run: its id, a unique start of it, or `last`
     pub run: String,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 pub fn show(a: ShowArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let run = store.load(&a.run)?;
     let text = || show_text(&run, &super::execute::run_text(&run));
-    let out = match a.output {
+    let out = match a.output.output {
         OutputFormat::Text => iocap_report::fit_lines(&text()),
-        OutputFormat::Json => iocap_report::json(&run),
         OutputFormat::Csv => iocap_report::csv::render(&run),
+        _ => iocap_report::json(&run),
     };
     print_stdout(&out);
     Ok(Exit::Ok)
@@ -181,7 +137,7 @@ pub struct DeleteArgs {
     #[arg(required = true)]
     pub runs: Vec<String>,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 pub fn delete(a: DeleteArgs) -> Result<Exit> {
@@ -207,7 +163,7 @@ pub struct PruneArgs {
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
-    pub store: super::save::StoreArg,
+    pub store: StoreArg,
 }
 
 pub fn prune(a: PruneArgs) -> Result<Exit> {
@@ -215,7 +171,7 @@ pub fn prune(a: PruneArgs) -> Result<Exit> {
     if age <= 0.0 {
         bail!("--older-than must be more than zero");
     }
-    let cutoff = iocap_model::rfc3339_utc(now_s().saturating_sub(age as u64));
+    let cutoff = iocap_store::ago(age);
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let out = store.prune(&cutoff, a.dry_run)?;
     let verb = if a.dry_run { "would delete" } else { "deleted" };
@@ -234,104 +190,5 @@ pub fn prune(a: PruneArgs) -> Result<Exit> {
             )
         }
     );
-    Ok(Exit::Ok)
-}
-
-#[derive(Args, Debug)]
-pub struct BaselineArgs {
-    #[command(subcommand)]
-    pub action: BaselineAction,
-    /// Result store [default: $IOCAP_DB, else ~/.local/share/iocap/results.db]
-    #[arg(long, value_name = "PATH|URL", global = true)]
-    pub db: Option<String>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum BaselineAction {
-    /// Make RUN the baseline of its host for its targets (or only --target)
-    Set {
-        run: String,
-        #[arg(long)]
-        target: Option<String>,
-    },
-    /// List baselines of this host (or --host, or --all hosts)
-    Show {
-        #[arg(long)]
-        host: Option<String>,
-        #[arg(long, conflicts_with = "host")]
-        all: bool,
-        #[arg(long, visible_alias = "format", value_enum, default_value_t = ListFormat::Text)]
-        output: ListFormat,
-    },
-    /// Remove the baselines of this host (or --host), for every target or only --target
-    Clear {
-        #[arg(long)]
-        host: Option<String>,
-        #[arg(long)]
-        target: Option<String>,
-    },
-}
-
-fn this_host() -> String {
-    iocap_engine::host::host_info().hostname
-}
-
-pub fn baseline(a: BaselineArgs) -> Result<Exit> {
-    let mut store = open_existing_store(a.db.as_deref())?;
-    match a.action {
-        BaselineAction::Set { run, target } => {
-            let id = store.resolve(&run)?;
-            let r = store.load(&id)?;
-            let mut targets: Vec<String> = r
-                .tests
-                .iter()
-                .flat_map(|t| t.targets.iter().map(|x| x.path.clone()))
-                .collect();
-            targets.sort();
-            targets.dedup();
-            if let Some(t) = target {
-                if !targets.contains(&t) {
-                    bail!(
-                        "run {id} did not test {t}; its targets: {}",
-                        targets.join(", ")
-                    );
-                }
-                targets = vec![t];
-            }
-            if targets.is_empty() {
-                bail!("run {id} has no targets to be a baseline for");
-            }
-            let now = iocap_model::rfc3339_utc(now_s());
-            for b in store.baseline_set(&id, &targets, &now)? {
-                eprintln!(
-                    "iocap: baseline of {} for {} is now run {}",
-                    printable(&b.hostname),
-                    printable(&b.target),
-                    b.run_id
-                );
-            }
-        }
-        BaselineAction::Show { host, all, output } => {
-            let host = if all {
-                None
-            } else {
-                Some(host.unwrap_or_else(this_host))
-            };
-            let list = store.baselines(host.as_deref())?;
-            match output {
-                ListFormat::Json => print_stdout(&(serde_json::to_string_pretty(&list)? + "\n")),
-                ListFormat::Text if list.is_empty() => eprintln!(
-                    "iocap: no baselines{} (set one with: iocap baseline set RUN)",
-                    host.map(|h| format!(" for host {h}")).unwrap_or_default()
-                ),
-                ListFormat::Text => print_stdout(&baselines_table(&list)),
-            }
-        }
-        BaselineAction::Clear { host, target } => {
-            let host = host.unwrap_or_else(this_host);
-            let n = store.baseline_clear(&host, target.as_deref())?;
-            eprintln!("iocap: removed {n} baseline(s) of {host}");
-        }
-    }
     Ok(Exit::Ok)
 }

@@ -41,23 +41,10 @@ pub fn print_version(flags: &VersionFlags) -> Exit {
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease");
         let kernel = kernel.as_deref().map(str::trim).unwrap_or("unknown");
         s += &format!("kernel:   {kernel}\n");
-        s += &format!("io_uring: {}\n", io_uring_support());
+        s += &format!("io_uring: {}\n", iocap_engine::host::io_uring_support());
     }
     print_stdout(&s);
     Exit::Ok
-}
-
-/// The engine's own probe (a ring of two entries), and the sysctl that may explain a refusal.
-fn io_uring_support() -> String {
-    let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
-        .map(|v| format!("kernel.io_uring_disabled = {}", v.trim()))
-        .ok();
-    match (iocap_engine::backend::uring::probe(), sysctl) {
-        (Ok(()), Some(s)) => format!("available ({s})"),
-        (Ok(()), None) => "available".into(),
-        (Err(e), Some(s)) => format!("not available: {e} ({s})"),
-        (Err(e), None) => format!("not available: {e}"),
-    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

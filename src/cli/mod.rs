@@ -1,17 +1,25 @@
-//! Argument handling in two steps (after ripgrep): clap parses and validates what was typed into
-//! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
+//! The command line: one module per command, each turning its flags into a config, calling a
+//! library (a session of `iocap-session` for the measuring commands, the store, the views of
+//! `iocap-report`) and printing. The flags several commands share are declared once in
+//! [`flags`], [`output`], [`save`] and [`sure`]; [`execute`] runs a session on this process's
+//! executor and prints its run; [`progress`], [`signals`] and [`ranks`] are the terminal, Ctrl-C
+//! and the place of this process in a multi-host run.
 
 mod args;
 mod audit;
+mod baseline;
 mod cachescan;
 mod compare;
 mod cost;
 mod execute;
+mod export;
 mod fill;
+mod flags;
 mod fsync;
 mod history;
 mod install;
 mod monitor;
+mod output;
 mod preflight;
 mod progress;
 mod ranks;
@@ -25,12 +33,11 @@ mod sqlio;
 mod suite;
 mod sure;
 mod verify;
-mod width;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted by Ctrl-C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,17 +52,6 @@ impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e as u8)
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    /// Tables for people.
-    #[default]
-    Text,
-    /// The JSON result contract, alone on stdout.
-    Json,
-    /// One row per test and scope.
-    Csv,
 }
 
 #[derive(Parser)]
@@ -100,11 +96,11 @@ enum Command {
     /// Compare runs side by side and flag regressions (BASE RUN..., or --baseline RUN)
     Compare(compare::CompareArgs),
     /// Set, show or clear the baseline run of a host and target
-    Baseline(history::BaselineArgs),
+    Baseline(baseline::BaselineArgs),
     /// Export saved runs as JSON, CSV or Markdown
-    Export(compare::ExportArgs),
+    Export(export::ExportArgs),
     /// Write a self-contained HTML report of saved runs
-    Report(compare::ReportArgs),
+    Report(export::ReportArgs),
     /// Delete saved runs
     Delete(history::DeleteArgs),
     /// Delete saved runs older than an age (baseline runs are kept)
@@ -155,20 +151,6 @@ pub fn print_stdout(s: &str) {
     }
 }
 
-/// The message and its causes, each once: error types that print their source in their own
-/// message (`"{context}: {source}"`) and also report it as the source are not repeated.
-fn error_text(e: &anyhow::Error) -> String {
-    let mut msg = format!("iocap: error: {e}");
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !msg.ends_with(&c) {
-            msg.push_str(": ");
-            msg.push_str(&c);
-        }
-    }
-    msg
-}
-
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -192,7 +174,7 @@ pub fn main() -> ExitCode {
         return Exit::Error.into();
     };
     signals::install();
-    iocap_report::set_width(width::columns());
+    iocap_report::set_width(iocap_report::terminal::columns());
     let res = match command {
         Command::Run(args) => run::run(*args),
         Command::Sqlio { args } => sqlio::run(&args),
@@ -200,9 +182,9 @@ pub fn main() -> ExitCode {
         Command::History(a) => history::history(a),
         Command::Show(a) => history::show(a),
         Command::Compare(a) => compare::compare(a),
-        Command::Baseline(a) => history::baseline(a),
-        Command::Export(a) => compare::export(a),
-        Command::Report(a) => compare::report(a),
+        Command::Baseline(a) => baseline::baseline(a),
+        Command::Export(a) => export::export(a),
+        Command::Report(a) => export::report(a),
         Command::Delete(a) => history::delete(a),
         Command::Prune(a) => history::prune(a),
         Command::StoreFill(a) => fill::fill(a),
@@ -225,45 +207,14 @@ pub fn main() -> ExitCode {
             if let Some(prefix) = ranks::error_prefix(&e) {
                 eprintln!(
                     "{}",
-                    error_text(&e).replacen("iocap: ", &format!("iocap: {prefix}"), 1)
+                    iocap_report::fmt::error_text(e.as_ref()).replacen(
+                        "iocap: ",
+                        &format!("iocap: {prefix}"),
+                        1
+                    )
                 );
             }
             Exit::Error.into()
         }
-    }
-}
-
-#[cfg(test)]
-mod error_text_tests {
-    /// As `#[error("cannot open /x: {source}")]` with `#[source]` writes it.
-    #[derive(Debug)]
-    struct Twice {
-        source: std::io::Error,
-    }
-
-    impl std::fmt::Display for Twice {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "cannot open /x: {}", self.source)
-        }
-    }
-
-    impl std::error::Error for Twice {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            Some(&self.source)
-        }
-    }
-
-    #[test]
-    fn a_cause_already_in_the_message_is_not_repeated() {
-        let e = anyhow::Error::new(Twice {
-            source: std::io::Error::from_raw_os_error(2),
-        });
-        let t = super::error_text(&e);
-        assert_eq!(t.matches("os error 2").count(), 1, "{t}");
-        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2)).context("reading /y");
-        assert_eq!(
-            super::error_text(&e),
-            "iocap: error: reading /y: No such file or directory (os error 2)"
-        );
     }
 }

@@ -5,18 +5,18 @@
 //! minutes; the full mode measures long enough for array caches to settle. The sequence lives in
 //! `iocap_session::preflight`; here the flags become its config.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use iocap_assess::{DeviceClass, Expectations, Guidelines};
-use iocap_model::{parse_duration, Verdict};
-use iocap_session::{load_profile, PreflightConfig, PreflightScan, Timing};
+use iocap_session::{PreflightConfig, PreflightRequest};
 
-use super::args::{size_arg, FailOn};
+use super::args::size_arg;
 use super::execute::{finish, run_text, session};
+use super::flags::{FailOn, SafetyArgs};
+use super::output::OutputArg;
 use super::roles::RoleDirs;
 use super::save::SaveArgs;
 use super::sure::SureArgs;
-use super::{Exit, OutputFormat};
+use super::Exit;
 
 #[derive(Args, Debug)]
 pub struct PreflightArgs {
@@ -50,108 +50,40 @@ pub struct PreflightArgs {
     /// flash or rotational, for every role [default: from sysfs, else flash]
     #[arg(long, value_name = "CLASS")]
     pub device_class: Option<String>,
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
     /// Step and test durations, STEP:TEST (e.g. 1s:2s), for tests of iocap itself
     #[arg(long, hide = true, value_name = "STEP:TEST")]
     pub timing: Option<String>,
     /// Exit with 1 when a line of the capacity table is at least this bad
     #[arg(long, value_enum, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
     #[command(flatten)]
     pub sure: SureArgs,
     #[command(flatten)]
     pub save: SaveArgs,
 }
 
-/// The size of test files without a scan: 1 GiB quick, 8 GiB full.
-fn default_size(quick: bool) -> u64 {
-    if quick {
-        1 << 30
-    } else {
-        8 << 30
-    }
-}
-
-/// The short cache scan of this preflight: up to `--scan-max` (the mode's file size), within a
-/// fifth of the mode's time.
-fn scan_plan(a: &PreflightArgs, step_s: f64) -> PreflightScan {
-    PreflightScan {
-        max_bytes: a.scan_max.unwrap_or(default_size(a.quick)),
-        step_s: if a.timing.is_some() {
-            step_s
-        } else if a.quick {
-            0.5
-        } else {
-            2.0
-        },
-        budget_s: if a.quick { 24.0 } else { 120.0 },
-        files: 3 + usize::from(!a.quick),
-        fill_budget_s: if a.quick { 30.0 } else { 120.0 },
-        allow_overwrite: a.allow_overwrite,
-    }
-}
-
-/// A TOML file's text, or an error naming the file.
-fn read(f: &str) -> Result<String> {
-    std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))
-}
-
-/// `--timing STEP:TEST`, or the mode's durations.
-fn timing(a: &PreflightArgs) -> Result<Timing> {
-    let Some(t) = &a.timing else {
-        return Ok(Timing::of_mode(a.quick));
-    };
-    let (st, te) = t.split_once(':').context("--timing is STEP:TEST")?;
-    Ok(Timing {
-        step_s: parse_duration(st)?,
-        step_warmup_s: 0.0,
-        test_s: parse_duration(te)?,
-        test_warmup_s: 0.0,
-    })
-}
-
 fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
-    let profile = load_profile(&a.profile)?;
-    let guidelines = match &a.guidelines {
-        Some(f) => Guidelines::with_override(Some(&read(f)?))
-            .with_context(|| format!("in guidelines file {f}"))?,
-        None => Guidelines::default(),
-    };
-    let expectations = match &a.expect {
-        Some(f) => Some(
-            Expectations::from_toml(&read(f)?)
-                .with_context(|| format!("in expectations file {f}"))?,
-        ),
-        None => None,
-    };
-    let forced_class = match &a.device_class {
-        Some(c) => Some(
-            DeviceClass::parse(c)
-                .with_context(|| format!("--device-class '{c}': use flash or rotational"))?,
-        ),
-        None => None,
-    };
-    let timing = timing(a)?;
-    let (roles, sure) = (a.roles.clone(), a.sure.clone());
-    Ok(PreflightConfig {
-        profile,
-        guidelines,
-        expectations,
-        forced_class,
+    let request = PreflightRequest {
+        profile: a.profile.clone(),
+        guidelines: a.guidelines.clone(),
+        expect: a.expect.clone(),
+        device_class: a.device_class.clone(),
         quick: a.quick,
         size_bytes: a.size,
         cache_size_bytes: a.cache_size,
-        scan: scan_plan(a, timing.step_s),
-        default_size_bytes: default_size(a.quick),
-        timing,
-        allow_overwrite: a.allow_overwrite,
-        role_target: Box::new(move |r| roles.target(r)),
-        tune: Box::new(move |s| sure.apply(s)),
-    })
+        scan_max_bytes: a.scan_max,
+        timing: a.timing.clone(),
+        allow_overwrite: a.safety.allow_overwrite,
+    };
+    let (places, sure) = (a.roles.places(), a.sure.clone());
+    request.config(
+        Box::new(move |r| places.target(r)),
+        Box::new(move |s| sure.apply(s)),
+    )
 }
 
 pub fn preflight(a: PreflightArgs) -> Result<Exit> {
@@ -162,18 +94,10 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     let run = session("preflight", Some(&a.sure), &a.save, |s| {
         iocap_session::preflight(s, &c)
     })?;
-    let code = finish(&run, a.output, || run_text(&run));
+    let code = finish(&run, a.output.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
-    let worst = |v: Verdict| {
-        run.preflight
-            .as_ref()
-            .is_some_and(|p| p.rows.iter().any(|r| r.verdict == v))
-    };
-    let check_failed = match a.fail_on {
-        Some(FailOn::Fail) => worst(Verdict::Fail),
-        Some(FailOn::Warn) => worst(Verdict::Fail) || worst(Verdict::Warn),
-        None => false,
-    };
+    let rows = run.preflight.iter().flat_map(|p| &p.rows);
+    let check_failed = FailOn::trips(a.fail_on, rows.map(|r| r.verdict.severity()));
     Ok(if code == Exit::Ok && check_failed {
         Exit::CheckFailed
     } else {

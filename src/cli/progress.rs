@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use iocap_engine::{FillObserver, LiveSample, Phase, RunObserver};
 
 use iocap_report::fmt;
+use iocap_report::terminal::{columns, fit};
 
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
@@ -47,7 +48,7 @@ impl FillObserver for FillBar {
         // the bar ({wide_bar}) takes what the name leaves of the terminal's width
         bar.set_message(format!(
             "writing test file {}",
-            super::width::fit(&path.display().to_string(), 28)
+            fit(&path.display().to_string(), 28)
         ));
         self.bar = Some(bar);
     }
@@ -63,38 +64,25 @@ impl FillObserver for FillBar {
     }
 }
 
-/// What the live line names before its figures: the test, and the step of a sequence
-/// (`data: 8K random read (qd 32), step 5 of at most 13`). Set by the command that runs a
-/// sequence of tests; empty for a single `run`.
-static LABEL: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
-
-/// Names the test (and step) that the next live lines are about.
-pub fn set_label(label: impl Into<String>) {
-    *LABEL.lock().unwrap_or_else(|e| e.into_inner()) = label.into();
-}
-
-fn label() -> String {
-    let l = LABEL.lock().unwrap_or_else(|e| e.into_inner());
-    if l.is_empty() {
-        String::new()
-    } else {
-        format!("{l}: ")
-    }
-}
-
-/// The live line during a test.
+/// The live line during a test, after what it is about (`label: `).
 pub struct LiveLine {
     tty: bool,
     shown: bool,
+    label: String,
 }
 
 impl LiveLine {
-    /// Shows `warming up` (or `starting`) at once, so the line is never blank while the test
-    /// warms up and no figure has come yet.
-    pub fn new() -> Self {
+    /// Shows `starting` at once, so the line is never blank while the test warms up and no
+    /// figure has come yet.
+    pub fn new(label: &str) -> Self {
         let mut l = Self {
             tty: stderr_is_terminal(),
             shown: false,
+            label: if label.is_empty() {
+                String::new()
+            } else {
+                format!("{label}: ")
+            },
         };
         l.show("starting");
         l
@@ -104,7 +92,7 @@ impl LiveLine {
         if !self.tty {
             return;
         }
-        let line = super::width::fit(&format!("{}{what}", label()), super::width::columns() - 1);
+        let line = fit(&format!("{}{what}", self.label), columns() - 1);
         eprint!("\r\x1b[2K{line}");
         let _ = std::io::stderr().flush();
         self.shown = true;
@@ -148,18 +136,23 @@ impl Drop for LiveLine {
 
 /// The terminal's view of a session's progress: a bar while a test file is filled, the live
 /// line while a test runs, and progress lines on stderr (`iocap: ...`, a suite's `== ...`
-/// headers as they are), each cut to the terminal's width.
-pub struct Terminal;
+/// headers as they are), each cut to the terminal's width. The label names the test (and the
+/// step of a sequence: `data: 8K random read (qd 32), step 5 of at most 13`) that the next live
+/// lines are about; empty for a single `run`.
+#[derive(Default)]
+pub struct Terminal {
+    label: String,
+}
 
 impl iocap_session::Progress for Terminal {
     fn fill(&mut self) -> Box<dyn FillObserver> {
         Box::new(FillBar::new())
     }
     fn live(&mut self) -> Box<dyn RunObserver> {
-        Box::new(LiveLine::new())
+        Box::new(LiveLine::new(&self.label))
     }
     fn label(&mut self, what: &str) {
-        set_label(what);
+        self.label = what.to_string();
     }
     fn say(&mut self, line: &str) {
         let line = if line.starts_with("== ") {
@@ -167,6 +160,46 @@ impl iocap_session::Progress for Terminal {
         } else {
             format!("iocap: {line}")
         };
-        eprintln!("{}", super::width::fit(&line, super::width::columns() - 1));
+        eprintln!("{}", fit(&line, columns() - 1));
+    }
+}
+
+/// The line `iocap fsync` keeps while it measures: the point and how many of the total, on a
+/// terminal only; cleared when dropped.
+pub struct PointLine {
+    live: bool,
+    n: usize,
+    total: usize,
+}
+
+impl PointLine {
+    pub fn new(total: usize) -> Self {
+        Self {
+            live: stderr_is_terminal(),
+            n: 0,
+            total,
+        }
+    }
+
+    /// The next point: method `m` at `size` bytes.
+    pub fn point(&mut self, m: iocap_fsync::Method, size: u64) {
+        self.n += 1;
+        if self.live {
+            eprint!(
+                "\r\x1b[2Kiocap fsync: {} {} ({}/{})",
+                m.label(),
+                iocap_model::format_bytes(size),
+                self.n,
+                self.total
+            );
+        }
+    }
+}
+
+impl Drop for PointLine {
+    fn drop(&mut self) {
+        if self.live {
+            eprint!("\r\x1b[2K");
+        }
     }
 }

@@ -33,7 +33,7 @@ pub fn executor() -> Box<dyn Executor> {
     #[cfg(feature = "mpi")]
     if size() > 1 {
         return Box::new(iocap_mpi::MpiExecutor::new(
-            Box::new(super::progress::Terminal),
+            Box::<super::progress::Terminal>::default(),
             &super::signals::INTERRUPTED,
         ));
     }

@@ -6,17 +6,16 @@
 use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
-use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::SaturateSpec;
 
-use super::args::{duration_arg, engine_arg, rw_arg, size_arg, us_arg, DataShapeArgs};
-use super::execute::{finish, run_text, session};
-use super::run::SubmitArg;
-use super::save::SaveArgs;
-use super::sure::SureArgs;
-use super::{Exit, OutputFormat};
+use super::args::{rw_arg, size_arg, us_arg};
+use super::execute::{run_text, session};
+use super::flags::{CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg};
+use super::Exit;
 
 #[derive(Args, Debug)]
+#[command(mut_arg("warmup", |a| a.help("Unmeasured time before each step")))]
 pub struct SaturateArgs {
     /// Files or block devices, tested together at each step [default: ./iocap.testfile]
     #[arg(value_name = "TARGET")]
@@ -36,12 +35,10 @@ pub struct SaturateArgs {
     /// Size of a test file that does not exist yet
     #[arg(long, default_value = "1G", value_parser = size_arg)]
     pub size: u64,
-    /// Measured time of each step
-    #[arg(long, default_value = "10s", value_parser = duration_arg)]
-    pub step_duration: f64,
-    /// Unmeasured time before each step
-    #[arg(long, default_value = "2s", value_parser = duration_arg)]
-    pub warmup: f64,
+    #[command(flatten)]
+    pub step: StepDurationArg,
+    #[command(flatten)]
+    pub warmup: WarmupArg,
     /// A doubling of the queue depth that gains less than this (percent) counts as flat
     #[arg(long, value_name = "PCT", default_value_t = 5.0)]
     pub min_gain: f64,
@@ -57,40 +54,19 @@ pub struct SaturateArgs {
     /// Skip the throttled points at 10 to 100 % of the maximum
     #[arg(long)]
     pub no_throttled: bool,
-    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
-    #[arg(long, default_value = "auto", value_parser = engine_arg)]
-    pub engine: EngineChoice,
-    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
-    /// freed by one reap together: least CPU) or each (every I/O at once, as fio does)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
-    pub submit: SubmitArg,
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
     #[command(flatten)]
-    pub data: DataShapeArgs,
+    pub engine: EngineArgs,
     #[command(flatten)]
-    pub sure: SureArgs,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<DataAndSure>,
 }
 
 fn base_spec(a: &SaturateArgs) -> JobSpec {
-    let mut spec = base_spec_of(a);
-    a.sure.apply(&mut spec);
-    a.data.apply(&mut spec);
-    spec
-}
-
-fn base_spec_of(a: &SaturateArgs) -> JobSpec {
     let targets = if a.targets.is_empty() {
         vec![DEFAULT_TARGET.to_string()]
     } else {
         a.targets.clone()
     };
-    JobSpec {
+    let mut spec = JobSpec {
         targets: targets.into_iter().map(TargetSpec::new).collect(),
         rw: a.rw,
         write_pct: a.rw.write_pct(a.write_pct),
@@ -98,13 +74,14 @@ fn base_spec_of(a: &SaturateArgs) -> JobSpec {
         align_bytes: a.bs,
         threads: a.threads,
         size_bytes: a.size,
-        duration_s: a.step_duration,
-        warmup_s: a.warmup,
-        engine: a.engine,
-        submit: a.submit.mode(),
-        allow_overwrite: a.allow_overwrite,
+        duration_s: a.step.step_duration,
+        warmup_s: a.warmup.warmup,
+        allow_overwrite: a.common.safety.allow_overwrite,
         ..JobSpec::default()
-    }
+    };
+    a.engine.apply(&mut spec);
+    a.common.extra.apply(&mut spec);
+    spec
 }
 
 pub fn saturate(a: SaturateArgs) -> Result<Exit> {
@@ -120,16 +97,15 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     if a.max_qd == 0 || a.max_qd > iocap_model::MAX_QD {
         anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
     }
-    a.save.check()?;
+    let c = &a.common;
+    c.save.check()?;
     let spec = SaturateSpec {
         base,
         cfg,
         throttled: !a.no_throttled,
     };
-    let run = session("saturate", Some(&a.sure), &a.save, |s| {
+    let run = session("saturate", Some(&c.extra.sure), &c.save, |s| {
         iocap_session::saturate(s, &spec)
     })?;
-    let code = finish(&run, a.output, || run_text(&run));
-    a.save.keep(std::slice::from_ref(&run))?;
-    Ok(code)
+    c.finish(&run, || run_text(&run))
 }

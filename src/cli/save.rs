@@ -23,23 +23,18 @@ pub struct StoreArg {
 pub struct SaveArgs {
     #[command(flatten)]
     pub store: StoreArg,
-
     /// Do not save the result
     #[arg(long)]
     pub no_save: bool,
-
     /// A name for this run, shown in the history and reports
     #[arg(long)]
     pub label: Option<String>,
-
     /// A tag for filtering the history (repeatable)
     #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
-
     /// A free-text note kept with the run
     #[arg(long)]
     pub note: Option<String>,
-
     /// Also write a self-contained HTML report of the run to FILE (never over an existing file)
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
@@ -97,36 +92,36 @@ impl SaveArgs {
 
     /// Saves one run, unless `--no-save`; says where on stderr.
     pub fn save(&self, run: &RunResult) -> Result<()> {
+        self.store_run(run, false)
+    }
+
+    /// Saves a run that grows test by test (a suite), replacing what was saved of it before.
+    pub fn save_progress(&self, run: &RunResult) -> Result<()> {
+        self.store_run(run, true)
+    }
+
+    fn store_run(&self, run: &RunResult, growing: bool) -> Result<()> {
         if self.no_save || !super::ranks::is_root() {
             return Ok(());
         }
         let mut store = open_store(self.store.db.as_deref())?;
-        store.save(run).with_context(|| {
+        let saved = if growing {
+            store.save_or_replace(run)
+        } else {
+            store.save(run)
+        };
+        let what = if growing { "run" } else { "the result of run" };
+        saved.with_context(|| {
             format!(
-                "the result of run {} could not be saved in {} (the figures above are not stored)",
+                "{what} {} could not be saved in {} (the figures above are not stored)",
                 run.run_id,
                 store.location()
             )
         })?;
-        eprintln!("iocap: saved run {} in {}", run.run_id, store.location());
-        Ok(())
-    }
-}
-
-impl SaveArgs {
-    /// Saves a run that grows test by test (a suite), replacing what was saved of it before.
-    pub fn save_progress(&self, run: &RunResult) -> Result<()> {
-        if self.no_save || !super::ranks::is_root() {
-            return Ok(());
+        if !growing {
+            eprintln!("iocap: saved run {} in {}", run.run_id, store.location());
         }
-        let mut store = open_store(self.store.db.as_deref())?;
-        store.save_or_replace(run).with_context(|| {
-            format!(
-                "run {} could not be saved in {} (the figures above are not stored)",
-                run.run_id,
-                store.location()
-            )
-        })
+        Ok(())
     }
 }
 

@@ -5,15 +5,13 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
-use iocap_session::ScaleupSpec;
+use iocap_model::{JobSpec, Role, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_session::{RolePlaces, ScaleupSpec};
 
-use super::args::{duration_arg, engine_arg, rw_arg, size_arg};
-use super::execute::{finish, run_text, session};
-use super::roles::RoleDirs;
-use super::run::SubmitArg;
-use super::save::SaveArgs;
-use super::{Exit, OutputFormat};
+use super::args::{rw_arg, size_arg};
+use super::execute::{run_text, session};
+use super::flags::{CommonArgs, EngineArgs, NoExtra, TimingArgs};
+use super::Exit;
 
 #[derive(Args, Debug)]
 pub struct ScaleupArgs {
@@ -35,25 +33,12 @@ pub struct ScaleupArgs {
     /// Size of test files that do not exist yet
     #[arg(long, default_value = "1G", value_parser = size_arg)]
     pub size: u64,
-    /// Measured time of each test
-    #[arg(long, default_value = "10s", value_parser = duration_arg)]
-    pub duration: f64,
-    #[arg(long, default_value = "2s", value_parser = duration_arg)]
-    pub warmup: f64,
-    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
-    #[arg(long, default_value = "auto", value_parser = engine_arg)]
-    pub engine: EngineChoice,
-    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
-    /// freed by one reap together: least CPU) or each (every I/O at once, as fio does)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
-    pub submit: SubmitArg,
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
     #[command(flatten)]
-    pub save: SaveArgs,
+    pub timing: TimingArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub common: CommonArgs<NoExtra>,
 }
 
 pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
@@ -61,14 +46,14 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         .volumes
         .iter()
         .map(|v| {
-            RoleDirs {
+            RolePlaces {
                 data: Some(v.into()),
                 ..Default::default()
             }
-            .target("data")
+            .target(Role::Data)
         })
         .collect();
-    let spec = ScaleupSpec {
+    let mut spec = ScaleupSpec {
         paths,
         base: JobSpec {
             rw: a.rw,
@@ -77,14 +62,13 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             align_bytes: a.bs,
             qd: a.qd,
             size_bytes: a.size,
-            duration_s: a.duration,
-            warmup_s: a.warmup,
-            engine: a.engine,
-            submit: a.submit.mode(),
-            allow_overwrite: a.allow_overwrite,
+            duration_s: a.timing.duration.duration,
+            warmup_s: a.timing.warmup.warmup,
+            allow_overwrite: a.common.safety.allow_overwrite,
             ..JobSpec::default()
         },
     };
+    a.engine.apply(&mut spec.base);
     if !a.hosts && spec.paths.len() < 2 {
         bail!("scaleup needs two or more volumes (or --hosts, under mpirun)");
     }
@@ -94,8 +78,9 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
     if !a.hosts {
         spec.check()?;
     }
-    a.save.check()?;
-    let run = session("scaleup", None, &a.save, |s| {
+    let c = &a.common;
+    c.save.check()?;
+    let run = session("scaleup", None, &c.save, |s| {
         if a.hosts {
             let base = JobSpec {
                 targets: vec![TargetSpec::new(
@@ -111,7 +96,5 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
             iocap_session::scaleup(s, &spec)
         }
     })?;
-    let code = finish(&run, a.output, || run_text(&run));
-    a.save.keep(std::slice::from_ref(&run))?;
-    Ok(code)
+    c.finish(&run, || run_text(&run))
 }

@@ -1,17 +1,21 @@
 //! `iocap sqlio` and `iocap sqlio-batch`: SQLIO's flags, parameter files and batch files on
 //! iocap's engine, with SQLIO's summary followed by iocap's percentiles.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use iocap_model::{parse_duration, RunResult};
-use iocap_sqlio::{ms_buckets, parse_args, parse_batch, render_header, render_summary, SqlioCall};
+use iocap_sqlio::{
+    parse_args, parse_batch, render_header, render_result, split_own_flags, SqlioCall,
+};
 
 use super::execute::{finish, session};
-use super::save::SaveArgs;
+use super::output::{OutputArg, OutputFormat};
+use super::save::{SaveArgs, StoreArg};
 use super::signals::interrupted;
-use super::{print_stdout, Exit, OutputFormat};
+use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |a| a.help("Output format for each test")))]
 pub struct BatchArgs {
     /// The batch file (.bat/.cmd) holding `sqlio` or `call sqlio` lines
     pub file: String,
@@ -21,90 +25,30 @@ pub struct BatchArgs {
     /// Check every line and show the tests without running them
     #[arg(long)]
     pub dry_run: bool,
-    /// Output format for each test
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
-
+    #[command(flatten)]
+    pub output: OutputArg,
     /// Each call is saved as its own run as soon as it ends; --html writes one report of all
     #[command(flatten)]
     pub save: SaveArgs,
 }
 
-const SQLIO_HELP: &str = "\
-iocap sqlio: run a test given in SQLIO's flags
-
-usage: iocap sqlio [-kR|-kW] [-s<secs>] [-frandom|-fsequential] [-o<n>] [-b<KB>] [-t<n>]
-                   [-LS|-LP] [-BN|-BY|-BH|-BS] [-F<paramfile> | PATH...]
-                   [--allow-overwrite] [--engine auto|io_uring|psync] [--output text|json|csv]
-                   [--db PATH|URL] [--no-save] [--label L] [--tag T]... [--note N] [--html FILE]
-
-Defaults are SQLIO's: -kR -t1 -s30 -b2 -BN, one outstanding I/O, testfile.dat.
-Parameter files hold lines of `path threads mask size_MB`; `#` comments a line out.
-";
-
-/// iocap's own flags, given among SQLIO's.
-struct OwnFlags {
-    output: OutputFormat,
-    help: bool,
-    save: SaveArgs,
-}
-
-/// Splits iocap's own long flags (`--output`, `--help`, the store flags) from the SQLIO flags,
-/// which all start with a single dash.
-fn split_own_flags(args: &[String]) -> Result<(Vec<String>, OwnFlags)> {
-    let mut rest = Vec::new();
-    let mut own = OwnFlags {
-        output: OutputFormat::Text,
-        help: false,
-        save: SaveArgs::default(),
+/// iocap's own flags among SQLIO's: the output format and the store's flags.
+fn own_flags(args: &[String]) -> Result<(Vec<String>, OutputFormat, bool, SaveArgs)> {
+    let (rest, own) = split_own_flags(args)?;
+    let output = match own.output.as_deref() {
+        Some("json") => OutputFormat::Json,
+        Some("csv") => OutputFormat::Csv,
+        _ => OutputFormat::Text,
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--help" || a == "-h" || a == "-?" {
-            own.help = true;
-            continue;
-        }
-        if a == "--no-save" {
-            own.save.no_save = true;
-            continue;
-        }
-        let with_value = ["--output", "--db", "--label", "--tag", "--note", "--html"];
-        let Some((name, inline)) = with_value.iter().find_map(|n| {
-            if a == n {
-                Some((*n, None))
-            } else {
-                a.strip_prefix(n)
-                    .and_then(|r| r.strip_prefix('='))
-                    .map(|v| (*n, Some(v.to_string())))
-            }
-        }) else {
-            rest.push(a.clone());
-            continue;
-        };
-        let v = match inline {
-            Some(v) => v,
-            None => it
-                .next()
-                .ok_or_else(|| anyhow!("{name} needs a value"))?
-                .clone(),
-        };
-        match name {
-            "--output" => {
-                own.output = match v.as_str() {
-                    "text" => OutputFormat::Text,
-                    "json" => OutputFormat::Json,
-                    "csv" => OutputFormat::Csv,
-                    _ => bail!("--output takes text, json or csv, not '{v}'"),
-                }
-            }
-            "--db" => own.save.store.db = Some(v),
-            "--label" => own.save.label = Some(v),
-            "--tag" => own.save.tags.push(v),
-            "--note" => own.save.note = Some(v),
-            _ => own.save.html = Some(v.into()),
-        }
-    }
-    Ok((rest, own))
+    let save = SaveArgs {
+        store: StoreArg { db: own.db },
+        no_save: own.no_save,
+        label: own.label,
+        tags: own.tags,
+        note: own.note,
+        html: own.html.map(Into::into),
+    };
+    Ok((rest, output, own.help, save))
 }
 
 fn parse_call(args: &[String]) -> Result<SqlioCall> {
@@ -123,32 +67,21 @@ fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(
         s.run.tests.extend(r);
         Ok(())
     })?;
-    let result = &run.tests[0];
-    let buckets = ms_buckets(result);
-    let code = finish(&run, output, || {
-        let mut s = render_summary(call, result, &buckets);
-        if !s.ends_with('\n') {
-            s.push('\n');
-        }
-        for w in &result.warnings {
-            s.push_str(&format!("warning: {w}\n"));
-        }
-        s
-    });
+    let code = finish(&run, output, || render_result(call, &run.tests[0]));
     save.save(&run)?;
     Ok((code, run))
 }
 
 pub fn run(args: &[String]) -> Result<Exit> {
-    let (rest, own) = split_own_flags(args)?;
-    if own.help {
-        print_stdout(SQLIO_HELP);
+    let (rest, output, help, save) = own_flags(args)?;
+    if help {
+        print_stdout(iocap_sqlio::HELP);
         return Ok(Exit::Ok);
     }
     let call = parse_call(&rest)?;
-    own.save.check()?;
-    let (code, run) = run_call(&call, own.output, &own.save)?;
-    own.save.write_html(std::slice::from_ref(&run))?;
+    save.check()?;
+    let (code, run) = run_call(&call, output, &save)?;
+    save.write_html(std::slice::from_ref(&run))?;
     Ok(code)
 }
 
@@ -176,7 +109,7 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
     let mut worst = Exit::Ok;
     let mut runs = Vec::new();
     for (l, call) in &calls {
-        if args.output == OutputFormat::Text || args.dry_run {
+        if args.output.is_text() || args.dry_run {
             eprintln!(
                 "== {} line {}: sqlio {}",
                 args.file,
@@ -188,7 +121,7 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
             print_stdout(&render_header(call));
             continue;
         }
-        let (code, run) = run_call(call, args.output, &args.save)?;
+        let (code, run) = run_call(call, args.output.output, &args.save)?;
         runs.push(run);
         if code != Exit::Ok {
             worst = code;

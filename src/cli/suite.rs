@@ -2,18 +2,20 @@
 //! finishes, so a suite stopped by Ctrl-C, a fault or a kill keeps every test it finished and
 //! can be resumed (`--resume RUN`) where it stopped.
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
-use iocap_model::{JobSpec, RunResult, SuiteInfo, TargetSpec};
-use iocap_plan::{PlannedTest, Suite};
-use iocap_session::{load_suite, Session, SuiteEnd, SuiteRun, SuiteStep};
+use iocap_model::RunResult;
+use iocap_plan::Suite;
+use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};
 
 use super::args::{duration_arg, size_arg};
-use super::execute::{new_run, tests_text};
+use super::execute::tests_text;
+use super::flags::CommonArgs;
+use super::output::OutputFormat;
 use super::roles::RoleDirs;
-use super::save::{open_existing_store, SaveArgs};
+use super::save::open_existing_store;
 use super::sure::SureArgs;
-use super::{print_stdout, Exit, OutputFormat};
+use super::{print_stdout, Exit};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
@@ -49,121 +51,51 @@ pub struct SuiteRunArgs {
     /// Continue a stopped suite run, skipping the tests it finished
     #[arg(long, value_name = "RUN")]
     pub resume: Option<String>,
-    /// Permit writes to files and devices iocap did not create (destroys their contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
     #[command(flatten)]
-    pub sure: SureArgs,
-    #[command(flatten)]
-    pub save: SaveArgs,
+    pub common: CommonArgs<SureArgs>,
 }
 
 pub fn suite(a: SuiteArgs) -> Result<Exit> {
     match a.action {
-        SuiteAction::List => {
-            let mut t = iocap_report::table(&["suite", "tests", "takes", "what"]);
-            // words, not a figure: left-aligned
-            if let Some(c) = t.column_mut(3) {
-                c.set_cell_alignment(comfy_table::CellAlignment::Left);
-            }
-            for s in iocap_plan::list_suites() {
-                t.add_row(vec![
-                    s.name,
-                    s.tests.to_string(),
-                    iocap_plan::format_secs(s.estimated_s),
-                    s.description,
-                ]);
-            }
-            // every workload of a database profile, as a suite
-            for p in iocap_plan::builtin_profiles() {
-                let s = p.suite();
-                t.add_row(vec![
-                    format!("profile:{}", p.name),
-                    s.tests.len().to_string(),
-                    iocap_plan::format_secs(s.estimated_s()),
-                    p.description.clone(),
-                ]);
-            }
-            print_stdout(&format!("{t}\n"));
-            Ok(Exit::Ok)
-        }
+        SuiteAction::List => print_stdout(&iocap_report::suite::list(&iocap_plan::list_runnable())),
         SuiteAction::Show { suite } => {
             print_stdout(&iocap_report::fit_lines(&load_suite(&suite)?.render()));
-            Ok(Exit::Ok)
         }
-        SuiteAction::Run(r) => run(*r),
+        SuiteAction::Run(r) => return run(*r),
     }
-}
-
-/// The specs of one planned test, with targets and the command line's overrides filled in.
-fn specs_of(t: &PlannedTest, a: &SuiteRunArgs) -> Vec<(String, JobSpec)> {
-    t.workloads
-        .iter()
-        .map(|w| {
-            let mut spec = w.spec.clone();
-            spec.name = if t.workloads.len() > 1 {
-                format!("{} [{}]", t.name, w.role)
-            } else {
-                t.name.clone()
-            };
-            spec.targets = vec![TargetSpec::new(a.roles.target(&w.role))];
-            if let Some(size) = a.size {
-                spec.size_bytes = size;
-            }
-            if let Some(d) = a.duration {
-                spec.duration_s = d;
-                spec.warmup_s = spec.warmup_s.min(d);
-            }
-            spec.allow_overwrite = a.allow_overwrite;
-            a.sure.apply(&mut spec);
-            (w.role.clone(), spec)
-        })
-        .collect()
+    Ok(Exit::Ok)
 }
 
 fn run(a: SuiteRunArgs) -> Result<Exit> {
     let s = load_suite(&a.suite)?;
-    // every test is checked before the first runs: a typo in test 40 must not surface an hour in
-    let steps: Vec<SuiteStep> = s
-        .tests
-        .iter()
-        .map(|t| SuiteStep {
-            name: t.name.clone(),
-            specs: specs_of(t, &a),
-        })
-        .collect();
-    for step in &steps {
-        for (_, spec) in &step.specs {
-            spec.validate()
-                .with_context(|| format!("suite {}: test {}", s.name, step.name))?;
-        }
-    }
-    a.save.check()?;
+    let plan = SuiteRun::plan(
+        &s,
+        &SuiteOverrides {
+            places: a.roles.places(),
+            size_bytes: a.size,
+            duration_s: a.duration,
+            pause_s: a.pause,
+            allow_overwrite: a.common.safety.allow_overwrite,
+            tune: &|spec| a.common.extra.apply(spec),
+        },
+    )?;
+    a.common.save.check()?;
     let run = match &a.resume {
-        Some(id) => resumed(&a, id, &s.name)?,
+        Some(id) => {
+            plan.resumable(open_existing_store(a.common.save.store.db.as_deref())?.load(id)?)?
+        }
         None => {
-            let mut r = new_run("suite");
-            r.suite = Some(SuiteInfo {
-                name: s.name.clone(),
-                planned: s.tests.len() as u32,
-            });
-            a.save.stamp(&mut r);
+            let mut r = plan.new_run();
+            a.common.save.stamp(&mut r);
             r
         }
     };
-    let plan = SuiteRun {
-        name: s.name.clone(),
-        steps,
-        pause_s: a.pause.unwrap_or(s.pause_s),
-    };
     let mut exec = super::ranks::executor();
-    let mut session =
-        Session::new(run, exec.as_mut()).repeating(a.sure.repeat, a.sure.repeat_pause);
+    let mut session = Session::new(run, exec.as_mut())
+        .repeating(a.common.extra.repeat, a.common.extra.repeat_pause);
     let end = plan.run(&mut session, |run, first_new| {
-        a.save.save_progress(run)?;
-        if a.output == OutputFormat::Text {
+        a.common.save.save_progress(run)?;
+        if a.common.output.is_text() {
             let text = tests_text(&run.tests[first_new..]) + "\n";
             print_stdout(&iocap_report::fmt::printable_lines(&text));
         }
@@ -177,26 +109,16 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
     finish_suite(&session.run, &a, &s, code)
 }
 
-/// The stopped run `id` of this suite, to continue.
-fn resumed(a: &SuiteRunArgs, id: &str, suite: &str) -> Result<RunResult> {
-    let mut store = open_existing_store(a.save.store.db.as_deref())?;
-    let r = store.load(id)?;
-    match &r.suite {
-        Some(info) if info.name == suite => Ok(r),
-        _ => bail!("run {} is not a run of suite {suite}", r.run_id),
-    }
-}
-
 fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Result<Exit> {
-    match a.output {
-        OutputFormat::Json => print_stdout(&iocap_report::json(run)),
-        OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+    match a.common.output.output {
         OutputFormat::Text if !run.repeats.is_empty() => {
             print_stdout(&iocap_report::text::render_repeats(&run.repeats));
         }
         OutputFormat::Text => {}
+        OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
+        _ => print_stdout(&iocap_report::json(run)),
     }
-    a.save.write_html(std::slice::from_ref(run))?;
+    a.common.save.write_html(std::slice::from_ref(run))?;
     if !super::ranks::is_root() {
         return Ok(code);
     }
@@ -210,7 +132,7 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
             a.suite,
             run.run_id
         );
-    } else if !a.save.no_save {
+    } else if !a.common.save.no_save {
         eprintln!(
             "iocap: suite {} finished; saved as run {}",
             s.name, run.run_id

@@ -6,92 +6,75 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use clap::{Args, ValueEnum};
-use iocap_model::{format_bytes, EngineChoice, Verify};
+use clap::Args;
+use iocap_model::{format_bytes, Verify};
 use iocap_report::verify::render;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
-use super::args::{duration_arg, engine_arg, size_arg};
+use super::args::size_arg;
 use super::execute::new_run;
+use super::flags::{DurationArg, EngineArg, SafetyArgs};
+use super::output::{verify_output, OutputArg};
 use super::save::SaveArgs;
 use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum VerifyOutput {
-    /// A summary and the first failures, for people.
-    #[default]
-    Text,
-    /// The JSON result contract, alone on stdout.
-    Json,
-}
-
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("duration", |a| a.help(
+        "Time of the concurrent phase, between the initial fill and the final pass")),
+    mut_arg("allow_overwrite", |a| a.help(
+        "Permit rewriting a file iocap did not create (destroys its contents)")),
+    mut_arg("engine", |a| a.help(
+        "I/O engine: auto (io_uring, else psync), io_uring (threads rings of qd I/Os) or psync \
+         (threads × qd synchronous threads)")),
+    mut_arg("output", verify_output),
+)]
 pub struct VerifyArgs {
     /// The file to verify (created by iocap); a directory means DIR/iocap-verify.testfile.
     /// With --check: the file to check [default: the one the journal names]
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
-
-    /// Time of the concurrent phase, between the initial fill and the final pass
-    #[arg(long, default_value = "10s", value_parser = duration_arg)]
-    pub duration: f64,
-
+    #[command(flatten)]
+    pub duration: DurationArg,
     /// Size of the verify file
     #[arg(long, default_value = "256M", value_parser = size_arg)]
     pub size: u64,
-
     /// Threads; each keeps --qd I/Os in flight
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
-
     /// In-flight I/Os per thread (with psync, each a thread of its own)
     #[arg(long, default_value_t = 4)]
     pub qd: u32,
-
     /// Seed of the page contents
     #[arg(long, default_value_t = 0x10CAFE)]
     pub seed: u64,
-
     /// Page size: a power of two from 4K to 64K
     #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub page_size: u64,
-
     /// Record every acknowledged (durable) write in FILE, a new file, for a later --check
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
-
     /// Check the file against the journal's acknowledged writes instead of running (after a
     /// crash or power cut); needs --journal
     #[arg(long, requires = "journal")]
     pub check: bool,
-
     /// With --check: the write unit the storage keeps whole; a page torn between acknowledged
     /// and newer writes at this boundary is accepted
     #[arg(long, default_value = "4K", value_parser = size_arg)]
     pub atomic_unit: u64,
-
     /// Where to write expected and actual bytes of failed pages [default: TARGET.dumps]
     #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
-
-    /// Permit rewriting a file iocap did not create (destroys its contents)
-    #[arg(long)]
-    pub allow_overwrite: bool,
-
-    /// I/O engine: auto (io_uring, else psync), io_uring (threads rings of qd I/Os) or psync
-    /// (threads × qd synchronous threads)
-    #[arg(long, default_value = "auto", value_parser = engine_arg)]
-    pub engine: EngineChoice,
-
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub engine: EngineArg,
     /// Use the page cache instead of O_DIRECT (reads may then come from memory)
     #[arg(long)]
     pub buffered: bool,
-
-    /// Output format; json goes to stdout alone
-    #[arg(long, value_enum, default_value_t = VerifyOutput::Text)]
-    pub output: VerifyOutput,
-
+    #[command(flatten)]
+    pub output: OutputArg,
     #[command(flatten)]
     pub save: SaveArgs,
 }
@@ -111,12 +94,12 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
     } else {
         let cfg = run_config(&args);
         cfg.validate()?;
-        if args.output == VerifyOutput::Text {
+        if args.output.is_text() {
             eprintln!(
                 "iocap: verifying {} ({}): fill, {:.1} s of mixed I/O, then every page once more",
                 cfg.target.display(),
                 format_bytes(cfg.size_bytes),
-                args.duration
+                args.duration.duration
             );
         }
         iocap_verify::run(&cfg, &INTERRUPTED).map(|o| o.verify)
@@ -133,9 +116,10 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
     run.verify = Some(v);
     args.save.stamp(&mut run);
     let v = run.verify.as_ref().expect("just set");
-    match args.output {
-        VerifyOutput::Text => print_stdout(&render(v)),
-        VerifyOutput::Json => print_stdout(&iocap_report::json(&run)),
+    if args.output.is_text() {
+        print_stdout(&render(v));
+    } else {
+        print_stdout(&iocap_report::json(&run));
     }
     args.save.keep(std::slice::from_ref(&run))?;
     Ok(code)
@@ -163,12 +147,12 @@ fn run_config(args: &VerifyArgs) -> VerifyConfig {
         threads: args.threads,
         qd: args.qd,
         seed: args.seed,
-        duration: Duration::from_secs_f64(args.duration),
+        duration: Duration::from_secs_f64(args.duration.duration),
         direct: !args.buffered,
         journal: args.journal.clone(),
         dump_dir: args.dump_dir.clone(),
-        allow_overwrite: args.allow_overwrite,
-        engine: args.engine,
+        allow_overwrite: args.safety.allow_overwrite,
+        engine: args.engine.engine,
     }
 }
 

@@ -5,7 +5,6 @@
 mod assess;
 mod audit;
 mod cachescan;
-mod cli;
 mod cost;
 mod devices;
 mod exports;
@@ -15,8 +14,8 @@ mod install;
 mod monitor;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod run;
 mod safety;
-mod safety_more;
 mod secrets;
 mod sqlio;
 mod store;

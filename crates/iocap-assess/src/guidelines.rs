@@ -7,41 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::AssessError;
+pub use iocap_model::DeviceClass;
+use iocap_model::Role;
 
 const DEFAULT_TOML: &str = include_str!("guidelines.toml");
-
-/// Flash or rotational, as the kernel reports it (`/sys/block/*/queue/rotational`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DeviceClass {
-    Flash,
-    Rotational,
-}
-
-impl DeviceClass {
-    /// From the sysfs rotational flag. Unknown counts as flash: most database servers bought
-    /// today are flash, and holding a disk to the flash limits gives a WARN to look at, while
-    /// the reverse would let a badly set-up flash path pass.
-    pub fn from_rotational(rotational: Option<bool>) -> Self {
-        match rotational {
-            Some(true) => Self::Rotational,
-            _ => Self::Flash,
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "flash" | "ssd" | "nvme" => Some(Self::Flash),
-            "rotational" | "hdd" | "disk" => Some(Self::Rotational),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Flash => "flash",
-            Self::Rotational => "rotational",
-        }
-    }
-}
 
 /// The device class of each file role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,20 +30,23 @@ impl RoleClasses {
             backup: class,
         }
     }
+    /// The class of `role`'s device (a test's role that is no file role: the data's).
+    pub fn get(&self, role: Role) -> DeviceClass {
+        match role {
+            Role::Log => self.log,
+            Role::Temp => self.temp,
+            Role::Backup => self.backup,
+            Role::Data | Role::Cachescan => self.data,
+        }
+    }
     /// `flash` when every role agrees, else e.g. `data flash, log rotational, ...`.
     pub fn describe(&self) -> String {
-        let roles = [
-            ("data", self.data),
-            ("log", self.log),
-            ("temp", self.temp),
-            ("backup", self.backup),
-        ];
-        if roles.iter().all(|(_, c)| *c == self.data) {
+        if Role::FILES.iter().all(|r| self.get(*r) == self.data) {
             return self.data.name().into();
         }
-        roles
+        Role::FILES
             .iter()
-            .map(|(r, c)| format!("{r} {}", c.name()))
+            .map(|r| format!("{r} {}", self.get(*r).name()))
             .collect::<Vec<_>>()
             .join(", ")
     }

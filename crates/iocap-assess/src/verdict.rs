@@ -21,7 +21,7 @@
 //! [`crate::likely_causes`]); they go to the warnings as `metric: sentence`, because the
 //! capacity row holds one sentence.
 
-use iocap_model::{human_bytes, CapacityRow, Preflight, Saturation, ScaleUp, TestResult};
+use iocap_model::{human_bytes, CapacityRow, Preflight, Role, Saturation, ScaleUp, TestResult};
 
 use crate::expect::Expectations;
 use crate::guidelines::{DeviceClass, Guidelines, Limit, RoleClasses};
@@ -156,22 +156,17 @@ impl RowKind {
         RowKind::Backup,
     ];
 
-    pub(crate) fn role(self) -> &'static str {
+    pub(crate) fn role(self) -> Role {
         match self {
-            RowKind::RandomRead | RowKind::RandomWrite | RowKind::Scan => "data",
-            RowKind::Temp => "temp",
-            RowKind::LogP50 | RowKind::LogP99 | RowKind::LogMbS => "log",
-            RowKind::Backup => "backup",
+            RowKind::RandomRead | RowKind::RandomWrite | RowKind::Scan => Role::Data,
+            RowKind::Temp => Role::Temp,
+            RowKind::LogP50 | RowKind::LogP99 | RowKind::LogMbS => Role::Log,
+            RowKind::Backup => Role::Backup,
         }
     }
 
     pub(crate) fn class(self, c: &RoleClasses) -> DeviceClass {
-        match self.role() {
-            "log" => c.log,
-            "temp" => c.temp,
-            "backup" => c.backup,
-            _ => c.data,
-        }
+        c.get(self.role())
     }
 
     pub(crate) fn is_random(self) -> bool {
@@ -265,7 +260,7 @@ pub fn capacity_table(input: &PreflightInput) -> Preflight {
         let metric = kind.metric(input);
         causes.extend(j.causes.iter().map(|c| format!("{metric}: {c}")));
         rows.push(CapacityRow {
-            role: kind.role().into(),
+            role: kind.role().name().into(),
             metric,
             value: j.value,
             unit: match kind {

@@ -1,7 +1,7 @@
 //! Host checks: CPU power management, transparent huge pages, VM tunables, NUMA.
 
 use crate::resolve::list_dir;
-use crate::{shown, AuditOptions, Check, Root, Severity};
+use crate::{shown, AuditOptions, Check, DbFamily, Root, Severity};
 
 /// Every host-wide check (run once per audit).
 pub fn host_checks(root: &Root, opts: &AuditOptions) -> Vec<Check> {
@@ -152,22 +152,21 @@ fn thp(root: &Root, opts: &AuditOptions, out: &mut Vec<Check>) {
         ));
         return;
     };
-    let profile = opts.profile.as_deref().map(str::to_ascii_lowercase);
     let ev = format!(
         "transparent_hugepage {mode} from {}; profile {}",
         shown(rel),
-        profile.as_deref().unwrap_or("none")
+        opts.profile.map_or("none", DbFamily::name)
     );
     let enabled = mode == "always" || mode == "madvise";
-    let (sev, rec) = match profile.as_deref() {
-        Some("sqlserver" | "mssql") => {
+    let (sev, rec) = match opts.profile {
+        Some(DbFamily::Sqlserver) => {
             if enabled {
                 (Severity::Pass, "Nothing to do: SQL Server on Linux wants transparent huge pages enabled.")
             } else {
                 (Severity::Warn, "Enable transparent huge pages (madvise or always): SQL Server on Linux recommends them.")
             }
         }
-        Some("postgres" | "postgresql" | "oracle" | "mysql" | "mariadb") => {
+        Some(DbFamily::Postgres | DbFamily::Oracle | DbFamily::Mysql) => {
             if mode == "never" {
                 (Severity::Pass, "Nothing to do: transparent huge pages are off, as this database recommends (use explicit huge pages for shared memory).")
             } else {

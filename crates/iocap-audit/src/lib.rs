@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 pub use checks::{device_table_checks, target_checks};
 pub use host::host_checks;
+pub use iocap_model::{DbFamily, Severity};
 pub use resolve::{resolve_dev, resolve_device, resolve_path};
 
 /// The file-system root every sysfs / procfs read goes through.
@@ -62,35 +63,6 @@ impl Root {
 /// `rel` as it is called on the real system (`/sys/...`).
 pub(crate) fn shown(rel: &str) -> String {
     format!("/{}", rel.trim_start_matches('/'))
-}
-
-/// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Severity {
-    /// The setting is right for a database.
-    Pass,
-    /// The setting is likely to cost performance or safety.
-    Warn,
-    /// The setting is wrong and will cost performance or capacity.
-    Fail,
-    /// A fact worth knowing, with advice; no verdict.
-    Info,
-    /// The value could not be read; the evidence says why.
-    Unknown,
-}
-
-impl Severity {
-    /// As the views print it and a run records it: `PASS`, `WARN`, `FAIL`, `INFO`, `UNKNOWN`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Pass => "PASS",
-            Severity::Warn => "WARN",
-            Severity::Fail => "FAIL",
-            Severity::Info => "INFO",
-            Severity::Unknown => "UNKNOWN",
-        }
-    }
 }
 
 /// One finding.
@@ -167,8 +139,8 @@ pub struct AuditReport {
 /// What the audit should know about the planned database.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditOptions {
-    /// `sqlserver`, `postgres`, `mysql` or `oracle`; changes the transparent-huge-page advice.
-    pub profile: Option<String>,
+    /// The database family; changes the transparent-huge-page advice.
+    pub profile: Option<DbFamily>,
     /// The array's stripe unit when sysfs does not show it (hardware RAID).
     pub stripe_unit_bytes: Option<u64>,
     /// The planned database size, compared with free space.

@@ -574,7 +574,7 @@ fn thp_depends_on_profile() {
     let thp = |mode: &str, profile: Option<&str>| {
         fx.write("sys/kernel/mm/transparent_hugepage/enabled", mode);
         let o = AuditOptions {
-            profile: profile.map(str::to_string),
+            profile: profile.and_then(DbFamily::parse),
             ..opts()
         };
         sev(&host_checks(&fx.root(), &o), "mem.thp", "memory")
@@ -681,7 +681,7 @@ fn audit_on_this_machine_does_not_panic() {
     let here = std::env::current_dir().unwrap();
     let missing = Path::new("/nonexistent-iocap-audit/dir/file").to_path_buf();
     let o = AuditOptions {
-        profile: Some("postgres".into()),
+        profile: Some(DbFamily::Postgres),
         db_size_bytes: Some(1),
         ..opts()
     };

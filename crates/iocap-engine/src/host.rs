@@ -49,6 +49,20 @@ pub fn process_cpu_s() -> (f64, f64) {
     (s(ru.ru_utime), s(ru.ru_stime))
 }
 
+/// Whether this kernel gives iocap an io_uring, in words for `iocap --version --verbose`: the
+/// engine's own probe (a ring of two entries), and the sysctl that may explain a refusal.
+pub fn io_uring_support() -> String {
+    let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .map(|v| format!("kernel.io_uring_disabled = {}", v.trim()))
+        .ok();
+    match (crate::backend::uring::probe(), sysctl) {
+        (Ok(()), Some(s)) => format!("available ({s})"),
+        (Ok(()), None) => "available".into(),
+        (Err(e), Some(s)) => format!("not available: {e} ({s})"),
+        (Err(e), None) => format!("not available: {e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

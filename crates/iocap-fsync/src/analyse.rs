@@ -2,24 +2,23 @@
 //! the device, and what to set in each database. Pure functions over the measured points.
 
 use iocap_model::fsync::best_per_size;
-use iocap_model::{format_bytes, format_us, FsyncPoint};
+use iocap_model::{format_bytes, format_us, DbFamily, DeviceClass, FsyncPoint};
 
 use crate::method::Method;
-use crate::Profile;
 
-/// What sysfs says about the device under the target.
+/// What sysfs says about the device under the target: its class and how it takes a flush.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeviceClass {
+pub struct DeviceFlags {
     pub rotational: Option<bool>,
     /// `write back` or `write through`.
     pub write_cache: Option<String>,
     pub fua: Option<bool>,
 }
 
-impl DeviceClass {
+impl DeviceFlags {
     /// Reads `queue/rotational`, `queue/write_cache` and `queue/fua` of the sysfs block device
     /// `dev` (for a partition, of its disk).
-    pub fn from_sysfs(dev: &str) -> DeviceClass {
+    pub fn from_sysfs(dev: &str) -> DeviceFlags {
         let read = |name: &str| {
             ["queue", "../queue"].iter().find_map(|q| {
                 std::fs::read_to_string(format!("/sys/class/block/{dev}/{q}/{name}"))
@@ -27,11 +26,16 @@ impl DeviceClass {
                     .map(|s| s.trim().to_string())
             })
         };
-        DeviceClass {
+        DeviceFlags {
             rotational: read("rotational").map(|s| s == "1"),
             write_cache: read("write_cache"),
             fua: read("fua").map(|s| s == "1"),
         }
+    }
+
+    /// Rotational or flash (an unknown flag counts as flash).
+    pub fn class(&self) -> DeviceClass {
+        DeviceClass::from_rotational(self.rotational)
     }
 
     fn write_back(&self) -> bool {
@@ -57,11 +61,11 @@ fn p50(p: &FsyncPoint) -> Option<f64> {
 /// quickest median of each size is checked against the threshold of the class.
 pub fn implausibility_warnings(
     points: &[FsyncPoint],
-    class: &DeviceClass,
+    class: &DeviceFlags,
     device: Option<&str>,
 ) -> Vec<String> {
     let dev = device.unwrap_or("the device");
-    let (limit, what) = if class.rotational == Some(true) {
+    let (limit, what) = if class.class() == DeviceClass::Rotational {
         (
             HDD_MIN_P50_US,
             format!(
@@ -118,8 +122,8 @@ fn fastest_by_p50(points: &[FsyncPoint]) -> Vec<&FsyncPoint> {
 
 /// The size a family's log writes are judged at: 16 KiB for InnoDB, 8 KiB otherwise; the
 /// nearest measured size when that one was not measured.
-fn judged_size(profile: Profile, points: &[FsyncPoint]) -> Option<u64> {
-    let want: u64 = if profile == Profile::Mysql {
+fn judged_size(profile: DbFamily, points: &[FsyncPoint]) -> Option<u64> {
+    let want: u64 = if profile == DbFamily::Mysql {
         16 << 10
     } else {
         8 << 10
@@ -152,13 +156,13 @@ fn ops(p: Option<&FsyncPoint>) -> f64 {
 }
 
 /// One or two plain sentences for `profile`, with the measured numbers.
-pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>) -> String {
+pub fn recommendation(profile: DbFamily, points: &[FsyncPoint], fua: Option<bool>) -> String {
     let Some(size) = judged_size(profile, points) else {
         return "Nothing was measured, so there is nothing to recommend.".into();
     };
     let sz = format_bytes(size);
     match profile {
-        Profile::Postgres => {
+        DbFamily::Postgres => {
             // wal_sync_method values and what the server does with them at the default
             // wal_level (replica): no O_DIRECT for open_datasync and open_sync
             let cands = [
@@ -202,7 +206,7 @@ pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>
                 figure(direct)
             )
         }
-        Profile::Mysql => {
+        DbFamily::Mysql => {
             let fsync = at(points, size, Method::Fsync);
             let osync = at(points, size, Method::OSync);
             let pick = if ops(osync) > ops(fsync) * 1.05 {
@@ -219,7 +223,7 @@ pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>
                 figure(osync)
             )
         }
-        Profile::Sqlserver => {
+        DbFamily::Sqlserver => {
             let fua_p = at(points, size, Method::ODirectODsync);
             let flush = at(points, size, Method::Fdatasync);
             let dev = match fua {
@@ -241,7 +245,7 @@ pub fn recommendation(profile: Profile, points: &[FsyncPoint], fua: Option<bool>
                 &dev[1..]
             )
         }
-        Profile::Oracle => {
+        DbFamily::Oracle => {
             let setall = at(points, size, Method::ODirectODsync);
             let buffered = at(points, size, Method::ODsync);
             let verdict = if ops(setall) >= ops(buffered) * 0.95 {
@@ -298,7 +302,7 @@ mod tests {
     #[test]
     fn postgres_without_fdatasync_measured_says_so_plainly() {
         let pts = figures(&[(Method::Fsync, 900.0), (Method::ODsync, 1000.0)]);
-        let r = recommendation(Profile::Postgres, &pts, None);
+        let r = recommendation(DbFamily::Postgres, &pts, None);
         assert!(r.contains("open_datasync is fastest"), "{r}");
         assert!(
             r.contains("fdatasync, the Linux default, was not measured"),
@@ -315,7 +319,7 @@ mod tests {
             (Method::Fsync, 500.0),
             (Method::OSync, 900.0),
         ]);
-        let r = recommendation(Profile::Postgres, &close, None);
+        let r = recommendation(DbFamily::Postgres, &close, None);
         assert!(r.contains("keep wal_sync_method = fdatasync"), "{r}");
         assert!(r.contains("1000 ops/s"), "{r}");
         let clear = figures(&[
@@ -323,7 +327,7 @@ mod tests {
             (Method::ODsync, 1500.0),
             (Method::ODirectODsync, 1800.0),
         ]);
-        let r = recommendation(Profile::Postgres, &clear, None);
+        let r = recommendation(DbFamily::Postgres, &clear, None);
         assert!(
             r.contains("open_datasync is fastest here at 8K (1500 ops/s"),
             "{r}"
@@ -336,11 +340,11 @@ mod tests {
         let mut p = figures(&[(Method::Fsync, 800.0), (Method::OSync, 1200.0)]);
         p.retain(|x| !(x.size_bytes == 16384 && x.method == "o_sync"));
         p.push(pt(Method::OSync, 16384, 700.0));
-        let r = recommendation(Profile::Mysql, &p, None);
+        let r = recommendation(DbFamily::Mysql, &p, None);
         assert!(r.contains("at 16K"), "{r}");
         assert!(r.contains("O_DIRECT is the choice"), "{r}");
         let p = figures(&[(Method::Fsync, 800.0), (Method::OSync, 1200.0)]);
-        let r = recommendation(Profile::Mysql, &p, None);
+        let r = recommendation(DbFamily::Mysql, &p, None);
         assert!(r.contains("O_DSYNC flushes the redo log faster"), "{r}");
     }
 
@@ -351,17 +355,17 @@ mod tests {
             (Method::Fdatasync, 1000.0),
             (Method::ODsync, 1900.0),
         ]);
-        let r = recommendation(Profile::Sqlserver, &p, Some(false));
+        let r = recommendation(DbFamily::Sqlserver, &p, Some(false));
         assert!(r.contains("2000 ops/s") && r.contains("1000 ops/s"), "{r}");
         assert!(r.contains("queue/fua=0"), "{r}");
-        let r = recommendation(Profile::Oracle, &p, None);
+        let r = recommendation(DbFamily::Oracle, &p, None);
         assert!(r.contains("keep filesystemio_options = setall"), "{r}");
         assert!(r.contains("1900 ops/s"), "{r}");
     }
 
     #[test]
     fn nothing_measured_says_so() {
-        let r = recommendation(Profile::Postgres, &[], None);
+        let r = recommendation(DbFamily::Postgres, &[], None);
         assert!(r.contains("Nothing was measured"), "{r}");
     }
 
@@ -369,7 +373,7 @@ mod tests {
     fn sub_millisecond_flushes_on_a_rotating_disk_are_flagged() {
         // 8K at 2000 ops/s = 500 µs median: too fast for a disk
         let p = figures(&[(Method::Fdatasync, 2000.0), (Method::Fsync, 500.0)]);
-        let hdd = DeviceClass {
+        let hdd = DeviceFlags {
             rotational: Some(true),
             write_cache: Some("write back".into()),
             fua: Some(false),
@@ -392,7 +396,7 @@ mod tests {
     fn ssd_thresholds_depend_on_the_cache() {
         // 40 µs median
         let p = figures(&[(Method::ODirectODsync, 25_000.0)]);
-        let volatile = DeviceClass {
+        let volatile = DeviceFlags {
             rotational: Some(false),
             write_cache: Some("write back".into()),
             fua: None,
@@ -403,7 +407,7 @@ mod tests {
             "{w:?}"
         );
         // power-loss protected (write through): 40 µs is fine, 2 µs is not
-        let plp = DeviceClass {
+        let plp = DeviceFlags {
             rotational: Some(false),
             write_cache: Some("write through".into()),
             fua: None,

@@ -10,11 +10,14 @@
 pub mod analyse;
 pub mod measure;
 pub mod method;
+mod request;
 
 use thiserror::Error;
 
+pub use iocap_model::DbFamily;
 pub use measure::{resolve_target, run, Outcome, Plan, DEFAULT_FILE, FILE_SIZE};
 pub use method::Method;
+pub use request::Request;
 
 /// Where the writes of one point go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,31 +30,17 @@ pub enum Offsets {
 }
 
 impl Offsets {
+    /// By [`Offsets::name`].
+    pub fn parse(s: &str) -> Option<Self> {
+        [Offsets::Same, Offsets::Cycle]
+            .into_iter()
+            .find(|o| o.name() == s)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Offsets::Same => "same",
             Offsets::Cycle => "cycle",
-        }
-    }
-}
-
-/// The database family a recommendation is written for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Profile {
-    #[default]
-    Postgres,
-    Sqlserver,
-    Mysql,
-    Oracle,
-}
-
-impl Profile {
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Postgres => "postgres",
-            Profile::Sqlserver => "sqlserver",
-            Profile::Mysql => "mysql",
-            Profile::Oracle => "oracle",
         }
     }
 }

@@ -11,11 +11,11 @@ use iocap_engine::buffers::SlotBuffers;
 use iocap_engine::clock::now_ns;
 use iocap_engine::stats::OpRecorder;
 use iocap_engine::{prepare_targets, NoFillProgress, TargetKind};
-use iocap_model::{format_bytes, FsyncPoint, FsyncReport, JobSpec, RwMode, TargetSpec};
+use iocap_model::{format_bytes, DbFamily, FsyncPoint, FsyncReport, JobSpec, RwMode, TargetSpec};
 
-use crate::analyse::{implausibility_warnings, recommendation, DeviceClass};
+use crate::analyse::{implausibility_warnings, recommendation, DeviceFlags};
 use crate::method::{Method, OpenFlags};
-use crate::{FsyncError, Offsets, Profile};
+use crate::{FsyncError, Offsets};
 
 /// The file name used when TARGET is a directory.
 pub const DEFAULT_FILE: &str = "iocap-fsync.testfile";
@@ -35,7 +35,7 @@ pub struct Plan {
     /// Measured time per (method, size) point.
     pub duration_s: f64,
     pub offsets: Offsets,
-    pub profile: Profile,
+    pub profile: DbFamily,
     pub allow_overwrite: bool,
 }
 
@@ -97,7 +97,7 @@ pub fn run(
         .max(1);
     let class = device
         .as_deref()
-        .map(DeviceClass::from_sysfs)
+        .map(DeviceFlags::from_sysfs)
         .unwrap_or_default();
     let mut warnings = t.warnings.clone();
     if device.is_none() {

@@ -6,6 +6,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::Verdict;
+
 /// One point of a load–latency curve: one test of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CurvePoint {
@@ -107,27 +109,6 @@ impl ScaleUp {
             .filter(|v| v.slow)
             .map(|v| v.path.as_str())
             .collect()
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
-    Pass,
-    Warn,
-    Fail,
-    /// Measured and shown, with nothing to hold it against.
-    Info,
-}
-
-impl Verdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Warn => "WARN",
-            Verdict::Fail => "FAIL",
-            Verdict::Info => "INFO",
-        }
     }
 }
 

@@ -98,6 +98,44 @@ fn op_stats(h: &Histogram<u64>, ios: u64, bs: u64, secs: f64) -> OpStats {
     }
 }
 
+/// The `i`-th of a store's worth of varied runs (`iocap store-fill`, the store benchmark): four
+/// hosts, three targets, four workloads, every fifth labelled, every third tagged `nightly`,
+/// ten minutes apart.
+pub fn filler(i: u64) -> RunResult {
+    let hosts = ["db01", "db02", "db03", "dw01"];
+    let targets = [
+        "/data/iocap.testfile",
+        "/log/iocap.testfile",
+        "/dev/nvme1n1",
+    ];
+    let workloads = [
+        (RwMode::RandRead, 8192),
+        (RwMode::RandWrite, 8192),
+        (RwMode::Write, 8192),
+        (RwMode::Read, 1 << 20),
+    ];
+    let (rw, bs) = workloads[(i % 4) as usize];
+    run(&FixtureRun {
+        hostname: hosts[(i / 4 % 4) as usize].into(),
+        targets: vec![targets[(i / 16 % 3) as usize].into()],
+        started_unix_s: 1_760_000_000 + i * 600,
+        p50_us: 100.0 + (i % 37) as f64 * 10.0,
+        iops: 10_000.0 + (i % 101) as f64 * 300.0,
+        bs_bytes: bs,
+        rw,
+        duration_s: 10,
+        label: (i % 5 == 0).then(|| format!("fill batch {}", i / 100)),
+        tags: if i % 3 == 0 {
+            vec!["nightly".into()]
+        } else {
+            vec![]
+        },
+        note: None,
+        salt: i,
+        ..FixtureRun::default()
+    })
+}
+
 /// Builds one run with one test from `f`. At most 200,000 latencies are sampled into the
 /// histograms, each counted as often as needed to give exactly the stated IOPS.
 pub fn run(f: &FixtureRun) -> RunResult {
@@ -216,14 +254,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
             qd_mean: 15.9,
             targets,
             per_second,
-            warnings: vec![],
-            interrupted: false,
-            error: None,
-            os_counters: None,
-            submit: None,
-            uncertainty: None,
-            repeat: None,
-            ranks: None,
+            ..TestResult::default()
         }],
         label: f.label.clone(),
         tags: f.tags.clone(),

@@ -9,7 +9,9 @@
 pub mod assess;
 pub mod cachescan;
 pub mod cost;
+pub mod domain;
 pub mod fixture;
+pub mod flags;
 pub mod fsync;
 pub mod hist;
 pub mod os;
@@ -25,6 +27,8 @@ pub mod verify;
 pub use assess::*;
 pub use cachescan::*;
 pub use cost::*;
+pub use domain::*;
+pub use flags::*;
 pub use fsync::*;
 pub use os::*;
 pub use ranks::*;

@@ -214,7 +214,7 @@ pub struct HostInfo {
 }
 
 /// One test: one workload on one or more targets for one duration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct TestResult {
     pub name: String,
     /// The file role this workload stands for (`data`, `log`, `temp`, `backup`), if any.

@@ -33,21 +33,28 @@ fn split_number(s: &str) -> (&str, &str) {
     (&s[..end], &s[end..])
 }
 
-/// Parses a size such as `8K`, `1.5G`, `512`, `64MiB` into bytes.
-pub fn parse_size(input: &str) -> Result<u64, UnitError> {
-    const WHAT: &str = "size";
+/// `input` trimmed and split into its number and unit; an empty input, or one that does not
+/// start with a number (`no_number` says how it should), is refused.
+fn number_and_unit<'a>(
+    what: &'static str,
+    input: &'a str,
+    no_number: &'static str,
+) -> Result<(&'a str, &'a str), UnitError> {
     let s = input.trim();
     if s.is_empty() {
-        return Err(invalid(WHAT, input, "it is empty"));
+        return Err(invalid(what, input, "it is empty"));
     }
     let (num, unit) = split_number(s);
     if num.is_empty() {
-        return Err(invalid(
-            WHAT,
-            input,
-            "it must start with a number, e.g. 8K or 1G",
-        ));
+        return Err(invalid(what, input, no_number));
     }
+    Ok((num, unit))
+}
+
+/// Parses a size such as `8K`, `1.5G`, `512`, `64MiB` into bytes.
+pub fn parse_size(input: &str) -> Result<u64, UnitError> {
+    const WHAT: &str = "size";
+    let (num, unit) = number_and_unit(WHAT, input, "it must start with a number, e.g. 8K or 1G")?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -98,18 +105,7 @@ fn exact_bytes(num: &str, mult: u64) -> Result<u64, &'static str> {
 /// returning seconds.
 pub fn parse_duration(input: &str) -> Result<f64, UnitError> {
     const WHAT: &str = "duration";
-    let s = input.trim();
-    if s.is_empty() {
-        return Err(invalid(WHAT, input, "it is empty"));
-    }
-    let (num, unit) = split_number(s);
-    if num.is_empty() {
-        return Err(invalid(
-            WHAT,
-            input,
-            "it must start with a number, e.g. 10s or 2m",
-        ));
-    }
+    let (num, unit) = number_and_unit(WHAT, input, "it must start with a number, e.g. 10s or 2m")?;
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "s" | "sec" | "secs" => 1.0,
         "ms" => 1e-3,

@@ -22,6 +22,15 @@ fn unitish() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Strings shaped like the values of iocap's flags: durations, bursts, block-size mixes.
+fn flagish() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[0-9.]{0,25}(|ms|us|s|m|h|d|k|K|M|G|T|x)(:[0-9.]{0,25}(|ms|s|m|x))?(:.{0,3})?",
+        "([0-9]{0,12}[KkMm]?:[0-9]{0,11},?){0,4}",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(3000)))]
 
@@ -66,6 +75,24 @@ proptest! {
         prop_assert!(parse_size(&s).is_err());
         prop_assert!(parse_duration(&s).is_err());
         let _ = parse_rate(&s); // 10^60 IOPS is a (silly) finite rate
+    }
+
+    /// The flag parsers that do more than call a unit parser (`parse_latency_us` scales,
+    /// `parse_burst` splits) never panic either.
+    #[test]
+    fn value_parsers_never_panic(s in flagish()) {
+        if let Ok(us) = iocap_model::parse_latency_us(&s) {
+            prop_assert!(us.is_finite() && us >= 0.0);
+        }
+        if let Ok(b) = iocap_model::parse_burst(&s) {
+            prop_assert!(b.on_s.is_finite() && b.off_s.is_finite());
+        }
+        let _ = parse_size(&s);
+        let _ = parse_duration(&s);
+        let _ = parse_rate(&s);
+        let _ = iocap_model::parse_rw(&s);
+        let _ = parse_bs_split(&s);
+        let _ = iocap_model::parse_engine(&s);
     }
 
     #[test]

@@ -60,6 +60,11 @@ pub enum MonitorError {
     /// The sampling interval must be positive.
     #[error("sampling interval must be > 0")]
     ZeroInterval,
+    /// `iocap monitor` was given a device `/proc/diskstats` does not list.
+    #[error("no block device '{0}' in {PROC_DISKSTATS}")]
+    NoDevice(String),
+    #[error(transparent)]
+    Io(#[from] io::Error),
 }
 
 /// Cumulative counters of one `/proc/diskstats` line (kernel
@@ -178,9 +183,11 @@ pub fn snapshot(path: impl AsRef<Path>) -> io::Result<Vec<(String, DiskCounters)
 pub use check::{cross_check, cross_check_series, AppFigures};
 pub use edges::EdgeSampler;
 pub use iocap_model::DeviceSample;
+pub use watch::Watch;
 
 mod check;
 mod edges;
+mod watch;
 
 /// Difference of two cumulative counters: never negative. A decrease is a
 /// 32-bit wrap when the previous value sat in the upper half of the 32-bit

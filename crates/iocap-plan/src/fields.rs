@@ -7,13 +7,13 @@
 //! spliced into each struct by the [`job_table!`] macro instead.
 
 use crate::values::{BlockSize, BsSplit};
-use iocap_model::{BsWeight, Burst, JobSpec, RwMode, SubmitMode, TargetSpec};
+use iocap_model::{BsWeight, Burst, JobSpec, Role, RwMode, SubmitMode, TargetSpec};
 
 /// Duration, warmup and cooldown when no level of a file gives one.
 pub const BASE_DURATION_S: f64 = 60.0;
 pub const BASE_WARMUP_S: f64 = 5.0;
 /// Role of a workload that names none.
-pub const BASE_ROLE: &str = "data";
+pub const BASE_ROLE: Role = Role::Data;
 /// Share of writes of `rw` and `randrw` when a file gives none.
 pub const BASE_MIXED_WRITE_PCT: u8 = 50;
 
@@ -28,7 +28,7 @@ pub(crate) enum Block {
 /// The shared keys of one level, every one optional.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct JobFields {
-    pub role: Option<String>,
+    pub role: Option<Role>,
     pub rw: Option<RwMode>,
     pub write_pct: Option<u8>,
     pub block: Option<Block>,
@@ -88,7 +88,7 @@ macro_rules! job_table {
             /// The shared keys; refuses `bs` and `bs_split` together.
             pub fn job(&self) -> Result<crate::fields::JobFields, String> {
                 Ok(crate::fields::JobFields {
-                    role: self.role.as_ref().map(|r| r.0.clone()),
+                    role: self.role.map(|r| r.0),
                     rw: self.rw.map(|r| r.0),
                     write_pct: self.write_pct.map(|p| p.0 as u8),
                     block: crate::fields::block(self.bs, self.bs_split.as_ref())?,
@@ -166,8 +166,8 @@ impl JobFields {
         }
     }
 
-    pub fn role(&self) -> String {
-        self.role.clone().unwrap_or_else(|| BASE_ROLE.to_string())
+    pub fn role(&self) -> Role {
+        self.role.unwrap_or(BASE_ROLE)
     }
 
     /// The job spec these keys describe, on top of iocap's defaults, with no targets. Refuses

@@ -28,7 +28,8 @@ pub use suite::{
     MAX_TESTS,
 };
 pub use summary::{
-    describe_workload, format_secs, list_profiles, list_suites, ProfileSummary, SuiteSummary,
+    describe_workload, format_secs, list_profiles, list_runnable, list_suites, ProfileSummary,
+    SuiteSummary,
 };
 pub use values::ROLES;
 

@@ -10,7 +10,7 @@ use crate::fields::{job_table, Block, JobFields};
 use crate::suite::{PlannedTest, PlannedWorkload, Suite, DEFAULT_PAUSE_S};
 use crate::values::{BlockSize, Secs};
 use crate::PlanError;
-use iocap_model::JobSpec;
+use iocap_model::{JobSpec, Role};
 use serde::{Deserialize, Serialize};
 
 /// A database family's workloads.
@@ -36,7 +36,7 @@ pub struct Workload {
     /// One line for people, e.g. "Data file: random 8 KB page reads".
     pub title: String,
     /// `data`, `log`, `temp` or `backup`: where the CLI places it.
-    pub role: String,
+    pub role: Role,
     /// Targets are empty; the CLI fills them from the role's directory.
     pub spec: JobSpec,
     /// Key of the workload this one runs together with (e.g. the backup write with the backup
@@ -264,7 +264,7 @@ impl Profile {
                     workloads: g
                         .iter()
                         .map(|w| PlannedWorkload {
-                            role: w.role.clone(),
+                            role: w.role,
                             spec: w.spec.clone(),
                         })
                         .collect(),

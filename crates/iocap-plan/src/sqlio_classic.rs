@@ -10,6 +10,7 @@
 
 use crate::suite::{PlannedTest, PlannedWorkload, Suite, DEFAULT_PAUSE_S};
 use crate::PlanError;
+use iocap_model::Role;
 use iocap_sqlio::{parse_args, parse_batch};
 
 /// The batch file, verbatim from seed 003.
@@ -51,7 +52,7 @@ pub(crate) fn sqlio_batch_suite(batch: &str, param: &str) -> Result<Suite, PlanE
         tests.push(PlannedTest {
             name,
             workloads: vec![PlannedWorkload {
-                role: "data".into(),
+                role: Role::Data,
                 spec,
             }],
         });

@@ -11,7 +11,7 @@ use crate::fields::{job_table, Block, JobFields};
 use crate::profile::same_timing;
 use crate::values::{BlockSize, Qd, Rw, Secs, Threads};
 use crate::PlanError;
-use iocap_model::{format_bytes, JobSpec};
+use iocap_model::{format_bytes, JobSpec, Role};
 use serde::{Deserialize, Serialize};
 
 /// Pause between tests when a suite gives none. Ten seconds drains a disk's or an SSD's write
@@ -42,7 +42,7 @@ pub struct PlannedTest {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedWorkload {
     /// `data`, `log`, `temp` or `backup`.
-    pub role: String,
+    pub role: Role,
     /// Targets empty; the CLI fills them. Named after the test, and for a test of several
     /// workloads `test / workload`.
     pub spec: JobSpec,
@@ -294,7 +294,7 @@ fn expand(defaults: &JobFields, t: &RawTest, index: usize) -> Result<Vec<Planned
             let name = w
                 .name
                 .clone()
-                .unwrap_or_else(|| test_fields.under(&fields).role());
+                .unwrap_or_else(|| test_fields.under(&fields).role().name().to_string());
             if named.iter().any(|(n, _)| n == &name) {
                 return Err(bad(format!(
                     "two workloads are named '{name}'; give them different names (name = \"...\")"

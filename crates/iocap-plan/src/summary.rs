@@ -34,6 +34,21 @@ pub fn list_suites() -> Vec<SuiteSummary> {
     builtin_suites().iter().map(Suite::summary).collect()
 }
 
+/// What `iocap suite run` takes by name: the built-in suites, then each built-in database
+/// profile's workloads as a suite (`profile:NAME`).
+pub fn list_runnable() -> Vec<SuiteSummary> {
+    let profiles = builtin_profiles().into_iter().map(|p| {
+        let s = p.suite();
+        SuiteSummary {
+            name: format!("profile:{}", p.name),
+            description: p.description.clone(),
+            tests: s.tests.len(),
+            estimated_s: s.estimated_s(),
+        }
+    });
+    list_suites().into_iter().chain(profiles).collect()
+}
+
 /// The built-in profiles.
 pub fn list_profiles() -> Vec<ProfileSummary> {
     builtin_profiles().iter().map(Profile::summary).collect()

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use std::fmt;
 
 /// The file roles a workload can stand for; the CLI maps each to a directory.
-pub const ROLES: [&str; 4] = ["data", "log", "temp", "backup"];
+pub const ROLES: [iocap_model::Role; 4] = iocap_model::Role::FILES;
 
 /// A number or a string, as users write sizes and durations both ways (`bs = 8192`,
 /// `bs = "8K"`, `duration = 60`, `duration = "1m"`).
@@ -193,18 +193,14 @@ impl TryFrom<String> for BsSplit {
 }
 
 /// One of [`ROLES`].
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(try_from = "String")]
-pub(crate) struct Role(pub String);
+pub(crate) struct Role(pub iocap_model::Role);
 
 impl TryFrom<String> for Role {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        if ROLES.contains(&s.as_str()) {
-            Ok(Role(s))
-        } else {
-            Err(format!("unknown role '{s}': use {}", ROLES.join(", ")))
-        }
+        iocap_model::Role::parse_file_role(&s).map(Role)
     }
 }
 

@@ -16,8 +16,10 @@ pub mod monitor;
 pub mod oscounters;
 pub mod ranks;
 mod rows;
+pub mod suite;
 pub mod sure;
 mod svg;
+pub mod terminal;
 pub mod text;
 pub mod verify;
 

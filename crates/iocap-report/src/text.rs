@@ -159,6 +159,22 @@ pub fn tests_text(tests: &[TestResult]) -> String {
 /// The text view of a whole run, as the command that made it printed it, chosen by its
 /// [`RunKind`]. A verify run's view is still the CLI's (issue 15 moves it here): until then it
 /// shows its tests.
+/// `iocap run`'s view: each test (the targets of one test are not a group), then the spread
+/// across `--repeat` runs.
+pub fn single_run_text(run: &RunResult) -> String {
+    let mut text = run
+        .tests
+        .iter()
+        .map(render_test)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !run.repeats.is_empty() {
+        text.push('\n');
+        text.push_str(&render_repeats(&run.repeats));
+    }
+    text
+}
+
 pub fn run_text(run: &RunResult) -> String {
     use crate::assess;
     let view = match run.kind() {

@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::Result;
 use iocap_assess::cachescan::{holds_recent_writes, levels, scan_notes, working_sets};
 use iocap_model::{
-    format_bytes, CacheScan, CacheStep, EngineChoice, JobSpec, ReadAfterWrite, RwMode, SubmitMode,
-    TargetSpec, TestResult,
+    format_bytes, CacheScan, CacheStep, EngineChoice, JobSpec, ReadAfterWrite, Role, RwMode,
+    SubmitMode, TargetSpec, TestResult,
 };
 
 use crate::session::Session;
@@ -266,7 +266,7 @@ pub fn preflight_scan(
     let first = s.run.tests.len();
     let mut scan = scan(s, &c)?;
     for t in &mut s.run.tests[first..] {
-        t.role = Some("cachescan".into());
+        t.role = Some(Role::Cachescan.name().into());
     }
     let scanned = s.exec.file_len(path).unwrap_or(max);
     let free = s.exec.free_bytes(&dir).unwrap_or(u64::MAX / 4);

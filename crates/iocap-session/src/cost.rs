@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use iocap_cost::{build, cache, procstat, Cache, Matrix, PlannedPoint, Questions, StatWatch};
 use iocap_engine::{prepare_targets, run_test, Quiet};
 use iocap_model::{CostPoint, CostReport, JobSpec, RunResult, RwMode};
@@ -22,6 +22,34 @@ pub struct CostConfig {
     pub notes: Vec<String>,
     pub base: JobSpec,
     pub questions: Questions,
+}
+
+impl CostConfig {
+    /// The matrix planned at `qd` on `base`, every point checked before the first runs.
+    pub fn new(matrix: Matrix, qd: u32, base: JobSpec, questions: Questions) -> Result<Self> {
+        if qd == 0 || qd > iocap_model::MAX_QD {
+            bail!("--qd must be 1 to {}", iocap_model::MAX_QD);
+        }
+        for (flag, v) in [
+            ("--bs", questions.bs_bytes),
+            ("--mb-bs", questions.mb_bs_bytes),
+        ] {
+            if v == 0 {
+                bail!("{flag} 0: the answers need a block size of at least one byte (e.g. 8K)");
+            }
+        }
+        let (points, notes) = iocap_cost::plan(matrix, qd);
+        for p in &points {
+            p.spec(&base).validate()?;
+        }
+        Ok(CostConfig {
+            matrix,
+            points,
+            notes,
+            base,
+            questions,
+        })
+    }
 }
 
 /// Creates (or refuses) the test file exactly as for `iocap run`, before anything runs: with

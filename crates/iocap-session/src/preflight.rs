@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use anyhow::{bail, Context, Result};
 use iocap_assess::cachescan::FileSizing;
 use iocap_assess::{ramp, DeviceClass, Expectations, Guidelines, SaturateConfig};
-use iocap_model::{CurvePoint, JobSpec, TargetSpec};
+use iocap_model::{CurvePoint, JobSpec, Role, TargetSpec};
 use iocap_plan::Profile;
 
 use crate::cachescan::{preflight_scan, PreflightScan};
@@ -42,7 +42,7 @@ pub struct PreflightConfig {
     pub default_size_bytes: u64,
     pub allow_overwrite: bool,
     /// The test file (or device) of a role: `data`, `log`, `temp`, `backup`.
-    pub role_target: Box<dyn Fn(&str) -> String>,
+    pub role_target: Box<dyn Fn(Role) -> String>,
     /// Applied to every spec (`--until-stable`).
     pub tune: Box<dyn Fn(&mut JobSpec)>,
 }
@@ -67,13 +67,13 @@ impl Timing {
 
 /// Every workload of a preflight, each with its role, placed and timed.
 struct Workloads {
-    read: (String, JobSpec),
-    write: (String, JobSpec),
-    log: (String, JobSpec),
-    scan: (String, JobSpec),
-    backup_read: (String, JobSpec),
-    backup_write: (String, JobSpec),
-    temp: Option<(String, JobSpec)>,
+    read: (Role, JobSpec),
+    write: (Role, JobSpec),
+    log: (Role, JobSpec),
+    scan: (Role, JobSpec),
+    backup_read: (Role, JobSpec),
+    backup_write: (Role, JobSpec),
+    temp: Option<(Role, JobSpec)>,
 }
 
 impl PreflightConfig {
@@ -85,7 +85,7 @@ impl PreflightConfig {
         key: &str,
         (duration, warmup): (f64, f64),
         (size, sized): (u64, bool),
-    ) -> Result<(String, JobSpec)> {
+    ) -> Result<(Role, JobSpec)> {
         let p = &self.profile;
         let w = p
             .workloads
@@ -94,7 +94,7 @@ impl PreflightConfig {
             .with_context(|| format!("profile {} has no workload '{key}'", p.name))?;
         let mut s = w.spec.clone();
         s.name = w.title.clone();
-        let path = (self.role_target)(&w.role);
+        let path = (self.role_target)(w.role);
         // sized by a cache scan: the scanned data file (ours) is extended to the size
         let device = exec_is_device(&path);
         s.targets = vec![TargetSpec {
@@ -110,7 +110,7 @@ impl PreflightConfig {
         s.allow_overwrite = self.allow_overwrite;
         (self.tune)(&mut s);
         s.validate().with_context(|| format!("workload {key}"))?;
-        Ok((w.role.clone(), s))
+        Ok((w.role, s))
     }
 
     /// Every workload, placed and timed; refuses a backup that would read and write one file.
@@ -146,23 +146,21 @@ impl PreflightConfig {
 }
 
 /// Runs `specs` together (`--repeat` times) with their roles; the median run's indexes.
-fn measure(s: &mut Session, specs: &[(String, JobSpec)]) -> Result<Vec<u32>> {
+fn measure(s: &mut Session, specs: &[(Role, JobSpec)]) -> Result<Vec<u32>> {
     let names: Vec<String> = specs
         .iter()
         .map(|(r, sp)| format!("{r}: {}", sp.name))
         .collect();
     s.exec.label(&names.join(" + "));
-    let with_roles: Vec<(Option<String>, JobSpec)> = specs
-        .iter()
-        .map(|(r, sp)| (Some(r.clone()), sp.clone()))
-        .collect();
+    let with_roles: Vec<(Option<Role>, JobSpec)> =
+        specs.iter().map(|(r, sp)| (Some(*r), sp.clone())).collect();
     s.measure(&with_roles, None)
 }
 
 /// The page reads raised to the knee: the curve's points.
 fn read_ramp(
     s: &mut Session,
-    read: &(String, JobSpec),
+    read: &(Role, JobSpec),
     cfg: &SaturateConfig,
 ) -> Result<Vec<CurvePoint>> {
     ramp(cfg, |qd| {
@@ -171,7 +169,7 @@ fn read_ramp(
             qd,
             ..read.1.clone()
         };
-        let at = measure(s, &[(read.0.clone(), spec)])?[0];
+        let at = measure(s, &[(read.0, spec)])?[0];
         let p = CurvePoint::of(at, qd, None, &s.run.tests[at as usize]);
         anyhow::Ok((p, s.stopped()))
     })
@@ -188,7 +186,7 @@ fn other_tests(s: &mut Session, w: &Workloads) -> Result<HashMap<&'static str, u
         if s.stopped() {
             return Ok(idx);
         }
-        let at = measure(s, &[(role.clone(), spec.clone())])?;
+        let at = measure(s, &[(*role, spec.clone())])?;
         idx.insert(key, at[0]);
     }
     if !s.stopped() {
@@ -196,7 +194,7 @@ fn other_tests(s: &mut Session, w: &Workloads) -> Result<HashMap<&'static str, u
         let at = measure(s, &pair)?;
         for ((role, _), i) in pair.iter().zip(at) {
             idx.insert(
-                if role == "backup" {
+                if *role == Role::Backup {
                     "backup"
                 } else {
                     "backup-read"
@@ -214,7 +212,7 @@ pub fn preflight(s: &mut Session, c: &PreflightConfig) -> Result<()> {
     c.check(&*s.exec)?;
     // 0. unless told the size or the cache, find the caches and size the files past them
     let sizing = if c.size_bytes.is_none() && c.cache_size_bytes.is_none() {
-        Some(preflight_scan(s, &(c.role_target)("data"), &c.scan)?)
+        Some(preflight_scan(s, &(c.role_target)(Role::Data), &c.scan)?)
     } else {
         None
     };

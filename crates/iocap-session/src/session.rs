@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use iocap_engine::host;
-use iocap_model::{rfc3339_utc, JobSpec, RunResult, TestResult};
+use iocap_model::{rfc3339_utc, JobSpec, Role, RunResult, TestResult};
 
 use crate::executor::Executor;
 
@@ -134,7 +134,7 @@ impl<'a> Session<'a> {
     /// tests: the figures a curve or a verdict is taken from.
     pub fn measure(
         &mut self,
-        specs: &[(Option<String>, JobSpec)],
+        specs: &[(Option<Role>, JobSpec)],
         group: Option<u32>,
     ) -> Result<Vec<u32>> {
         let only: Vec<JobSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
@@ -147,7 +147,7 @@ impl<'a> Session<'a> {
                 _ => self.run.tests.len() as u32,
             });
             for ((role, _), mut r) in specs.iter().zip(outs) {
-                r.role = role.clone();
+                r.role = role.map(|r| r.name().to_string());
                 r.group = g;
                 self.run.tests.push(r);
                 if k == median {

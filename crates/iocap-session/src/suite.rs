@@ -5,15 +5,17 @@
 
 use std::collections::HashSet;
 
-use anyhow::Result;
-use iocap_model::{JobSpec, RunResult};
+use anyhow::{bail, Context, Result};
+use iocap_model::{JobSpec, Role, RunResult, SuiteInfo, TargetSpec};
+use iocap_plan::{PlannedTest, Suite};
 
-use crate::session::Session;
+use crate::session::{new_run, Session};
+use crate::RolePlaces;
 
 /// One test of a suite: its workloads, each with its role, run together.
 pub struct SuiteStep {
     pub name: String,
-    pub specs: Vec<(String, JobSpec)>,
+    pub specs: Vec<(Role, JobSpec)>,
 }
 
 /// A suite, planned: its name, its tests and the pause between them.
@@ -34,7 +36,91 @@ pub enum SuiteEnd {
     Interrupted,
 }
 
+/// What the command line changes in every test of a suite.
+pub struct SuiteOverrides<'a> {
+    /// Where each role's test file goes.
+    pub places: RolePlaces,
+    pub size_bytes: Option<u64>,
+    /// Measured time of every test (its warm-up no longer than that).
+    pub duration_s: Option<f64>,
+    /// Pause between tests instead of the suite's.
+    pub pause_s: Option<f64>,
+    pub allow_overwrite: bool,
+    /// Applied to every spec last (`--until-stable`).
+    pub tune: &'a dyn Fn(&mut JobSpec),
+}
+
+impl SuiteOverrides<'_> {
+    /// The specs of one planned test, placed, with the overrides applied.
+    fn specs(&self, t: &PlannedTest) -> Vec<(Role, JobSpec)> {
+        t.workloads
+            .iter()
+            .map(|w| {
+                let mut spec = w.spec.clone();
+                spec.name = if t.workloads.len() > 1 {
+                    format!("{} [{}]", t.name, w.role)
+                } else {
+                    t.name.clone()
+                };
+                spec.targets = vec![TargetSpec::new(self.places.target(w.role))];
+                if let Some(size) = self.size_bytes {
+                    spec.size_bytes = size;
+                }
+                if let Some(d) = self.duration_s {
+                    spec.duration_s = d;
+                    spec.warmup_s = spec.warmup_s.min(d);
+                }
+                spec.allow_overwrite = self.allow_overwrite;
+                (self.tune)(&mut spec);
+                (w.role, spec)
+            })
+            .collect()
+    }
+}
+
 impl SuiteRun {
+    /// `suite` planned with `over`, every test checked before the first runs: a typo in test
+    /// 40 must not surface an hour in.
+    pub fn plan(suite: &Suite, over: &SuiteOverrides) -> Result<SuiteRun> {
+        let steps: Vec<SuiteStep> = suite
+            .tests
+            .iter()
+            .map(|t| SuiteStep {
+                name: t.name.clone(),
+                specs: over.specs(t),
+            })
+            .collect();
+        for step in &steps {
+            for (_, spec) in &step.specs {
+                spec.validate()
+                    .with_context(|| format!("suite {}: test {}", suite.name, step.name))?;
+            }
+        }
+        Ok(SuiteRun {
+            name: suite.name.clone(),
+            steps,
+            pause_s: over.pause_s.unwrap_or(suite.pause_s),
+        })
+    }
+
+    /// A new run of this suite, none of its tests run yet.
+    pub fn new_run(&self) -> RunResult {
+        let mut r = new_run("suite");
+        r.suite = Some(SuiteInfo {
+            name: self.name.clone(),
+            planned: self.steps.len() as u32,
+        });
+        r
+    }
+
+    /// `run`, a stopped run to continue, if it is a run of this suite.
+    pub fn resumable(&self, run: RunResult) -> Result<RunResult> {
+        match &run.suite {
+            Some(info) if info.name == self.name => Ok(run),
+            _ => bail!("run {} is not a run of suite {}", run.run_id, self.name),
+        }
+    }
+
     /// Runs the tests the session's run does not hold yet, in order. After each, `done` gets
     /// the run and the index of the test's first result.
     pub fn run(
@@ -73,10 +159,10 @@ impl SuiteRun {
             s.exec
                 .label(&format!("{} (test {} of {n})", step.name, i + 1));
             let first_new = s.run.tests.len();
-            let specs: Vec<(Option<String>, JobSpec)> = step
+            let specs: Vec<(Option<Role>, JobSpec)> = step
                 .specs
                 .iter()
-                .map(|(r, sp)| (Some(r.clone()), sp.clone()))
+                .map(|(r, sp)| (Some(*r), sp.clone()))
                 .collect();
             s.measure(&specs, Some(i as u32))?;
             s.run.repeats = iocap_assess::repeats(&s.run.tests);

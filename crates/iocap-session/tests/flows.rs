@@ -3,7 +3,7 @@
 //! measures and judges), deterministically and without I/O.
 
 use iocap_assess::{Guidelines, SaturateConfig};
-use iocap_model::{JobSpec, RunResult, RwMode, TargetSpec};
+use iocap_model::{JobSpec, Role, RunResult, RwMode, TargetSpec};
 use iocap_session::{
     new_run, MockExecutor, PreflightConfig, PreflightScan, SaturateSpec, ScaleupSpec, Session,
     SuiteEnd, SuiteRun, SuiteStep, Timing,
@@ -158,7 +158,10 @@ fn suite() -> SuiteRun {
                 } else {
                     name.to_string()
                 };
-                (r.to_string(), spec(&n, &format!("/{r}/f")))
+                (
+                    Role::parse_file_role(r).unwrap(),
+                    spec(&n, &format!("/{r}/f")),
+                )
             })
             .collect(),
     };

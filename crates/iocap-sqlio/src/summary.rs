@@ -87,6 +87,19 @@ fn threads_of(t: &TargetSpec, default: u32) -> u32 {
     t.threads.unwrap_or(default)
 }
 
+/// What `iocap sqlio` prints after a test: SQLIO's summary ([`render_summary`], from the
+/// result's own millisecond buckets), then a `warning:` line for each of the result's warnings.
+pub fn render_result(call: &SqlioCall, result: &TestResult) -> String {
+    let mut s = render_summary(call, result, &crate::ms_buckets(result));
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    for w in &result.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    s
+}
+
 /// SQLIO's end-of-run summary. `ms_buckets[k]` counts I/Os whose latency was in
 /// `[k ms, k+1 ms)`; `ms_buckets[24]` those of 24 ms or more.
 ///

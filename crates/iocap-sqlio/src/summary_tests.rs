@@ -1,6 +1,6 @@
 use super::*;
 use crate::parse_args;
-use iocap_model::{CpuStats, IoFault, LatencyUs, OpStats};
+use iocap_model::{IoFault, LatencyUs, OpStats};
 
 fn call(args: &[&str]) -> SqlioCall {
     let read = |_: &str| Ok("c:\\sqlio_test.dat 4 0x0 100\nd:\\sqlio_test.dat 2 0xf0\n".into());
@@ -19,20 +19,8 @@ fn result(call: &SqlioCall, total: OpStats) -> TestResult {
         duration_s: 10.0,
         read: total.clone(),
         total,
-        write: OpStats::default(),
-        sync: OpStats::default(),
-        cpu: CpuStats::default(),
         qd_mean: 1.0,
-        targets: vec![],
-        per_second: vec![],
-        warnings: vec![],
-        interrupted: false,
-        error: None,
-        os_counters: None,
-        submit: None,
-        uncertainty: None,
-        repeat: None,
-        ranks: None,
+        ..TestResult::default()
     }
 }
 

@@ -13,12 +13,15 @@ mod location;
 mod pg;
 mod pgpass;
 mod queries;
+mod runs;
 pub mod schema;
 pub mod sql;
 mod sqlite;
+mod when;
 
 pub use location::{default_path, Location};
 pub use queries::{Baseline, Filter, PruneOutcome, RunSummary};
+pub use when::{ago, now_rfc3339, parse_when};
 
 use iocap_model::RunResult;
 use thiserror::Error;

@@ -6,6 +6,7 @@ use iocap_model::{OpStats, RunResult};
 use serde::Serialize;
 
 use crate::sql::{Row, Sql, Value};
+use crate::when::now_rfc3339;
 use crate::StoreError;
 
 /// What `iocap history` filters on; every field narrows the list.
@@ -227,13 +228,6 @@ pub fn replace_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> 
         )?;
     }
     Ok(())
-}
-
-fn now_rfc3339() -> String {
-    let s = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    iocap_model::rfc3339_utc(s)
 }
 
 fn text(v: &Value) -> String {

@@ -17,7 +17,7 @@ fn builtin_names_in_order() {
 fn every_builtin_spec_validates_once_a_target_is_filled_in() {
     for p in builtin_profiles() {
         for w in &p.workloads {
-            assert!(ROLES.contains(&w.role.as_str()), "{}/{}", p.name, w.key);
+            assert!(ROLES.contains(&w.role), "{}/{}", p.name, w.key);
             assert_eq!(w.spec.name, w.key);
             validate_with_target(&w.spec);
         }
@@ -26,7 +26,7 @@ fn every_builtin_spec_validates_once_a_target_is_filled_in() {
         assert!(!s.tests.is_empty(), "{}", s.name);
         for t in &s.tests {
             for w in &t.workloads {
-                assert!(ROLES.contains(&w.role.as_str()), "{}/{}", s.name, t.name);
+                assert!(ROLES.contains(&w.role), "{}/{}", s.name, t.name);
                 validate_with_target(&w.spec);
             }
         }
@@ -58,7 +58,7 @@ fn every_profile_has_every_kind_of_workload() {
 
         let s = &w("data-random-read").spec;
         assert_eq!(
-            (s.rw, s.bs_bytes, w("data-random-read").role.as_str()),
+            (s.rw, s.bs_bytes, w("data-random-read").role.name()),
             (RwMode::RandRead, page, "data")
         );
         let s = &w("data-checkpoint-write").spec;
@@ -76,7 +76,7 @@ fn every_profile_has_every_kind_of_workload() {
             p.name
         );
         let read = w("log-read");
-        assert_eq!((read.role.as_str(), read.spec.rw), ("log", RwMode::Read));
+        assert_eq!((read.role.name(), read.spec.rw), ("log", RwMode::Read));
 
         for (key, kb) in [
             ("read-ahead-64k", 64),
@@ -97,23 +97,18 @@ fn every_profile_has_every_kind_of_workload() {
 
         let (r, wr) = (w("backup-read"), w("backup-write"));
         assert_eq!(
-            (r.role.as_str(), r.spec.rw, r.spec.bs_bytes),
+            (r.role.name(), r.spec.rw, r.spec.bs_bytes),
             ("data", RwMode::Read, 1 << 20)
         );
         assert_eq!(
-            (wr.role.as_str(), wr.spec.rw, wr.spec.bs_bytes),
+            (wr.role.name(), wr.spec.rw, wr.spec.bs_bytes),
             ("backup", RwMode::Write, 1 << 20)
         );
         assert_eq!(wr.concurrent_with.as_deref(), Some("backup-read"));
 
         let t = w("temp");
         assert_eq!(
-            (
-                t.role.as_str(),
-                t.spec.rw,
-                t.spec.write_pct,
-                t.spec.bs_bytes
-            ),
+            (t.role.name(), t.spec.rw, t.spec.write_pct, t.spec.bs_bytes),
             ("temp", RwMode::RandRw, 50, 64 << 10)
         );
     }
@@ -185,7 +180,7 @@ fn profile_as_suite_runs_the_backup_pair_together() {
         .iter()
         .find(|t| t.name == "backup-read + backup-write")
         .unwrap();
-    let roles: Vec<&str> = backup.workloads.iter().map(|w| w.role.as_str()).collect();
+    let roles: Vec<&str> = backup.workloads.iter().map(|w| w.role.name()).collect();
     assert_eq!(roles, ["data", "backup"]);
     let ck = &p.workload("data-checkpoint-write").unwrap().spec;
     assert_eq!(
@@ -210,7 +205,7 @@ fn quick_is_a_few_minutes_of_database_shapes() {
                 w.spec.bs_bytes,
                 w.spec.qd,
                 w.spec.write_through,
-                w.role.as_str(),
+                w.role.name(),
             )
         })
         .collect();
@@ -270,7 +265,7 @@ fn oltp_steps_queue_depth_with_the_log_at_qd1_beside_the_mix() {
         let (mix, log) = (&t.workloads[0], &t.workloads[1]);
         assert_eq!(
             (
-                mix.role.as_str(),
+                mix.role.name(),
                 mix.spec.rw,
                 mix.spec.write_pct,
                 mix.spec.qd
@@ -279,7 +274,7 @@ fn oltp_steps_queue_depth_with_the_log_at_qd1_beside_the_mix() {
         );
         assert_eq!(
             (
-                log.role.as_str(),
+                log.role.name(),
                 log.spec.rw,
                 log.spec.qd,
                 log.spec.write_through

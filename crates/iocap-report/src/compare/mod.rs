@@ -438,3 +438,20 @@ pub fn render_json(c: &Comparison) -> String {
     s.push('\n');
     s
 }
+
+/// Several comparisons (one per run held against its baseline): as text, one after another,
+/// or as JSON, the object alone for one and an array for several.
+pub fn render_all(cs: &[Comparison], json: bool) -> String {
+    match cs {
+        [c] if json => render_json(c),
+        _ if json => {
+            serde_json::to_string_pretty(cs).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+                + "\n"
+        }
+        _ => cs
+            .iter()
+            .map(|c| crate::fmt::printable_lines(&render_text(c)).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}

@@ -1,14 +1,16 @@
 //! How the views write figures, in one place: counts with thousands separators, latencies,
 //! durations, sizes, what a missing figure reads, and stored strings made safe for a terminal
-//! ([`printable`]).
+//! ([`printable`]), and an error with its causes ([`error_text`]).
 //!
 //! A figure that is missing (not measured, not finite) reads [`MISSING`] in the terminal tables
 //! and the HTML report, [`MISSING_DASH`] in comparisons and Markdown, [`UNKNOWN`] inside a
 //! sentence; each view passes the one it prints, so a view's output does not change when
 //! another's does.
 
+mod error;
 mod printable;
 
+pub use error::error_text;
 /// Sizes as the parsers read them back (`8K`, `1.5G`) and for people (`77.5G`); latencies in
 /// whole microseconds (`850 µs`, `12.5 ms`): the model's, as the measuring crates' sentences use
 /// them too.

@@ -1,5 +1,6 @@
 //! The terminal's width, for the tables, wrapped sentences and live lines: `COLUMNS` when set,
-//! else the size of the terminal on stdout (or stderr), else 80.
+//! else the size of the terminal on stdout (or stderr), else 80. Here beside [`crate::width`],
+//! the width every view fits, which a front end sets from [`columns`] once at start.
 
 use std::os::fd::AsRawFd;
 
@@ -40,4 +41,14 @@ pub fn fit(s: &str, width: usize) -> String {
     let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
     out.push('…');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fit_cuts_with_an_ellipsis() {
+        assert_eq!(super::fit("abcdef", 6), "abcdef");
+        assert_eq!(super::fit("abcdefg", 6), "abcde…");
+        assert_eq!(super::fit("äöü", 2), "ä…");
+    }
 }

@@ -1,0 +1,187 @@
+//! The flags many commands share, each declared once as a clap `Args` group and flattened into
+//! the commands that take it: safety (`--allow-overwrite`), timing (`--duration`, `--warmup`,
+//! `--step-duration`), engine (`--engine`, `--submit`), data shape (`--compressible`,
+//! `--dedupe`), and [`CommonArgs`], the tail of every measuring command. The output format is
+//! [`super::output`]'s, the store's flags [`super::save`]'s, `--repeat` [`super::sure`]'s.
+//! A command whose wording or default differs says so with `#[command(mut_arg(..))]`; the
+//! name, the value parsing and the field stay the ones here.
+
+use clap::Args;
+use iocap_model::{EngineChoice, JobSpec, Severity, SubmitMode};
+
+use super::args::{duration_arg, engine_arg};
+use super::output::OutputArg;
+use super::save::SaveArgs;
+use super::sure::SureArgs;
+
+/// `--allow-overwrite`: the one way past the refusal to write what iocap did not create.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SafetyArgs {
+    /// Permit writes to files and devices iocap did not create (destroys their contents)
+    #[arg(long)]
+    pub allow_overwrite: bool,
+}
+
+/// `--duration`: the measured time of each test.
+#[derive(Args, Debug, Clone)]
+pub struct DurationArg {
+    /// Measured time of each test
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    pub duration: f64,
+}
+
+/// `--warmup`: the unmeasured time before each test or step.
+#[derive(Args, Debug, Clone)]
+pub struct WarmupArg {
+    /// Unmeasured time before each test
+    #[arg(long, default_value = "2s", value_parser = duration_arg)]
+    pub warmup: f64,
+}
+
+/// `--duration` and `--warmup` together.
+#[derive(Args, Debug, Clone)]
+pub struct TimingArgs {
+    #[command(flatten)]
+    pub duration: DurationArg,
+    #[command(flatten)]
+    pub warmup: WarmupArg,
+}
+
+/// `--step-duration`: the measured time of each step of a sweep.
+#[derive(Args, Debug, Clone)]
+pub struct StepDurationArg {
+    /// Measured time of each step
+    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    pub step_duration: f64,
+}
+
+/// `--engine`.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArg {
+    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
+    #[arg(long, default_value = "auto", value_parser = engine_arg)]
+    pub engine: EngineChoice,
+}
+
+/// `--submit`: when io_uring I/Os reach the kernel.
+#[derive(Args, Debug, Clone)]
+pub struct SubmitFlag {
+    /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
+    /// freed by one reap together: least CPU) or each (every I/O at once, as fio does)
+    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
+    pub submit: SubmitArg,
+}
+
+/// `--submit`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SubmitArg {
+    /// Try both in the warm-up, alternating in 100 ms slices, and keep the faster
+    Auto,
+    /// The I/Os freed by one reap together, in the io_uring_enter that waits
+    Batch,
+    /// Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)
+    Each,
+}
+
+impl SubmitFlag {
+    pub fn mode(&self) -> SubmitMode {
+        match self.submit {
+            SubmitArg::Auto => SubmitMode::Auto,
+            SubmitArg::Batch => SubmitMode::Batch,
+            SubmitArg::Each => SubmitMode::Each,
+        }
+    }
+}
+
+/// `--engine` and `--submit` together.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    #[command(flatten)]
+    pub engine: EngineArg,
+    #[command(flatten)]
+    pub submit: SubmitFlag,
+}
+
+impl EngineArgs {
+    /// Sets the engine and the submission mode on `spec`.
+    pub fn apply(&self, spec: &mut JobSpec) {
+        spec.engine = self.engine.engine;
+        spec.submit = self.submit.mode();
+    }
+}
+
+/// What written data looks like (`--compressible`, `--dedupe`), shared by the commands that
+/// write.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DataShapeArgs {
+    /// Share of each 4 KiB block written that is zeros, so a compressor saves about this much
+    /// (fio's buffer_compress_percentage); 0 is incompressible
+    #[arg(long, value_name = "PCT", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compressible: u8,
+    /// Share of the 4 KiB blocks written that duplicate other blocks (fio's
+    /// dedupe_percentage); 0 makes every block unique
+    #[arg(long, value_name = "PCT", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub dedupe: u8,
+}
+
+impl DataShapeArgs {
+    pub fn apply(&self, spec: &mut JobSpec) {
+        spec.compressible_pct = self.compressible;
+        spec.dedupe_pct = self.dedupe;
+    }
+}
+
+/// How bad a verdict or check must be for `--fail-on` to exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when any line is WARN or FAIL
+    Warn,
+    /// Exit 1 when any line is FAIL
+    Fail,
+}
+
+impl FailOn {
+    /// Whether `--fail-on` (if given) trips on any of `found`.
+    pub fn trips(fail_on: Option<FailOn>, mut found: impl Iterator<Item = Severity>) -> bool {
+        fail_on.is_some_and(|f| found.any(|s| s.fails(f == FailOn::Warn)))
+    }
+}
+
+/// The flags a measuring command ends with, in this order: what it may overwrite, how it
+/// prints, its own groups (`E`: [`DataAndSure`] for run and saturate, `--repeat` for suites,
+/// [`NoExtra`] for the rest), and how the run is kept.
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs<E: Args> {
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub extra: E,
+    #[command(flatten)]
+    pub save: SaveArgs,
+}
+
+/// No flags of a command's own between `--output` and the store's.
+#[derive(Args, Debug, Clone, Default)]
+pub struct NoExtra {}
+
+/// What written data looks like and how sure a figure must be: the commands that run a
+/// workload the user describes (run, saturate).
+#[derive(Args, Debug, Clone)]
+pub struct DataAndSure {
+    #[command(flatten)]
+    pub data: DataShapeArgs,
+    #[command(flatten)]
+    pub sure: SureArgs,
+}
+
+impl DataAndSure {
+    /// `--until-stable`, then the data shape, on `spec`.
+    pub fn apply(&self, spec: &mut JobSpec) {
+        self.sure.apply(spec);
+        self.data.apply(spec);
+    }
+}
