@@ -2,16 +2,21 @@
 //! a [`iocap_model::JobSpec`]; [`execute`] then resolves it against the real targets and runs it.
 
 mod args;
+#[cfg(target_os = "linux")]
 mod audit;
 mod cachescan;
 mod compare;
+#[cfg(target_os = "linux")]
 mod cost;
 mod execute;
 mod fill;
+#[cfg(target_os = "linux")]
 mod fsync;
 mod history;
 mod install;
+#[cfg(target_os = "linux")]
 mod monitor;
+mod platform;
 mod preflight;
 mod progress;
 mod ranks;
@@ -24,8 +29,11 @@ mod signals;
 mod sqlio;
 mod suite;
 mod sure;
+#[cfg(target_os = "linux")]
 mod verify;
 mod width;
+#[cfg(not(target_os = "linux"))]
+use platform::{audit, cost, fsync, monitor, verify};
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,6 +1,7 @@
 //! The terminal's width, for the tables, wrapped sentences and live lines: `COLUMNS` when set,
 //! else the size of the terminal on stdout (or stderr), else 80.
 
+#[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
 
 /// Columns to fit: `COLUMNS`, the tty's width, or 80; never below 40.
@@ -12,13 +13,16 @@ pub fn columns() -> usize {
     {
         return n.max(40);
     }
-    [std::io::stdout().as_raw_fd(), std::io::stderr().as_raw_fd()]
+    #[cfg(target_os = "linux")]
+    let tty = [std::io::stdout().as_raw_fd(), std::io::stderr().as_raw_fd()]
         .into_iter()
-        .find_map(tty_columns)
-        .unwrap_or(80)
-        .max(40)
+        .find_map(tty_columns);
+    #[cfg(windows)]
+    let tty = super::platform::console_columns();
+    tty.unwrap_or(80).max(40)
 }
 
+#[cfg(target_os = "linux")]
 fn tty_columns(fd: i32) -> Option<usize> {
     let mut ws = libc::winsize {
         ws_row: 0,
