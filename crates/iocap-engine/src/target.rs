@@ -156,6 +156,15 @@ fn prepare_one(
                     plat::LINK
                 )));
             }
+            if device_name && writes {
+                // a volume or disk is judged by its name before it is opened at all
+                if let Some(why) = plat::device_in_use(None, path) {
+                    return Err(crate::safety::device_in_use(&shown, &why));
+                }
+                if !spec.allow_overwrite {
+                    return Err(crate::safety::device_overwrite(&shown));
+                }
+            }
             // A read-only look first: a file that is not ours is never opened for writing
             // before permission is established.
             let f = plat::open_read(path).map_err(io_err(format!("cannot open {shown}")))?;
