@@ -393,9 +393,24 @@ fn linux_only_commands_say_so_and_exit_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("exists only on Linux"), "{cmd}: {err}");
     }
+    // in a scratch directory with a small file: the engine is resolved after the target is made
+    let dir = tempfile::tempdir().unwrap();
+    let t = win(&dir.path().join("x.dat"));
+    let db = win(&dir.path().join("r.db"));
     let out = wine(
         &exe,
-        &["run", "--engine", "io_uring", "--duration", "1s", "x.dat"],
+        &[
+            "run",
+            "--engine",
+            "io_uring",
+            "--size",
+            "1M",
+            "--duration",
+            "1s",
+            "--db",
+            &db,
+            &t,
+        ],
         &[],
     );
     assert_eq!(out.status.code(), Some(2));
