@@ -38,10 +38,18 @@ pub fn print_version(flags: &VersionFlags) -> Exit {
         s += &format!("features: {}\n", env!("IOCAP_FEATURES"));
         s += &format!("target:   {}\n", env!("IOCAP_TARGET"));
         s += &format!("rustc:    {}\n", env!("IOCAP_RUSTC"));
-        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease");
-        let kernel = kernel.as_deref().map(str::trim).unwrap_or("unknown");
-        s += &format!("kernel:   {kernel}\n");
-        s += &format!("io_uring: {}\n", iocap_engine::host::io_uring_support());
+        #[cfg(target_os = "linux")]
+        {
+            let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease");
+            let kernel = kernel.as_deref().map(str::trim).unwrap_or("unknown");
+            s += &format!("kernel:   {kernel}\n");
+            s += &format!("io_uring: {}\n", iocap_engine::host::io_uring_support());
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            s += &format!("os:       {}\n", iocap_engine::host::host_info().kernel);
+            s += &format!("engines:  {}\n", super::platform::engines());
+        }
     }
     print_stdout(&s);
     Exit::Ok

@@ -6,20 +6,25 @@
 //! and the place of this process in a multi-host run.
 
 mod args;
+#[cfg(target_os = "linux")]
 mod audit;
 mod baseline;
 mod cachescan;
 mod compare;
+#[cfg(target_os = "linux")]
 mod cost;
 mod execute;
 mod export;
 mod fill;
 mod flags;
+#[cfg(target_os = "linux")]
 mod fsync;
 mod history;
 mod install;
+#[cfg(target_os = "linux")]
 mod monitor;
 mod output;
+mod platform;
 mod preflight;
 mod progress;
 mod ranks;
@@ -32,7 +37,10 @@ mod signals;
 mod sqlio;
 mod suite;
 mod sure;
+#[cfg(target_os = "linux")]
 mod verify;
+#[cfg(not(target_os = "linux"))]
+use platform::{audit, cost, fsync, monitor, verify};
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -166,12 +166,14 @@ impl iocap_session::Progress for Terminal {
 
 /// The line `iocap fsync` keeps while it measures: the point and how many of the total, on a
 /// terminal only; cleared when dropped.
+#[cfg(target_os = "linux")]
 pub struct PointLine {
     live: bool,
     n: usize,
     total: usize,
 }
 
+#[cfg(target_os = "linux")]
 impl PointLine {
     pub fn new(total: usize) -> Self {
         Self {
@@ -196,6 +198,7 @@ impl PointLine {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for PointLine {
     fn drop(&mut self) {
         if self.live {

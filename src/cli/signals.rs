@@ -5,11 +5,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+#[cfg(target_os = "linux")]
 extern "C" fn on_sigint(_: libc::c_int) {
     // async-signal-safe: a single atomic store
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
+#[cfg(windows)]
+pub fn install() {
+    super::platform::install_ctrl_handler(&INTERRUPTED);
+}
+
+#[cfg(target_os = "linux")]
 pub fn install() {
     // SAFETY: installs a handler that only stores to an atomic; SA_RESETHAND restores the default
     // action after the first signal.
@@ -28,6 +35,7 @@ pub fn interrupted() -> bool {
 }
 
 /// Sleeps for `secs`, waking early on Ctrl-C; returns whether it was interrupted.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // its users are Linux-only commands
 pub fn pause(secs: f64) -> bool {
     let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
     while std::time::Instant::now() < end {

@@ -158,7 +158,17 @@ pub struct FsStats {
     pub total_bytes: u64,
 }
 
+/// statvfs(3): Linux's; elsewhere an error that says so.
+#[cfg(not(target_os = "linux"))]
+pub fn fs_stats(path: &Path) -> Result<FsStats, String> {
+    Err(format!(
+        "cannot read the file system of {}: the audit reads Linux's statvfs",
+        path.display()
+    ))
+}
+
 /// statvfs(3) on `path` (or its nearest existing ancestor, so a planned path may not exist yet).
+#[cfg(target_os = "linux")]
 pub fn fs_stats(path: &Path) -> Result<FsStats, String> {
     use std::os::unix::ffi::OsStrExt;
     let existing = nearest_existing(path);
@@ -187,6 +197,7 @@ pub fn fs_stats(path: &Path) -> Result<FsStats, String> {
 }
 
 /// `path` itself if it exists, else its nearest existing ancestor (or `.`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn nearest_existing(path: &Path) -> PathBuf {
     let mut p = path.to_path_buf();
     loop {
@@ -242,8 +253,15 @@ pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport
     report
 }
 
+/// Block device nodes are Linux's.
+#[cfg(not(target_os = "linux"))]
+fn block_device_name(_: &Root, _: &Path) -> Option<String> {
+    None
+}
+
 /// The kernel name of the block device `path` is a node of (following symlinks such as
 /// `/dev/mapper/vg-lv`), from its device number; `None` when it is not a block device.
+#[cfg(target_os = "linux")]
 fn block_device_name(root: &Root, path: &Path) -> Option<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let m = std::fs::metadata(path).ok()?;

@@ -114,6 +114,7 @@ pub fn parse(head: &[u8], lba_bytes: u64) -> Result<Vec<PartEntry>, String> {
 /// ends (about 20 KiB for the usual 128 entries), and parses the table. The reads bypass the
 /// page cache (O_DIRECT where the device takes it): no readahead, so auditing a device costs it
 /// a few kilobytes of reads and leaves its counters and cache almost as they were.
+#[cfg(target_os = "linux")]
 pub fn read(dev: &Path, lba_bytes: u64) -> Result<Vec<PartEntry>, String> {
     use std::os::unix::fs::OpenOptionsExt;
     let open = |flags: i32| {
@@ -135,7 +136,17 @@ pub fn read(dev: &Path, lba_bytes: u64) -> Result<Vec<PartEntry>, String> {
     parse(&all, lba_bytes)
 }
 
+/// Reading a device node is Linux's here (Windows has its own layout ioctl, read by the engine).
+#[cfg(not(target_os = "linux"))]
+pub fn read(dev: &Path, _lba_bytes: u64) -> Result<Vec<PartEntry>, String> {
+    Err(format!(
+        "cannot read the partition table of {}: device nodes are Linux's",
+        dev.display()
+    ))
+}
+
 /// Where a GPT's entry array ends, from its header in `head` (`None`: no GPT header there).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn gpt_end(head: &[u8], lba_bytes: u64) -> Option<u64> {
     let lb = usize::try_from(lba_bytes).ok()?;
     let hdr = head.get(lb..lb + 92)?;
@@ -149,6 +160,7 @@ fn gpt_end(head: &[u8], lba_bytes: u64) -> Option<u64> {
 
 /// The first `len` bytes (rounded up to 4 KiB) of `f`, read into a 4 KiB-aligned buffer as
 /// O_DIRECT needs; a device shorter than that gives what it has.
+#[cfg(target_os = "linux")]
 fn read_head(f: &std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     const ALIGN: usize = 4096;

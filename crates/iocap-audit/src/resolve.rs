@@ -1,6 +1,8 @@
 //! From a path to its mount, block device, partition and physical devices.
 
-use crate::{nearest_existing, Resolved, Root};
+#[cfg(target_os = "linux")]
+use crate::nearest_existing;
+use crate::{Resolved, Root};
 use std::path::Path;
 
 /// One line of /proc/self/mountinfo.
@@ -69,8 +71,18 @@ fn contains(mount_point: &str, path: &str) -> bool {
     Path::new(path).starts_with(Path::new(mount_point))
 }
 
+/// Device numbers and /sys are Linux's: elsewhere an error that says so.
+#[cfg(not(target_os = "linux"))]
+pub fn resolve_path(_: &Root, path: &Path) -> Result<Resolved, String> {
+    Err(format!(
+        "cannot resolve the device under {}: Linux's device numbers and /sys are needed",
+        path.display()
+    ))
+}
+
 /// Resolve a real path: stat it (or its nearest existing ancestor) for its device number, then
 /// [`resolve_dev`]. Errors only when the path cannot be stat'ed at all.
+#[cfg(target_os = "linux")]
 pub fn resolve_path(root: &Root, path: &Path) -> Result<Resolved, String> {
     use std::os::unix::fs::MetadataExt;
     let existing = nearest_existing(path);

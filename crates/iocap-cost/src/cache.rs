@@ -4,11 +4,33 @@
 
 use std::fs::File;
 use std::io::{self, Read};
+#[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
+#[cfg(not(target_os = "linux"))]
+fn linux_only(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("{what} is Linux's (iocap cost runs only there)"),
+    )
+}
+
+/// Dropping one file's pages is Linux's `posix_fadvise`.
+#[cfg(not(target_os = "linux"))]
+pub fn drop_pages(_: &Path) -> io::Result<()> {
+    Err(linux_only("dropping a file's cached pages"))
+}
+
+/// Residency is Linux's `mincore`.
+#[cfg(not(target_os = "linux"))]
+pub fn resident_pct(_: &Path, _: u64) -> io::Result<f64> {
+    Err(linux_only("measuring a file's cached pages"))
+}
+
 /// Makes the file's dirty pages clean (`fsync`), then asks the kernel to drop its pages
 /// (`posix_fadvise(POSIX_FADV_DONTNEED)`). Pages still mapped or under write-back may stay.
+#[cfg(target_os = "linux")]
 pub fn drop_pages(path: &Path) -> io::Result<()> {
     let f = File::open(path)?;
     f.sync_all()?;
@@ -37,6 +59,7 @@ pub fn warm(path: &Path, len: u64) -> io::Result<()> {
 
 /// The share of the first `len` bytes of the file that sits in the page cache, in percent
 /// (`mincore` on a read-only shared mapping; mapping does not fault pages in).
+#[cfg(target_os = "linux")]
 pub fn resident_pct(path: &Path, len: u64) -> io::Result<f64> {
     let f = File::open(path)?;
     let len = len.min(f.metadata()?.len());

@@ -1,8 +1,11 @@
-//! The one clock every latency is read from: CLOCK_MONOTONIC in nanoseconds. On Linux with a
-//! TSC clocksource this is a vDSO call of about 20 ns and no system call, so it may be read on
-//! the hot path for every submitted batch and every reaped batch.
+//! The one clock every latency is read from, in nanoseconds. On Linux it is CLOCK_MONOTONIC: with
+//! a TSC clocksource a vDSO call of about 20 ns and no system call, so it may be read on the hot
+//! path for every submitted batch and every reaped batch. On Windows it is
+//! QueryPerformanceCounter (the same kind of call: user mode, no system call on an invariant
+//! TSC), scaled by the frequency read once.
 
 /// Nanoseconds on CLOCK_MONOTONIC.
+#[cfg(target_os = "linux")]
 #[inline]
 pub fn now_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -15,6 +18,7 @@ pub fn now_ns() -> u64 {
 }
 
 /// Sleeps until `deadline_ns` on CLOCK_MONOTONIC (absolute, so drift does not accumulate).
+#[cfg(target_os = "linux")]
 pub fn sleep_until(deadline_ns: u64) {
     let ts = libc::timespec {
         tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
@@ -38,9 +42,115 @@ pub fn sleep_until(deadline_ns: u64) {
 
 /// Asks the kernel to wake this thread within a microsecond of its timers instead of the
 /// default 50 µs slack, so that throttled I/O is paced with sub-millisecond precision.
+#[cfg(target_os = "linux")]
 pub fn tighten_timer_slack() {
     // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only the calling thread.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
+}
+
+/// The clock's stated resolution in nanoseconds.
+#[cfg(target_os = "linux")]
+fn resolution_ns() -> u64 {
+    let mut res = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `res` is a valid, writable timespec.
+    unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut res) };
+    res.tv_sec as u64 * 1_000_000_000 + res.tv_nsec as u64
+}
+
+#[cfg(target_os = "linux")]
+const CLOCK_NAME: &str = "CLOCK_MONOTONIC";
+
+#[cfg(target_os = "linux")]
+fn clocksource() -> Option<String> {
+    std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+#[cfg(windows)]
+mod qpc {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    use windows_sys::Win32::System::Performance::{
+        QueryPerformanceCounter, QueryPerformanceFrequency,
+    };
+
+    static FREQ: AtomicU64 = AtomicU64::new(0);
+
+    /// Ticks per second of QueryPerformanceCounter; fixed at boot, read once.
+    #[inline]
+    pub fn freq() -> u64 {
+        let f = FREQ.load(Relaxed);
+        if f != 0 {
+            return f;
+        }
+        let mut v = 0i64;
+        // SAFETY: `v` is a valid, writable i64; the call cannot fail on XP and later.
+        unsafe { QueryPerformanceFrequency(&mut v) };
+        let f = (v as u64).max(1);
+        FREQ.store(f, Relaxed);
+        f
+    }
+
+    /// The counter, in ticks.
+    #[inline]
+    pub fn ticks() -> u64 {
+        let mut v = 0i64;
+        // SAFETY: `v` is a valid, writable i64; the call cannot fail on XP and later.
+        unsafe { QueryPerformanceCounter(&mut v) };
+        v as u64
+    }
+
+    /// `ticks` at `freq` ticks a second, in nanoseconds, without overflow.
+    #[inline]
+    pub fn to_ns(ticks: u64, freq: u64) -> u64 {
+        (ticks / freq) * 1_000_000_000 + (ticks % freq) * 1_000_000_000 / freq
+    }
+}
+
+/// Nanoseconds on QueryPerformanceCounter.
+#[cfg(windows)]
+#[inline]
+pub fn now_ns() -> u64 {
+    qpc::to_ns(qpc::ticks(), qpc::freq())
+}
+
+/// Sleeps until `deadline_ns` on the engine's clock. Windows sleeps in whole timer ticks (1 to
+/// 15.6 ms), so this sleeps to about a millisecond short and yields the rest of the way.
+#[cfg(windows)]
+pub fn sleep_until(deadline_ns: u64) {
+    loop {
+        let now = now_ns();
+        if now >= deadline_ns {
+            return;
+        }
+        let left = deadline_ns - now;
+        if left > 2_000_000 {
+            std::thread::sleep(std::time::Duration::from_nanos(left - 1_000_000));
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Nothing to tighten on Windows: [`sleep_until`] finishes its waits by yielding.
+#[cfg(windows)]
+pub fn tighten_timer_slack() {}
+
+#[cfg(windows)]
+fn resolution_ns() -> u64 {
+    (1_000_000_000 / qpc::freq()).max(1)
+}
+
+#[cfg(windows)]
+const CLOCK_NAME: &str = "QueryPerformanceCounter";
+
+#[cfg(windows)]
+fn clocksource() -> Option<String> {
+    Some(format!("QPC at {} Hz", qpc::freq()))
 }
 
 #[cfg(test)]
@@ -94,12 +204,6 @@ pub fn self_check(duration_ns: u64) -> iocap_model::TimerCheck {
         }
     }
     let elapsed = prev.saturating_sub(start);
-    let mut res = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `res` is a valid, writable timespec.
-    unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut res) };
     let half = readings.saturating_sub(backwards) / 2;
     let mut seen = 0u64;
     let median_step_ns = fine
@@ -120,12 +224,8 @@ pub fn self_check(duration_ns: u64) -> iocap_model::TimerCheck {
         })
         .collect();
     iocap_model::TimerCheck {
-        clock: "CLOCK_MONOTONIC".into(),
-        clocksource: std::fs::read_to_string(
-            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-        )
-        .ok()
-        .map(|s| s.trim().to_string()),
+        clock: CLOCK_NAME.into(),
+        clocksource: clocksource(),
         duration_s: elapsed as f64 / 1e9,
         readings,
         overhead_ns: if readings > 0 {
@@ -134,7 +234,7 @@ pub fn self_check(duration_ns: u64) -> iocap_model::TimerCheck {
             0.0
         },
         median_step_ns,
-        resolution_ns: res.tv_sec as u64 * 1_000_000_000 + res.tv_nsec as u64,
+        resolution_ns: resolution_ns(),
         min_step_ns: if min_step == u64::MAX { 0 } else { min_step },
         max_step_ns: max_step,
         backwards,

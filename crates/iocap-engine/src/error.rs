@@ -26,7 +26,7 @@ mod tests {
 
     #[test]
     fn says_what_was_done_and_keeps_the_source() {
-        let e = IoFailure::with("cannot open f")(io::Error::from_raw_os_error(libc::ENOENT));
+        let e = IoFailure::with("cannot open f")(io::Error::from(io::ErrorKind::NotFound));
         assert!(e.to_string().starts_with("cannot open f: "), "{e}");
         let source = std::error::Error::source(&e).unwrap();
         assert_eq!(source.to_string(), e.source.to_string());

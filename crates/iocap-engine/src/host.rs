@@ -3,6 +3,7 @@
 
 use iocap_model::HostInfo;
 
+#[cfg(target_os = "linux")]
 pub fn host_info() -> HostInfo {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let cpu_model = read("/proc/cpuinfo")
@@ -28,6 +29,7 @@ pub fn host_info() -> HostInfo {
 }
 
 /// Bytes of memory the kernel says are available for new allocations.
+#[cfg(target_os = "linux")]
 pub fn mem_available_bytes() -> Option<u64> {
     std::fs::read_to_string("/proc/meminfo")
         .ok()?
@@ -40,6 +42,7 @@ pub fn mem_available_bytes() -> Option<u64> {
 
 /// User and system CPU seconds of the whole process so far: every thread, including io_uring's
 /// kernel workers, which run as threads of this process.
+#[cfg(target_os = "linux")]
 pub fn process_cpu_s() -> (f64, f64) {
     // SAFETY: a zeroed rusage is a valid output buffer.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -51,6 +54,7 @@ pub fn process_cpu_s() -> (f64, f64) {
 
 /// Whether this kernel gives iocap an io_uring, in words for `iocap --version --verbose`: the
 /// engine's own probe (a ring of two entries), and the sysctl that may explain a refusal.
+#[cfg(target_os = "linux")]
 pub fn io_uring_support() -> String {
     let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
         .map(|v| format!("kernel.io_uring_disabled = {}", v.trim()))
@@ -61,6 +65,61 @@ pub fn io_uring_support() -> String {
         (Err(e), Some(s)) => format!("not available: {e} ({s})"),
         (Err(e), None) => format!("not available: {e}"),
     }
+}
+
+/// The host on Windows: the computer's name, the OS version from RtlGetVersion (which, unlike
+/// GetVersionEx, does not lie to unmanifested programs), the CPU's brand string from CPUID and
+/// the physical memory from GlobalMemoryStatusEx.
+#[cfg(windows)]
+pub fn host_info() -> HostInfo {
+    HostInfo {
+        hostname: std::env::var("COMPUTERNAME").unwrap_or_default(),
+        kernel: crate::win::os_version(),
+        cpu_model: cpu_brand(),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        memory_bytes: crate::win::memory().map_or(0, |m| m.0),
+    }
+}
+
+/// Bytes of physical memory available, from GlobalMemoryStatusEx.
+#[cfg(windows)]
+pub fn mem_available_bytes() -> Option<u64> {
+    crate::win::memory().map(|m| m.1)
+}
+
+/// User and system CPU seconds of the whole process so far, from GetProcessTimes.
+#[cfg(windows)]
+pub fn process_cpu_s() -> (f64, f64) {
+    crate::win::process_times().unwrap_or((0.0, 0.0))
+}
+
+/// The CPU's brand string (CPUID leaves 0x80000002 to 0x80000004), as /proc/cpuinfo's model name.
+#[cfg(all(windows, target_arch = "x86_64"))]
+#[allow(unused_unsafe)] // __cpuid is safe from Rust 1.87; the workspace builds from 1.85
+fn cpu_brand() -> String {
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: CPUID exists on every x86_64 CPU; leaf 0x80000000 says which extended leaves do.
+    let max = unsafe { __cpuid(0x8000_0000) }.eax;
+    if max < 0x8000_0004 {
+        return String::new();
+    }
+    let mut b = Vec::with_capacity(48);
+    for leaf in 0x8000_0002u32..=0x8000_0004 {
+        // SAFETY: as above; the leaf is within the maximum checked.
+        let r = unsafe { __cpuid(leaf) };
+        for v in [r.eax, r.ebx, r.ecx, r.edx] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    String::from_utf8_lossy(&b)
+        .trim_matches(char::from(0))
+        .trim()
+        .to_string()
+}
+
+#[cfg(all(windows, not(target_arch = "x86_64")))]
+fn cpu_brand() -> String {
+    String::new()
 }
 
 #[cfg(test)]

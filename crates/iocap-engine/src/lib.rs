@@ -12,6 +12,10 @@ pub mod backend;
 pub mod buffers;
 pub mod clock;
 pub mod datashape;
+#[cfg(target_os = "linux")]
+pub mod devinfo;
+#[cfg(windows)]
+#[path = "devinfo_windows.rs"]
 pub mod devinfo;
 pub mod error;
 pub mod host;
@@ -23,6 +27,9 @@ pub mod runner;
 pub mod safety;
 pub mod stats;
 pub mod target;
+#[cfg(windows)]
+mod win;
+pub mod winstruct;
 pub mod worker;
 
 pub use error::IoFailure;

@@ -9,6 +9,7 @@ mod monitor;
 mod plan;
 pub mod spread;
 
+#[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Barrier, OnceLock};
@@ -16,8 +17,13 @@ use std::sync::{Barrier, OnceLock};
 use iocap_model::{JobSpec, TestResult};
 use thiserror::Error;
 
-use crate::backend::psync::Psync;
-use crate::backend::uring::{self, Uring};
+#[cfg(windows)]
+use crate::backend::{iocp::Iocp, wsync::WinSync};
+#[cfg(target_os = "linux")]
+use crate::backend::{
+    psync::Psync,
+    uring::{self, Uring},
+};
 use crate::buffers::SlotBuffers;
 use crate::clock::{self, now_ns};
 use crate::offsets::OffsetGen;
@@ -28,15 +34,56 @@ use plan::{to_ns, Context, Job};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineKind {
+    #[cfg(target_os = "linux")]
     IoUring,
+    #[cfg(target_os = "linux")]
     Psync,
+    /// Windows: overlapped I/O on an I/O completion port per thread, as DiskSpd.
+    #[cfg(windows)]
+    Iocp,
+    /// Windows: positioned ReadFile/WriteFile on blocking handles, a thread per outstanding I/O.
+    #[cfg(windows)]
+    Sync,
 }
 
 impl EngineKind {
     pub fn name(self) -> &'static str {
         match self {
+            #[cfg(target_os = "linux")]
             EngineKind::IoUring => "io_uring",
+            #[cfg(target_os = "linux")]
             EngineKind::Psync => "psync",
+            #[cfg(windows)]
+            EngineKind::Iocp => "iocp",
+            #[cfg(windows)]
+            EngineKind::Sync => "sync",
+        }
+    }
+
+    /// Whether the engine has one I/O in flight per thread (psync, sync), so a queue depth is
+    /// that many threads.
+    pub fn one_io_per_thread(self) -> bool {
+        match self {
+            #[cfg(target_os = "linux")]
+            EngineKind::IoUring => false,
+            #[cfg(target_os = "linux")]
+            EngineKind::Psync => true,
+            #[cfg(windows)]
+            EngineKind::Iocp => false,
+            #[cfg(windows)]
+            EngineKind::Sync => true,
+        }
+    }
+
+    /// Whether this is io_uring (whose submission modes are recorded).
+    pub fn is_uring(self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self == EngineKind::IoUring
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
         }
     }
 }
@@ -64,6 +111,7 @@ pub fn select_engine(
 /// could not be set up; `Err` says why when io_uring was asked for by name. The reasons are the
 /// probe's own words, for each caller to put in its sentence ([`select_engine`] for a test,
 /// `iocap-verify` for its run).
+#[cfg(target_os = "linux")]
 pub fn resolve_engine(
     choice: iocap_model::EngineChoice,
 ) -> Result<(EngineKind, Option<String>), String> {
@@ -75,6 +123,22 @@ pub fn resolve_engine(
             Ok(()) => (EngineKind::IoUring, None),
             Err(e) => (EngineKind::Psync, Some(e)),
         }),
+    }
+}
+
+/// On Windows: `auto` (and `iocp`) is the IOCP engine, always there; `psync` (and `sync`) the
+/// synchronous one; io_uring is Linux's and is refused by name.
+#[cfg(windows)]
+pub fn resolve_engine(
+    choice: iocap_model::EngineChoice,
+) -> Result<(EngineKind, Option<String>), String> {
+    use iocap_model::EngineChoice::*;
+    match choice {
+        Auto => Ok((EngineKind::Iocp, None)),
+        Psync => Ok((EngineKind::Sync, None)),
+        IoUring | IoUringUnregistered => Err(
+            "io_uring is Linux's; on Windows the engines are iocp (auto) and sync (psync)".into(),
+        ),
     }
 }
 
@@ -132,6 +196,15 @@ struct WorkerReport {
     error: Option<String>,
 }
 
+#[cfg(windows)]
+fn set_affinity(mask: u64) {
+    use windows_sys::Win32::System::Threading::{GetCurrentThread, SetThreadAffinityMask};
+    // SAFETY: the pseudo-handle of the calling thread; a mask of CPUs in its group. Failure
+    // leaves the thread unpinned.
+    unsafe { SetThreadAffinityMask(GetCurrentThread(), mask as usize) };
+}
+
+#[cfg(target_os = "linux")]
 fn set_affinity(mask: u64) {
     // SAFETY: a zeroed cpu_set_t is empty; CPU_SET writes inside it; the call affects only this
     // thread. Failure leaves the thread unpinned, which is reported by nothing worse than noise.
@@ -229,10 +302,7 @@ pub fn run_group(
             tl: &tl,
             live: &live,
             jobs: jobs.iter().map(|j| j.ctxs.clone()).collect(),
-            uring: jobs
-                .iter()
-                .map(|j| j.engine == EngineKind::IoUring)
-                .collect(),
+            uring: jobs.iter().map(|j| j.engine.is_uring()).collect(),
             finished: &finished,
             t0,
             measure_start,
@@ -280,16 +350,16 @@ pub fn run_group(
                 o.result.warnings.push(w);
             }
             o.result.uncertainty = Some(u);
-            if jobs[ji].engine == EngineKind::IoUring {
+            if jobs[ji].engine.is_uring() {
                 let each_pct = window.get(ji).and_then(|(a, b)| monitor::each_pct(a, b));
                 assemble::record_submit(&mut o.result, &reports, ji, &tl, each_pct);
             } else if jobs[ji].spec.submit == iocap_model::SubmitMode::Each {
                 // psync issues each I/O with its own call anyway: what was asked is moot
-                o.result.warnings.push(
-                    "--submit each applies to io_uring only; the psync engine issues every I/O \
-                     with its own system call anyway"
-                        .into(),
-                );
+                o.result.warnings.push(format!(
+                    "--submit each applies to io_uring only; the {} engine issues every I/O \
+                     with its own system call anyway",
+                    jobs[ji].engine.name()
+                ));
             }
             o
         })
@@ -317,6 +387,13 @@ fn until_stable_missed(
     ))
 }
 
+/// A Windows worker's backend, each run by its own monomorphised loop.
+#[cfg(windows)]
+enum WinBackend {
+    Iocp(Iocp),
+    Sync(WinSync),
+}
+
 fn run_context(
     job: &Job,
     c: &Context,
@@ -327,6 +404,7 @@ fn run_context(
     setup_failed: &OnceLock<String>,
 ) -> WorkerReport {
     let (spec, t, engine) = (job.spec, &job.targets[c.target_idx], job.engine);
+
     clock::tighten_timer_slack();
     if let Some(mask) = t.cpu_mask {
         set_affinity(mask);
@@ -347,7 +425,7 @@ fn run_context(
         rate_interval_ns: job.rate_interval_ns,
         burst_ns: job.burst_ns,
         write_seed: c.seed,
-        auto_submit: engine == EngineKind::IoUring && spec.submit == iocap_model::SubmitMode::Auto,
+        auto_submit: engine.is_uring() && spec.submit == iocap_model::SubmitMode::Auto,
     };
     let mut gen = OffsetGen::new(
         spec.rw.is_random(),
@@ -358,7 +436,6 @@ fn run_context(
         c.seed,
         c.cursor.clone(),
     );
-    let fd = t.file.as_raw_fd();
     let bufs =
         SlotBuffers::new(c.depth as usize, spec.bs_bytes as usize, c.seed).and_then(|mut b| {
             b.set_shape(spec.compressible_pct, spec.dedupe_pct, c.seed)?;
@@ -374,19 +451,21 @@ fn run_context(
         }
     };
     let result = match engine {
+        #[cfg(target_os = "linux")]
         EngineKind::Psync => {
             ready.wait();
             go.wait();
             if tl.halt.load(Relaxed) {
                 return rep;
             }
-            let mut b = Psync::new(fd);
+            let mut b = Psync::new(t.file.as_raw_fd());
             worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
         }
+        #[cfg(target_os = "linux")]
         EngineKind::IoUring => {
             let register = spec.engine != iocap_model::EngineChoice::IoUringUnregistered;
             let each = spec.submit == iocap_model::SubmitMode::Each;
-            let mut b = match Uring::new(fd, c.depth, &bufs, register, each) {
+            let mut b = match Uring::new(t.file.as_raw_fd(), c.depth, &bufs, register, each) {
                 Ok(b) => b,
                 Err(e) => {
                     let _ = setup_failed.set(format!("cannot set up an io_uring ring: {e}"));
@@ -403,6 +482,45 @@ fn run_context(
                 return rep;
             }
             worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
+        }
+        #[cfg(windows)]
+        EngineKind::Iocp | EngineKind::Sync => {
+            let made = crate::target::worker_handle(t, spec.writes(), engine == EngineKind::Iocp)
+                .map_err(|e| format!("cannot open {} for a worker: {e}", t.path.display()))
+                .and_then(|h| {
+                    if engine == EngineKind::Iocp {
+                        Iocp::new(h, c.depth)
+                            .map(WinBackend::Iocp)
+                            .map_err(|e| format!("cannot set up an I/O completion port: {e}"))
+                    } else {
+                        Ok(WinBackend::Sync(WinSync::new(h)))
+                    }
+                });
+            let b = match made {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = setup_failed.set(e);
+                    ready.wait();
+                    go.wait();
+                    return rep;
+                }
+            };
+            if engine == EngineKind::Iocp {
+                rep.features = vec!["completion_port_per_thread".into()];
+            }
+            ready.wait();
+            go.wait();
+            if tl.halt.load(Relaxed) {
+                return rep;
+            }
+            match b {
+                WinBackend::Iocp(mut b) => {
+                    worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
+                }
+                WinBackend::Sync(mut b) => {
+                    worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
+                }
+            }
         }
     };
     if let Err(e) = result {

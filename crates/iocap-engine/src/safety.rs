@@ -4,14 +4,13 @@
 //! opens; [`check_targets`] applies them before anything is created or written, so that a test
 //! run on several hosts can be refused on every host when one host's target is foreign.
 
-use std::fs::File;
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use iocap_model::{JobSpec, DEFAULT_TARGET};
 
-use crate::{devinfo, marker, TargetError};
+use crate::target::plat;
+use crate::{marker, TargetError};
 
 /// Refusing a write through a symbolic link.
 pub fn symlink(shown: &str) -> TargetError {
@@ -47,6 +46,18 @@ pub fn device_overwrite(shown: &str) -> TargetError {
 /// creates it).
 fn check_one(spec: &JobSpec, path: &Path) -> Result<(), TargetError> {
     let shown = path.display().to_string();
+    if plat::names_device(path) {
+        if !spec.writes() {
+            return Ok(());
+        }
+        if let Some(why) = plat::device_in_use(None, path) {
+            return Err(device_in_use(&shown, &why));
+        }
+        if !spec.allow_overwrite {
+            return Err(device_overwrite(&shown));
+        }
+        return Ok(());
+    }
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -57,17 +68,17 @@ fn check_one(spec: &JobSpec, path: &Path) -> Result<(), TargetError> {
     if !spec.writes() {
         return Ok(());
     }
-    if meta.file_type().is_symlink() {
+    if plat::is_link(&meta) {
         return Err(symlink(&shown));
     }
     if meta.file_type().is_file() {
-        let f = File::open(path)
+        let f = plat::open_read(path)
             .map_err(|e| TargetError::Invalid(format!("cannot open {shown}: {e}")))?;
         if marker::read(&f, path).is_none() && !spec.allow_overwrite {
             return Err(foreign_file(&shown));
         }
-    } else if meta.file_type().is_block_device() {
-        if let Some(why) = devinfo::block_device_in_use(meta.rdev(), path) {
+    } else if plat::is_block_device(&meta) {
+        if let Some(why) = plat::device_in_use(Some(&meta), path) {
             return Err(device_in_use(&shown, &why));
         }
         if !spec.allow_overwrite {

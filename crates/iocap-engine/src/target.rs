@@ -10,10 +10,8 @@
 //!   after permission was established; writes never follow symlinks;
 //! - the test range never exceeds what exists: a user's file is never extended.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -52,6 +50,8 @@ pub struct PreparedTarget {
     pub range_bytes: u64,
     pub logical_block: u64,
     pub direct: bool,
+    /// Opened for writes that are durable when they complete (O_DSYNC, FILE_FLAG_WRITE_THROUGH).
+    pub write_through: bool,
     pub created: bool,
     pub threads: u32,
     pub cpu_mask: Option<u64>,
@@ -125,10 +125,17 @@ fn prepare_one(
     let writes = spec.writes();
     let mut created = false;
 
-    let lmeta = match std::fs::symlink_metadata(path) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
+    // Windows names its volumes and disks (`\\.\E:`, `\\.\PhysicalDrive2`); they are not
+    // in any directory
+    let device_name = plat::names_device(path);
+    let lmeta = if device_name {
+        Some(None)
+    } else {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) => Some(Some(m)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
+        }
     };
 
     let kind;
@@ -142,20 +149,35 @@ fn prepare_one(
             range = want;
         }
         Some(m) => {
-            if m.file_type().is_symlink() && writes {
+            if m.as_ref().is_some_and(plat::is_link) && writes {
                 return Err(TargetError::Refused(format!(
-                    "{shown} is a symbolic link; iocap does not write through symlinks \
-                     (give the real path)"
+                    "{shown} is a {}; iocap does not write through symlinks or reparse points \
+                     (give the real path)",
+                    plat::LINK
                 )));
+            }
+            if device_name && writes {
+                // a volume or disk is judged by its name before it is opened at all
+                if let Some(why) = plat::device_in_use(None, path) {
+                    return Err(crate::safety::device_in_use(&shown, &why));
+                }
+                if !spec.allow_overwrite {
+                    return Err(crate::safety::device_overwrite(&shown));
+                }
             }
             // A read-only look first: a file that is not ours is never opened for writing
             // before permission is established.
-            let f = File::open(path).map_err(io_err(format!("cannot open {shown}")))?;
-            let meta = f
-                .metadata()
-                .map_err(io_err(format!("cannot stat {shown}")))?;
-            let ft = meta.file_type();
-            if ft.is_file() {
+            let f = plat::open_read(path).map_err(io_err(format!("cannot open {shown}")))?;
+            let meta = if device_name {
+                None
+            } else {
+                Some(
+                    f.metadata()
+                        .map_err(io_err(format!("cannot stat {shown}")))?,
+                )
+            };
+            if meta.as_ref().is_some_and(|m| m.is_file()) {
+                let meta = meta.as_ref().expect("a file's metadata");
                 kind = TargetKind::File;
                 let mark = marker::read(&f, path);
                 let ours = mark.is_some();
@@ -196,10 +218,10 @@ fn prepare_one(
                 if range == 0 {
                     return Err(TargetError::Invalid(format!("{shown} is empty")));
                 }
-            } else if ft.is_block_device() {
+            } else if device_name || meta.as_ref().is_some_and(plat::is_block_device) {
                 kind = TargetKind::BlockDevice;
                 if writes {
-                    if let Some(why) = devinfo::block_device_in_use(meta.rdev(), path) {
+                    if let Some(why) = plat::device_in_use(meta.as_ref(), path) {
                         return Err(TargetError::Refused(format!(
                             "refusing to write to {shown}: {why}. iocap never writes to a block \
                              device in use"
@@ -225,7 +247,8 @@ fn prepare_one(
                 }
             } else {
                 return Err(TargetError::Invalid(format!(
-                    "{shown} is neither a regular file nor a block device"
+                    "{shown} is neither a regular file nor a {}",
+                    plat::DEVICE
                 )));
             }
         }
@@ -233,15 +256,19 @@ fn prepare_one(
 
     let (file, direct) = open_for_test(spec, path, kind, &mut warnings)?;
     // The inode must still be the one that was checked (or created) above.
-    let fmeta = file
-        .metadata()
-        .map_err(io_err(format!("cannot stat {shown}")))?;
     let still_what_was_checked = match kind {
         TargetKind::File => {
+            let fmeta = file
+                .metadata()
+                .map_err(io_err(format!("cannot stat {shown}")))?;
             fmeta.file_type().is_file()
                 && (!writes || spec.allow_overwrite || marker::read(&file, path).is_some())
         }
-        TargetKind::BlockDevice => fmeta.file_type().is_block_device(),
+        TargetKind::BlockDevice if device_name => true,
+        TargetKind::BlockDevice => file
+            .metadata()
+            .map_err(io_err(format!("cannot stat {shown}")))
+            .map(|m| plat::is_block_device(&m))?,
     };
     if !still_what_was_checked {
         return Err(TargetError::Refused(format!(
@@ -273,6 +300,7 @@ fn prepare_one(
         range_bytes: range,
         logical_block,
         direct,
+        write_through: spec.write_through,
         created,
         threads: spec.threads,
         cpu_mask: None,
@@ -325,44 +353,29 @@ fn open_for_test(
     warnings: &mut Vec<String>,
 ) -> Result<(File, bool), TargetError> {
     let shown = path.display();
-    let mut custom = libc::O_CLOEXEC;
-    if spec.writes() {
-        custom |= libc::O_NOFOLLOW;
-        if spec.write_through {
-            custom |= libc::O_DSYNC;
-        }
-        if kind == TargetKind::BlockDevice {
-            // the kernel refuses O_EXCL on a block device that a file system or stack holds
-            custom |= libc::O_EXCL;
-        }
-    }
-    let open = |extra: i32| {
-        OpenOptions::new()
-            .read(true)
-            .write(spec.writes())
-            .custom_flags(custom | extra)
-            .open(path)
-    };
+    let open = |direct: bool| plat::open_test(path, spec, kind, direct);
     if !spec.direct {
-        let f = open(0).map_err(io_err(format!("cannot open {shown}")))?;
+        let f = open(false).map_err(io_err(format!("cannot open {shown}")))?;
         return Ok((f, false));
     }
     let refuse_direct = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some();
     match if refuse_direct {
-        Err(io::Error::from_raw_os_error(libc::EINVAL))
+        Err(plat::direct_refused_error())
     } else {
-        open(libc::O_DIRECT)
+        open(true)
     } {
         Ok(f) => Ok((f, true)),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+        Err(e) if plat::is_direct_refused(&e) => {
             warnings.push(format!(
-                "O_DIRECT was refused on {shown} (its file system does not support it); fell \
-                 back to buffered I/O, so the figures include the page cache"
+                "{} was refused on {shown} (its file system does not support it); fell \
+                 back to buffered I/O, so the figures include the {}",
+                plat::DIRECT,
+                plat::CACHE
             ));
-            let f = open(0).map_err(io_err(format!("cannot open {shown}")))?;
+            let f = open(false).map_err(io_err(format!("cannot open {shown}")))?;
             Ok((f, false))
         }
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(TargetError::Refused(format!(
+        Err(e) if plat::is_busy(&e) => Err(TargetError::Refused(format!(
             "refusing to write to {shown}: the device is in use (mounted or held by another \
              driver)"
         ))),
@@ -389,14 +402,7 @@ fn create_file(
         )));
     }
     check_space(&parent, size, &shown.to_string())?;
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .mode(0o644)
-        .open(path)
-        .map_err(io_err(format!("cannot create {shown}")))?;
+    let f = plat::create_new(path).map_err(io_err(format!("cannot create {shown}")))?;
     let res = marker::write(
         &f,
         path,
@@ -467,15 +473,8 @@ fn fill(
     stop: &AtomicBool,
 ) -> Result<(), TargetError> {
     let shown = path.display().to_string();
-    let open = |extra: i32| {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
-            .open(path)
-    };
-    let plain = open(0).map_err(io_err(format!("cannot open {shown}")))?;
-    let direct = open(libc::O_DIRECT).ok();
+    let plain = plat::open_fill(path, false).map_err(io_err(format!("cannot open {shown}")))?;
+    let direct = plat::open_fill(path, true).ok();
     let mut buf =
         SlotBuffers::new(1, FILL_CHUNK, seed).map_err(io_err("cannot allocate the fill buffer"))?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ from ^ to);
@@ -490,22 +489,20 @@ fn fill(
         let n = ((to - off) as usize).min(FILL_CHUNK);
         fill_random(&mut buf.slot_mut(0)[..n], &mut rng);
         // whole 4 KiB blocks through O_DIRECT (no page-cache pollution), the tail buffered
-        let fd = match &direct {
-            Some(d) if n % 4096 == 0 => d.as_raw_fd(),
-            _ => plain.as_raw_fd(),
+        let to = match &direct {
+            Some(d) if n % 4096 == 0 => d,
+            _ => &plain,
         };
-        // SAFETY: the buffer holds at least `n` initialised bytes and outlives the call.
-        let rc = unsafe { libc::pwrite(fd, buf.ptr(0).cast(), n, off as libc::off_t) };
-        if rc < 0 {
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINTR) {
-                continue;
+        let rc = match plat::write_at(to, &buf.slot_mut(0)[..n], off) {
+            Ok(rc) => rc,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                obs.finish();
+                return Err(io_err(format!(
+                    "write of {n} bytes at offset {off} to {shown} failed"
+                ))(e));
             }
-            obs.finish();
-            return Err(io_err(format!(
-                "write of {n} bytes at offset {off} to {shown} failed"
-            ))(e));
-        }
+        };
         off += rc as u64;
         obs.advance(off - from);
     }
@@ -522,6 +519,250 @@ fn fill(
         },
     )
     .map_err(io_err(format!("cannot mark {shown} as an iocap test file")))
+}
+
+/// This worker's own handle on `t` (Windows): the prepared file reopened (ReOpenFile, so the
+/// very file that was checked) with FILE_FLAG_OVERLAPPED for the IOCP engine, and with the
+/// target's FILE_FLAG_NO_BUFFERING and the spec's FILE_FLAG_WRITE_THROUGH.
+#[cfg(windows)]
+pub fn worker_handle(t: &PreparedTarget, writes: bool, overlapped: bool) -> io::Result<File> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED, FILE_FLAG_WRITE_THROUGH,
+    };
+    let mut flags = 0;
+    if overlapped {
+        flags |= FILE_FLAG_OVERLAPPED;
+    }
+    if t.direct {
+        flags |= FILE_FLAG_NO_BUFFERING;
+    }
+    if t.write_through {
+        flags |= FILE_FLAG_WRITE_THROUGH;
+    }
+    match crate::win::reopen(&t.file, writes, flags) {
+        Ok(f) => Ok(f),
+        // a device: its name cannot be swapped for another file, so opening it again is the same
+        Err(_) if t.kind == TargetKind::BlockDevice => {
+            use std::os::windows::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(writes)
+                .custom_flags(flags)
+                .open(&t.path)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Linux: paths, open flags and the checks that differ by system.
+#[cfg(target_os = "linux")]
+pub(crate) mod plat {
+    use std::fs::{File, Metadata, OpenOptions};
+    use std::io;
+    use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+    use std::path::Path;
+
+    use iocap_model::JobSpec;
+
+    use super::TargetKind;
+    use crate::devinfo;
+
+    pub const LINK: &str = "symbolic link";
+    pub const DEVICE: &str = "block device";
+    pub const DIRECT: &str = "O_DIRECT";
+    pub const CACHE: &str = "page cache";
+
+    /// Linux finds block devices by their type, not their names.
+    pub fn names_device(_: &Path) -> bool {
+        false
+    }
+
+    pub fn is_link(m: &Metadata) -> bool {
+        m.file_type().is_symlink()
+    }
+
+    pub fn is_block_device(m: &Metadata) -> bool {
+        m.file_type().is_block_device()
+    }
+
+    pub fn open_read(path: &Path) -> io::Result<File> {
+        File::open(path)
+    }
+
+    pub fn device_in_use(m: Option<&Metadata>, path: &Path) -> Option<String> {
+        devinfo::block_device_in_use(m?.rdev(), path)
+    }
+
+    pub fn open_test(
+        path: &Path,
+        spec: &JobSpec,
+        kind: TargetKind,
+        direct: bool,
+    ) -> io::Result<File> {
+        let mut custom = libc::O_CLOEXEC;
+        if spec.writes() {
+            custom |= libc::O_NOFOLLOW;
+            if spec.write_through {
+                custom |= libc::O_DSYNC;
+            }
+            if kind == TargetKind::BlockDevice {
+                // the kernel refuses O_EXCL on a block device that a file system or stack holds
+                custom |= libc::O_EXCL;
+            }
+        }
+        if direct {
+            custom |= libc::O_DIRECT;
+        }
+        OpenOptions::new()
+            .read(true)
+            .write(spec.writes())
+            .custom_flags(custom)
+            .open(path)
+    }
+
+    pub fn direct_refused_error() -> io::Error {
+        io::Error::from_raw_os_error(libc::EINVAL)
+    }
+
+    pub fn is_direct_refused(e: &io::Error) -> bool {
+        e.raw_os_error() == Some(libc::EINVAL)
+    }
+
+    pub fn is_busy(e: &io::Error) -> bool {
+        e.raw_os_error() == Some(libc::EBUSY)
+    }
+
+    pub fn create_new(path: &Path) -> io::Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .mode(0o644)
+            .open(path)
+    }
+
+    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
+        let extra = if direct { libc::O_DIRECT } else { 0 };
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
+            .open(path)
+    }
+
+    /// One pwrite; `Interrupted` on EINTR.
+    pub fn write_at(f: &File, buf: &[u8], off: u64) -> io::Result<usize> {
+        f.write_at(buf, off)
+    }
+}
+
+/// Windows: files, volumes (`\\.\E:`) and physical disks (`\\.\PhysicalDrive2`); no write
+/// goes through a reparse point (FILE_FLAG_OPEN_REPARSE_POINT is Windows' O_NOFOLLOW).
+#[cfg(windows)]
+pub(crate) mod plat {
+    use std::fs::{File, Metadata, OpenOptions};
+    use std::io;
+    use std::os::windows::fs::{FileExt, MetadataExt, OpenOptionsExt};
+    use std::path::Path;
+
+    use iocap_model::JobSpec;
+    use windows_sys::Win32::Foundation::{ERROR_INVALID_PARAMETER, ERROR_SHARING_VIOLATION};
+    use windows_sys::Win32::Storage::FileSystem::{
+        FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OPEN_REPARSE_POINT,
+        FILE_FLAG_WRITE_THROUGH, FILE_SHARE_READ, FILE_SHARE_WRITE,
+    };
+
+    use super::TargetKind;
+    use crate::winstruct::{device_path, DevicePath};
+
+    pub const LINK: &str = "symbolic link or reparse point";
+    pub const DEVICE: &str = "volume or physical disk";
+    pub const DIRECT: &str = "FILE_FLAG_NO_BUFFERING";
+    pub const CACHE: &str = "file cache";
+
+    pub fn names_device(path: &Path) -> bool {
+        device_path(&path.to_string_lossy()) != DevicePath::NotADevice
+    }
+
+    pub fn is_link(m: &Metadata) -> bool {
+        m.file_type().is_symlink() || m.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0
+    }
+
+    /// Devices are found by their names on Windows.
+    pub fn is_block_device(_: &Metadata) -> bool {
+        false
+    }
+
+    pub fn open_read(path: &Path) -> io::Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
+            .open(path)
+    }
+
+    pub fn device_in_use(_: Option<&Metadata>, path: &Path) -> Option<String> {
+        crate::devinfo::device_in_use(path)
+    }
+
+    pub fn open_test(
+        path: &Path,
+        spec: &JobSpec,
+        kind: TargetKind,
+        direct: bool,
+    ) -> io::Result<File> {
+        let mut flags = 0;
+        if spec.writes() && kind == TargetKind::File {
+            flags |= FILE_FLAG_OPEN_REPARSE_POINT;
+        }
+        if spec.write_through {
+            flags |= FILE_FLAG_WRITE_THROUGH;
+        }
+        if direct {
+            flags |= FILE_FLAG_NO_BUFFERING;
+        }
+        OpenOptions::new()
+            .read(true)
+            .write(spec.writes())
+            .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
+            .custom_flags(flags)
+            .open(path)
+    }
+
+    pub fn direct_refused_error() -> io::Error {
+        io::Error::from_raw_os_error(ERROR_INVALID_PARAMETER as i32)
+    }
+
+    pub fn is_direct_refused(e: &io::Error) -> bool {
+        e.raw_os_error() == Some(ERROR_INVALID_PARAMETER as i32)
+    }
+
+    pub fn is_busy(e: &io::Error) -> bool {
+        e.raw_os_error() == Some(ERROR_SHARING_VIOLATION as i32)
+    }
+
+    pub fn create_new(path: &Path) -> io::Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(path)
+    }
+
+    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
+        let extra = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | extra)
+            .open(path)
+    }
+
+    /// One positioned WriteFile on a synchronous handle.
+    pub fn write_at(f: &File, buf: &[u8], off: u64) -> io::Result<usize> {
+        f.seek_write(buf, off)
+    }
 }
 
 #[cfg(test)]

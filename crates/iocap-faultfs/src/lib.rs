@@ -91,6 +91,7 @@
 //!   `<mnt>/data`).
 
 #![warn(missing_docs)]
+#![cfg(target_os = "linux")]
 
 mod cache;
 mod fs;

@@ -1,3 +1,4 @@
+#![cfg(target_os = "linux")]
 //! One real mount per fault: arm the rule, do the I/O through the mount point, and check what a
 //! client sees, what reached the backing file, the rule's counter and the write log.
 

@@ -1,3 +1,4 @@
+#![cfg(target_os = "linux")]
 //! The pass-through itself (what iocap needs from a file system), O_DIRECT through the mount,
 //! latency precision, and clean unmounts.
 

@@ -1,3 +1,4 @@
+#![cfg(target_os = "linux")]
 //! The way iocap's tests use the crate: another process does the I/O on the mount, and a test
 //! process that dies without unwinding must not leave its mount behind.
 

@@ -476,7 +476,16 @@ pub fn average(samples: &[DeviceSample]) -> DeviceSample {
 
 /// Kernel name of the whole-disk or partition block device holding `path`
 /// (via `stat` + `/sys/dev/block/MAJ:MIN`), or `None` for filesystems not
+/// backed by a block device (tmpfs, overlay, NFS...), and on systems other than Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn device_of_path(_: impl AsRef<Path>) -> Option<String> {
+    None
+}
+
+/// Kernel name of the whole-disk or partition block device holding `path`
+/// (via `stat` + `/sys/dev/block/MAJ:MIN`), or `None` for filesystems not
 /// backed by a block device (tmpfs, overlay, NFS...).
+#[cfg(target_os = "linux")]
 pub fn device_of_path(path: impl AsRef<Path>) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let dev = std::fs::metadata(path).ok()?.dev();

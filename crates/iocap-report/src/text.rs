@@ -19,10 +19,14 @@ pub fn describe(r: &TestResult) -> String {
         String::new()
     };
     let threads: u32 = r.targets.iter().map(|t| t.threads).sum::<u32>().max(1);
+    // a run on Windows (its engines are iocp and sync) says it in Windows' words
+    let windows = matches!(r.engine.as_str(), "iocp" | "sync");
     let mut parts = vec![
         format!("{}{mix} {}", s.rw.name(), crate::size_label(s)),
         format!("qd {} x {}", s.qd, plural(threads as usize, "thread")),
-        if r.direct {
+        if r.direct && windows {
+            "unbuffered".into()
+        } else if r.direct {
             "O_DIRECT".into()
         } else {
             "buffered".into()
@@ -36,7 +40,9 @@ pub fn describe(r: &TestResult) -> String {
             b.on_s + b.off_s
         ));
     }
-    if s.write_through {
+    if s.write_through && windows {
+        parts.push("write-through".into());
+    } else if s.write_through {
         parts.push("O_DSYNC".into());
     }
     if s.fsync_every > 0 {

@@ -169,6 +169,10 @@ impl Executor for EngineExecutor {
     }
 
     fn is_device(&self, path: &str) -> bool {
+        if cfg!(windows) {
+            use iocap_engine::winstruct::{device_path, DevicePath};
+            return device_path(path) != DevicePath::NotADevice;
+        }
         std::fs::metadata(path).is_ok_and(|m| !m.is_file())
     }
 
@@ -177,6 +181,10 @@ impl Executor for EngineExecutor {
     }
 
     fn config(&self, paths: &[PathBuf]) -> Vec<ConfigCheck> {
+        if cfg!(not(target_os = "linux")) {
+            // the host audit reads Linux's /sys and /proc
+            return vec![];
+        }
         let report = iocap_audit::audit(&Root::system(), paths, &AuditOptions::default());
         report
             .checks

@@ -55,6 +55,16 @@ impl RunObserver for DiskWatch {
 impl DiskWatch {
     /// Finds the devices under `targets` (all the tests that will run together).
     pub fn new(targets: &[&PreparedTarget], line: Box<dyn RunObserver>) -> DiskWatch {
+        if cfg!(not(target_os = "linux")) {
+            // /proc/diskstats is Linux's; on Windows perfmon's PhysicalDisk counters are the
+            // cross-check, not sampled by iocap yet (docs/windows.md)
+            return DiskWatch {
+                line: Some(line),
+                devices: vec![],
+                unavailable: vec![],
+                sampler: None,
+            };
+        }
         let mut devices: Vec<Watched> = Vec::new();
         let mut unavailable = Vec::new();
         for t in targets {
@@ -119,6 +129,9 @@ impl DiskWatch {
     /// Puts the OS counters on each test of a group that ran together, comparing each target
     /// device with what all of the group's tests did on it; disagreements become warnings.
     pub fn attach(&self, tests: &mut [&mut TestResult]) {
+        if cfg!(not(target_os = "linux")) {
+            return;
+        }
         // what all the tests did on each device: (read IOPS, write IOPS, read bytes, reads)
         let mut per_device: BTreeMap<String, (f64, f64, u64, u64)> = BTreeMap::new();
         for tr in tests.iter().flat_map(|t| t.targets.iter()) {

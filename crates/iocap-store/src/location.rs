@@ -65,7 +65,19 @@ impl Location {
     }
 }
 
+/// `%LOCALAPPDATA%\iocap\results.db` on Windows.
+#[cfg(windows)]
+pub fn default_path() -> Result<PathBuf, StoreError> {
+    match std::env::var_os("LOCALAPPDATA").filter(|v| !v.is_empty()) {
+        Some(d) => Ok(PathBuf::from(d).join("iocap").join("results.db")),
+        None => Err(StoreError::Usage(
+            "LOCALAPPDATA is not set: give the store with --db or IOCAP_DB".into(),
+        )),
+    }
+}
+
 /// `$XDG_DATA_HOME/iocap/results.db`, else `~/.local/share/iocap/results.db`.
+#[cfg(not(windows))]
 pub fn default_path() -> Result<PathBuf, StoreError> {
     let base =
         match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {

@@ -174,6 +174,7 @@ impl Monitor<'_> {
                     out.cpu = (u1 - u0, s1 - s0);
                 }
                 out.steal_pct = stat_open
+                    .filter(|_| procstat::STEAL_KNOWN)
                     .zip(procstat::read())
                     .and_then(|(a, b)| b.since(&a).steal_pct());
                 let closing = self.snaps();

@@ -115,9 +115,10 @@ pub(super) fn plan_group<'a>(
         let granule = offsets::granule(&sizes);
         let from = ctxs.len();
         // psync runs one thread per outstanding I/O: count before building any
-        let per_thread = match engine {
-            EngineKind::IoUring => 1,
-            EngineKind::Psync => spec.qd as usize,
+        let per_thread = if engine.one_io_per_thread() {
+            spec.qd as usize
+        } else {
+            1
         };
         needed += targets.iter().map(|t| t.threads as usize).sum::<usize>() * per_thread;
         for (ti, t) in targets.iter().enumerate() {
@@ -129,9 +130,10 @@ pub(super) fn plan_group<'a>(
                     u64::from(t.threads),
                 );
                 // psync has a depth of one: N outstanding I/Os need N contexts on one stream
-                let (n, depth) = match engine {
-                    EngineKind::IoUring => (1, spec.qd),
-                    EngineKind::Psync => (spec.qd, 1),
+                let (n, depth) = if engine.one_io_per_thread() {
+                    (spec.qd, 1)
+                } else {
+                    (1, spec.qd)
                 };
                 for k in 0..n {
                     let id = (ji as u64) << 52 | (ti as u64) << 40 | u64::from(th) << 20;

@@ -1,0 +1,217 @@
+//! The Windows backend, as DiskSpd's: overlapped `ReadFile`/`WriteFile` on the worker's own
+//! handle (opened with `FILE_FLAG_OVERLAPPED`, and `FILE_FLAG_NO_BUFFERING` /
+//! `FILE_FLAG_WRITE_THROUGH` as the target asks), one I/O completion port per worker thread, and
+//! completions reaped in batches with `GetQueuedCompletionStatusEx`.
+//!
+//! Each I/O goes to the kernel as it is queued (an overlapped call returns at once), so the
+//! worker stamps each one as it queues it. One `OVERLAPPED` per slot, allocated at set-up and
+//! never moved; a completion names its slot by which `OVERLAPPED` it carries. A call that fails
+//! at once (not `ERROR_IO_PENDING`) posts nothing to the port: its failure is kept in a
+//! preallocated list and handed out by the next reap. Flushes (`Op::Fsync`) are
+//! `FlushFileBuffers`, which blocks the worker like fsync(2) on psync.
+//!
+//! Nothing here allocates or locks after [`Iocp::new`]; the only system calls are the I/O and the
+//! wait for it.
+
+use std::fs::File;
+use std::io;
+use std::os::windows::io::AsRawHandle;
+
+use windows_sys::Win32::Foundation::{
+    CloseHandle, RtlNtStatusToDosError, HANDLE, INVALID_HANDLE_VALUE, WAIT_TIMEOUT,
+};
+use windows_sys::Win32::Storage::FileSystem::{FlushFileBuffers, ReadFile, WriteFile};
+use windows_sys::Win32::System::Threading::INFINITE;
+use windows_sys::Win32::System::IO::{
+    CreateIoCompletionPort, GetQueuedCompletionStatusEx, OVERLAPPED, OVERLAPPED_ENTRY,
+};
+
+use super::{Backend, Completion, Io, Op};
+use crate::win;
+
+pub struct Iocp {
+    /// The worker's own overlapped handle on the target (owned: closed on drop, after the
+    /// port).
+    file: File,
+    port: HANDLE,
+    /// One per slot; boxed so their addresses never change while the kernel holds them.
+    ovs: Box<[OVERLAPPED]>,
+    /// What each slot is doing (a durable write is flushed when it completes).
+    ops: Box<[Op]>,
+    /// Filled by `GetQueuedCompletionStatusEx`, `got` entries valid.
+    entries: Box<[OVERLAPPED_ENTRY]>,
+    got: usize,
+    /// Completions known without the port (failed at once, flushes); capacity = depth.
+    ready: Vec<Completion>,
+}
+
+// SAFETY: the port and handle are owned by this value and used by one thread at a time; the
+// OVERLAPPED pointers inside are only our own boxes'.
+unsafe impl Send for Iocp {}
+
+impl Iocp {
+    /// A port for `depth` I/Os in flight on `file`, which must have been opened (reopened) with
+    /// FILE_FLAG_OVERLAPPED for this worker alone.
+    pub fn new(file: File, depth: u32) -> io::Result<Self> {
+        let depth = depth.max(1) as usize;
+        // SAFETY: associates our own overlapped handle with a new port (key 0, one thread).
+        let port = unsafe {
+            CreateIoCompletionPort(file.as_raw_handle() as HANDLE, std::ptr::null_mut(), 0, 1)
+        };
+        if port.is_null() || port == INVALID_HANDLE_VALUE {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self {
+            file,
+            port,
+            // SAFETY: an all-zero OVERLAPPED / OVERLAPPED_ENTRY is a valid value of each.
+            ovs: (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect(),
+            ops: vec![Op::Read; depth].into_boxed_slice(),
+            entries: (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect(),
+            got: 0,
+            ready: Vec::with_capacity(depth),
+        })
+    }
+
+    fn handle(&self) -> HANDLE {
+        self.file.as_raw_handle() as HANDLE
+    }
+
+    fn flush(&self) -> i32 {
+        // SAFETY: FlushFileBuffers on our own handle.
+        if unsafe { FlushFileBuffers(self.handle()) } != 0 {
+            0
+        } else {
+            -(win::last_error() as i32)
+        }
+    }
+
+    /// The slot of a completed OVERLAPPED, from its place in `ovs`.
+    #[inline]
+    fn slot_of(&self, ov: *const OVERLAPPED) -> usize {
+        (ov as usize - self.ovs.as_ptr() as usize) / std::mem::size_of::<OVERLAPPED>()
+    }
+}
+
+impl Drop for Iocp {
+    fn drop(&mut self) {
+        // SAFETY: the port is ours and closed once; the worker drained every I/O before (or
+        // leaked the buffers when it could not).
+        unsafe { CloseHandle(self.port) };
+    }
+}
+
+impl Backend for Iocp {
+    #[inline]
+    fn queue(&mut self, io: Io) {
+        let s = io.slot as usize;
+        self.ops[s] = io.op;
+        if io.op == Op::Fsync {
+            let r = self.flush();
+            self.ready.push(Completion {
+                slot: io.slot,
+                result: r,
+            });
+            return;
+        }
+        let h = self.handle();
+        let ov = &mut self.ovs[s];
+        // SAFETY: a zeroed OVERLAPPED is valid; only the offset is set.
+        *ov = unsafe { std::mem::zeroed() };
+        ov.Anonymous.Anonymous.Offset = io.offset as u32;
+        ov.Anonymous.Anonymous.OffsetHigh = (io.offset >> 32) as u32;
+        let ovp: *mut OVERLAPPED = ov;
+        // SAFETY: `io.buf` points to `io.len` bytes of the worker's slot buffer and `ovp` to this
+        // slot's OVERLAPPED; both stay valid and untouched until the completion is reaped
+        // (backend contract; `ovs` is never moved). The handle is overlapped, so the call
+        // returns at once.
+        let ok = unsafe {
+            match io.op {
+                Op::Read => ReadFile(h, io.buf, io.len, std::ptr::null_mut(), ovp),
+                _ => WriteFile(h, io.buf, io.len, std::ptr::null_mut(), ovp),
+            }
+        };
+        if ok == 0 {
+            let e = win::last_error();
+            if e != win::IO_PENDING {
+                // nothing will be posted for this one
+                self.ready.push(Completion {
+                    slot: io.slot,
+                    result: -(e as i32),
+                });
+            }
+        }
+        // success at once: the port still gets the completion (no skip-on-success mode)
+    }
+
+    #[inline]
+    fn submits_at_queue(&self) -> bool {
+        true
+    }
+
+    fn submit_and_wait(&mut self, min_complete: u32, deadline_ns: Option<u64>) -> io::Result<()> {
+        let _ = min_complete;
+        self.got = 0;
+        let timeout = if !self.ready.is_empty() {
+            0
+        } else {
+            match deadline_ns {
+                None => INFINITE,
+                Some(d) => {
+                    let left = d.saturating_sub(crate::clock::now_ns());
+                    left.div_ceil(1_000_000).min(u64::from(INFINITE - 1)) as u32
+                }
+            }
+        };
+        let mut n = 0u32;
+        // SAFETY: `entries` is writable for its length; the port is ours.
+        let ok = unsafe {
+            GetQueuedCompletionStatusEx(
+                self.port,
+                self.entries.as_mut_ptr(),
+                self.entries.len() as u32,
+                &mut n,
+                timeout,
+                0,
+            )
+        };
+        if ok == 0 {
+            let e = win::last_error();
+            if e == WAIT_TIMEOUT {
+                return Ok(());
+            }
+            return Err(io::Error::from_raw_os_error(e as i32));
+        }
+        self.got = n as usize;
+        Ok(())
+    }
+
+    #[inline]
+    fn reap(&mut self, mut f: impl FnMut(Completion)) {
+        while let Some(c) = self.ready.pop() {
+            f(c);
+        }
+        for i in 0..std::mem::take(&mut self.got) {
+            let e = &self.entries[i];
+            let s = self.slot_of(e.lpOverlapped);
+            // the I/O's NTSTATUS is in its OVERLAPPED's Internal once it completed
+            let status = self.ovs[s].Internal as u32 as i32;
+            let mut result = if status >= 0 {
+                e.dwNumberOfBytesTransferred as i32
+            } else {
+                // SAFETY: a pure conversion of a status code.
+                -(unsafe { RtlNtStatusToDosError(status) } as i32)
+            };
+            if result >= 0 && self.ops[s] == Op::WriteDsync {
+                let r = self.flush();
+                if r < 0 {
+                    result = r;
+                }
+            }
+            f(Completion {
+                slot: s as u32,
+                result,
+            });
+        }
+    }
+}

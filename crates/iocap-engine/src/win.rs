@@ -1,0 +1,300 @@
+//! Small safe wrappers over the Win32 calls the engine makes outside the hot path: opening and
+//! reopening handles, identities and file system facts of open files, the disk and volume ioctls
+//! (decoded by [`crate::winstruct`]), memory, process times and the OS version.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::windows::ffi::OsStrExt;
+use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
+use std::path::Path;
+
+use windows_sys::Win32::Foundation::{
+    GetLastError, ERROR_IO_PENDING, FILETIME, HANDLE, INVALID_HANDLE_VALUE,
+};
+use windows_sys::Win32::Storage::FileSystem::{
+    GetFileInformationByHandle, GetVolumeInformationByHandleW, GetVolumeInformationW, ReOpenFile,
+    BY_HANDLE_FILE_INFORMATION, FILE_SHARE_READ, FILE_SHARE_WRITE,
+};
+use windows_sys::Win32::System::IO::DeviceIoControl;
+
+use crate::winstruct;
+
+// The decoders' layouts are the SDK's: checked against windows-sys when building for Windows.
+const _: () = {
+    use std::mem::size_of;
+    use windows_sys::Win32::System::Ioctl::{
+        DISK_EXTENT, DISK_GEOMETRY_EX, DRIVE_LAYOUT_INFORMATION_EX, PARTITION_INFORMATION_EX,
+        STORAGE_DEVICE_NUMBER,
+    };
+    assert!(size_of::<PARTITION_INFORMATION_EX>() == winstruct::PARTITION_INFORMATION_EX_SIZE);
+    assert!(
+        size_of::<DRIVE_LAYOUT_INFORMATION_EX>()
+            == winstruct::DRIVE_LAYOUT_ENTRIES_AT + winstruct::PARTITION_INFORMATION_EX_SIZE
+    );
+    assert!(size_of::<DISK_EXTENT>() == winstruct::DISK_EXTENT_SIZE);
+    assert!(size_of::<STORAGE_DEVICE_NUMBER>() == 12);
+    assert!(std::mem::offset_of!(DISK_GEOMETRY_EX, DiskSize) == 24);
+};
+
+/// `s` as a NUL-terminated UTF-16 string.
+pub fn wide(s: &OsStr) -> Vec<u16> {
+    s.encode_wide().chain(std::iter::once(0)).collect()
+}
+
+pub fn raw(f: &File) -> HANDLE {
+    f.as_raw_handle() as HANDLE
+}
+
+/// The same file as `f`, opened anew with other flags (`FILE_FLAG_OVERLAPPED`,
+/// `FILE_FLAG_NO_BUFFERING`, `FILE_FLAG_WRITE_THROUGH`): ReOpenFile, so it is the very file that
+/// was checked, never a path looked up again. Each worker gets its own handle, as DiskSpd's do.
+pub fn reopen(f: &File, write: bool, flags: u32) -> io::Result<File> {
+    use windows_sys::Win32::Foundation::{GENERIC_READ, GENERIC_WRITE};
+    let access = GENERIC_READ | if write { GENERIC_WRITE } else { 0 };
+    // SAFETY: `f` is an open handle for the duration of the call; the result is a new handle
+    // that we own (or INVALID_HANDLE_VALUE).
+    let h = unsafe { ReOpenFile(raw(f), access, FILE_SHARE_READ | FILE_SHARE_WRITE, flags) };
+    if h == INVALID_HANDLE_VALUE || h.is_null() {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `h` is a valid handle we own and nothing else closes.
+    Ok(File::from(unsafe {
+        OwnedHandle::from_raw_handle(h as RawHandle)
+    }))
+}
+
+/// The identity of an open file: its volume's serial number and its file index (Windows' device
+/// and inode), and its attributes.
+pub fn file_id(f: &File) -> io::Result<(u32, u64, u32)> {
+    // SAFETY: a zeroed BY_HANDLE_FILE_INFORMATION is a valid output buffer.
+    let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid handle and a writable structure.
+    if unsafe { GetFileInformationByHandle(raw(f), &mut info) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((
+        info.dwVolumeSerialNumber,
+        u64::from(info.nFileIndexHigh) << 32 | u64::from(info.nFileIndexLow),
+        info.dwFileAttributes,
+    ))
+}
+
+fn from_wide(buf: &[u16]) -> String {
+    let n = buf.iter().position(|c| *c == 0).unwrap_or(buf.len());
+    String::from_utf16_lossy(&buf[..n])
+}
+
+/// The file system holding the open file `f`: its name (`NTFS`, `ReFS`) and flags
+/// (`FILE_NAMED_STREAMS` ...).
+pub fn fs_of(f: &File) -> Option<(String, u32)> {
+    let mut name = [0u16; 64];
+    let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
+    // SAFETY: a valid handle; every output pointer is writable and `name`'s length is given.
+    let ok = unsafe {
+        GetVolumeInformationByHandleW(
+            raw(f),
+            std::ptr::null_mut(),
+            0,
+            &mut serial,
+            &mut maxlen,
+            &mut flags,
+            name.as_mut_ptr(),
+            name.len() as u32,
+        )
+    };
+    (ok != 0).then(|| (from_wide(&name), flags))
+}
+
+/// The file system mounted at the root `root` (`E:\`), if any: `None` for a volume without
+/// one, `Some("RAW")` where Windows says so.
+pub fn fs_at_root(root: &str) -> Option<String> {
+    let w = wide(OsStr::new(root));
+    let mut name = [0u16; 64];
+    let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
+    // SAFETY: `w` is NUL-terminated; every output pointer is writable and `name`'s length given.
+    let ok = unsafe {
+        GetVolumeInformationW(
+            w.as_ptr(),
+            std::ptr::null_mut(),
+            0,
+            &mut serial,
+            &mut maxlen,
+            &mut flags,
+            name.as_mut_ptr(),
+            name.len() as u32,
+        )
+    };
+    (ok != 0).then(|| from_wide(&name))
+}
+
+/// A `DeviceIoControl` with no input; its output, up to `max` bytes.
+pub fn ioctl(f: &File, code: u32, max: usize) -> io::Result<Vec<u8>> {
+    let mut out = vec![0u8; max];
+    let mut got = 0u32;
+    // SAFETY: a valid handle; no input; `out` is writable for `max` bytes; synchronous (no
+    // OVERLAPPED: the handle was opened without FILE_FLAG_OVERLAPPED).
+    let ok = unsafe {
+        DeviceIoControl(
+            raw(f),
+            code,
+            std::ptr::null(),
+            0,
+            out.as_mut_ptr().cast(),
+            max as u32,
+            &mut got,
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    out.truncate(got as usize);
+    Ok(out)
+}
+
+/// The size of a volume or disk (`IOCTL_DISK_GET_LENGTH_INFO`).
+pub fn device_size(f: &File) -> io::Result<u64> {
+    use windows_sys::Win32::System::Ioctl::IOCTL_DISK_GET_LENGTH_INFO;
+    let b = ioctl(f, IOCTL_DISK_GET_LENGTH_INFO, 8)?;
+    winstruct::length_info(&b).ok_or_else(|| io::Error::other("short GET_LENGTH_INFORMATION"))
+}
+
+/// The bytes per sector of a volume or disk (`IOCTL_DISK_GET_DRIVE_GEOMETRY_EX`).
+pub fn device_sector(f: &File) -> Option<u64> {
+    use windows_sys::Win32::System::Ioctl::IOCTL_DISK_GET_DRIVE_GEOMETRY_EX;
+    let b = ioctl(f, IOCTL_DISK_GET_DRIVE_GEOMETRY_EX, 256).ok()?;
+    winstruct::geometry_ex(&b)
+        .map(|(bps, _)| u64::from(bps))
+        .filter(|b| b.is_power_of_two())
+}
+
+/// Bytes of physical memory: (total, available), from GlobalMemoryStatusEx.
+pub fn memory() -> Option<(u64, u64)> {
+    use windows_sys::Win32::System::SystemInformation::{GlobalMemoryStatusEx, MEMORYSTATUSEX};
+    // SAFETY: a zeroed MEMORYSTATUSEX with its length set is what the call wants.
+    let mut m: MEMORYSTATUSEX = unsafe { std::mem::zeroed() };
+    m.dwLength = std::mem::size_of::<MEMORYSTATUSEX>() as u32;
+    // SAFETY: a valid, writable structure of the stated length.
+    (unsafe { GlobalMemoryStatusEx(&mut m) } != 0).then_some((m.ullTotalPhys, m.ullAvailPhys))
+}
+
+fn filetime_s(f: FILETIME) -> f64 {
+    (u64::from(f.dwHighDateTime) << 32 | u64::from(f.dwLowDateTime)) as f64 / 1e7
+}
+
+/// User and kernel CPU seconds of this process (every thread), from GetProcessTimes.
+pub fn process_times() -> Option<(f64, f64)> {
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetProcessTimes};
+    let z = || FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut c, mut e, mut k, mut u) = (z(), z(), z(), z());
+    // SAFETY: the pseudo-handle of this process and four writable FILETIMEs.
+    let ok = unsafe { GetProcessTimes(GetCurrentProcess(), &mut c, &mut e, &mut k, &mut u) };
+    (ok != 0).then(|| (filetime_s(u), filetime_s(k)))
+}
+
+/// `Windows 10.0.20348` (the kernel's version and build), from RtlGetVersion.
+pub fn os_version() -> String {
+    use windows_sys::Wdk::System::SystemServices::RtlGetVersion;
+    use windows_sys::Win32::System::SystemInformation::OSVERSIONINFOW;
+    // SAFETY: a zeroed OSVERSIONINFOW with its size set is what the call wants.
+    let mut v: OSVERSIONINFOW = unsafe { std::mem::zeroed() };
+    v.dwOSVersionInfoSize = std::mem::size_of::<OSVERSIONINFOW>() as u32;
+    // SAFETY: a valid, writable structure of the stated size.
+    if unsafe { RtlGetVersion(&mut v) } != 0 {
+        return "Windows".into();
+    }
+    format!(
+        "Windows {}.{}.{}",
+        v.dwMajorVersion, v.dwMinorVersion, v.dwBuildNumber
+    )
+}
+
+/// The last Win32 error, for calls that return FALSE.
+pub fn last_error() -> u32 {
+    // SAFETY: reads this thread's last-error value.
+    unsafe { GetLastError() }
+}
+
+pub const IO_PENDING: u32 = ERROR_IO_PENDING;
+
+/// Bytes free to this user in the volume holding `dir` (GetDiskFreeSpaceExW).
+pub fn free_bytes(dir: &Path) -> Option<u64> {
+    use windows_sys::Win32::Storage::FileSystem::GetDiskFreeSpaceExW;
+    let w = wide(dir.as_os_str());
+    let (mut avail, mut total, mut free) = (0u64, 0u64, 0u64);
+    // SAFETY: `w` is NUL-terminated; three writable u64s.
+    let ok = unsafe { GetDiskFreeSpaceExW(w.as_ptr(), &mut avail, &mut total, &mut free) };
+    (ok != 0).then_some(avail)
+}
+
+/// The root of the volume holding `p` (`C:\`), from GetVolumePathNameW.
+pub fn volume_root(p: &Path) -> Option<String> {
+    use windows_sys::Win32::Storage::FileSystem::GetVolumePathNameW;
+    let w = wide(p.as_os_str());
+    let mut out = [0u16; 1024];
+    // SAFETY: `w` is NUL-terminated; `out` is writable for its stated length.
+    let ok = unsafe { GetVolumePathNameW(w.as_ptr(), out.as_mut_ptr(), out.len() as u32) };
+    (ok != 0).then(|| from_wide(&out))
+}
+
+/// The sector size of the volume whose root is `root` (GetDiskFreeSpaceW's bytes per sector):
+/// what FILE_FLAG_NO_BUFFERING aligns to on a file of that volume.
+pub fn sector_of_root(root: &str) -> Option<u64> {
+    use windows_sys::Win32::Storage::FileSystem::GetDiskFreeSpaceW;
+    let w = wide(OsStr::new(root));
+    let (mut spc, mut bps, mut fc, mut tc) = (0u32, 0u32, 0u32, 0u32);
+    // SAFETY: `w` is NUL-terminated; four writable u32s.
+    let ok = unsafe { GetDiskFreeSpaceW(w.as_ptr(), &mut spc, &mut bps, &mut fc, &mut tc) };
+    (ok != 0 && bps.is_power_of_two()).then_some(u64::from(bps))
+}
+
+/// Every volume's GUID path (`\\?\Volume{...}\`), from FindFirstVolumeW/FindNextVolumeW.
+pub fn volumes() -> Vec<String> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        FindFirstVolumeW, FindNextVolumeW, FindVolumeClose,
+    };
+    let mut out = Vec::new();
+    let mut buf = [0u16; 260];
+    // SAFETY: `buf` is writable for its stated length.
+    let h = unsafe { FindFirstVolumeW(buf.as_mut_ptr(), buf.len() as u32) };
+    if h == INVALID_HANDLE_VALUE {
+        return out;
+    }
+    loop {
+        out.push(from_wide(&buf));
+        // SAFETY: `h` is the search handle; `buf` is writable for its stated length.
+        if unsafe { FindNextVolumeW(h, buf.as_mut_ptr(), buf.len() as u32) } == 0 {
+            break;
+        }
+    }
+    // SAFETY: closes the search handle opened above, once.
+    unsafe { FindVolumeClose(h) };
+    out
+}
+
+/// Opens a device (a volume or disk) for queries only: no read or write access, so it never
+/// blocks on or disturbs what uses it.
+pub fn open_query(path: &str) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .access_mode(0)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
+        .open(path)
+}
+
+/// The path Windows has for the open file `f` (`\\?\C:\dir\file`), from
+/// GetFinalPathNameByHandleW.
+pub fn final_path(f: &File) -> Option<std::path::PathBuf> {
+    use std::os::windows::ffi::OsStringExt;
+    use windows_sys::Win32::Storage::FileSystem::GetFinalPathNameByHandleW;
+    let mut buf = vec![0u16; 1024];
+    // SAFETY: a valid handle; `buf` is writable for its stated length; flags 0 is
+    // FILE_NAME_NORMALIZED | VOLUME_NAME_DOS.
+    let n = unsafe { GetFinalPathNameByHandleW(raw(f), buf.as_mut_ptr(), buf.len() as u32, 0) };
+    (n > 0 && (n as usize) < buf.len())
+        .then(|| std::ffi::OsString::from_wide(&buf[..n as usize]).into())
+}

@@ -1,0 +1,355 @@
+//! The Windows structures iocap reads from `DeviceIoControl`, decoded from their bytes by pure
+//! functions, so every layout is unit-tested on any system (here, from byte fixtures laid out as
+//! the Windows SDK's headers define them; on Windows the sizes are also checked against
+//! `windows-sys` at compile time, in `win`). Little-endian, natural alignment, as on x64.
+//!
+//! - `GET_LENGTH_INFORMATION` (`IOCTL_DISK_GET_LENGTH_INFO`): a disk's or volume's size.
+//! - `DISK_GEOMETRY_EX` (`IOCTL_DISK_GET_DRIVE_GEOMETRY_EX`): bytes per sector.
+//! - `STORAGE_DEVICE_NUMBER` (`IOCTL_STORAGE_GET_DEVICE_NUMBER`): which physical disk.
+//! - `VOLUME_DISK_EXTENTS` (`IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS`): which disks a volume is on.
+//! - `DRIVE_LAYOUT_INFORMATION_EX` (`IOCTL_DISK_GET_DRIVE_LAYOUT_EX`): a disk's partitions.
+
+/// Bytes of one `PARTITION_INFORMATION_EX`.
+pub const PARTITION_INFORMATION_EX_SIZE: usize = 144;
+/// Where the partition array starts in `DRIVE_LAYOUT_INFORMATION_EX`.
+pub const DRIVE_LAYOUT_ENTRIES_AT: usize = 48;
+/// Bytes of one `DISK_EXTENT`.
+pub const DISK_EXTENT_SIZE: usize = 24;
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// `GET_LENGTH_INFORMATION.Length`.
+pub fn length_info(b: &[u8]) -> Option<u64> {
+    u64_at(b, 0)
+}
+
+/// `DISK_GEOMETRY_EX`: (`Geometry.BytesPerSector`, `DiskSize`).
+pub fn geometry_ex(b: &[u8]) -> Option<(u32, u64)> {
+    Some((u32_at(b, 20)?, u64_at(b, 24)?))
+}
+
+/// `STORAGE_DEVICE_NUMBER`: (`DeviceType`, `DeviceNumber`, `PartitionNumber`).
+pub fn device_number(b: &[u8]) -> Option<(u32, u32, u32)> {
+    Some((u32_at(b, 0)?, u32_at(b, 4)?, u32_at(b, 8)?))
+}
+
+/// One `DISK_EXTENT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskExtent {
+    pub disk: u32,
+    pub offset: u64,
+    pub length: u64,
+}
+
+/// `VOLUME_DISK_EXTENTS`: every extent, or `None` when the buffer is shorter than it says.
+pub fn disk_extents(b: &[u8]) -> Option<Vec<DiskExtent>> {
+    let n = u32_at(b, 0)? as usize;
+    (0..n)
+        .map(|i| {
+            let at = 8 + i * DISK_EXTENT_SIZE;
+            Some(DiskExtent {
+                disk: u32_at(b, at)?,
+                offset: u64_at(b, at + 8)?,
+                length: u64_at(b, at + 16)?,
+            })
+        })
+        .collect()
+}
+
+/// How a disk is partitioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionStyle {
+    Mbr,
+    Gpt,
+    Raw,
+    Other(u32),
+}
+
+/// One partition of a `DRIVE_LAYOUT_INFORMATION_EX`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    pub number: u32,
+    pub offset: u64,
+    pub length: u64,
+    /// The MBR type byte (`0x07` NTFS/exFAT, `0x0c` FAT32 ...), or the GPT type GUID as text.
+    pub kind: String,
+    /// GPT: the partition's name.
+    pub name: String,
+}
+
+/// The GPT type of Microsoft's basic data partitions (NTFS, ReFS, FAT volumes).
+pub const GPT_BASIC_DATA: &str = "ebd0a0a2-b9e5-4433-87c0-68b6b72699c7";
+
+/// A GUID as Windows stores it (the first three fields little-endian), in its usual text.
+pub fn guid_text(b: &[u8]) -> Option<String> {
+    let g = b.get(..16)?;
+    Some(format!(
+        "{:08x}-{:04x}-{:04x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        u32::from_le_bytes(g[0..4].try_into().ok()?),
+        u16::from_le_bytes(g[4..6].try_into().ok()?),
+        u16::from_le_bytes(g[6..8].try_into().ok()?),
+        g[8],
+        g[9],
+        g[10],
+        g[11],
+        g[12],
+        g[13],
+        g[14],
+        g[15]
+    ))
+}
+
+/// `DRIVE_LAYOUT_INFORMATION_EX`: the style and the partitions in use (MBR's unused slots,
+/// type 0 and length 0, are left out).
+pub fn drive_layout(b: &[u8]) -> Option<(PartitionStyle, Vec<Partition>)> {
+    let style = match u32_at(b, 0)? {
+        0 => PartitionStyle::Mbr,
+        1 => PartitionStyle::Gpt,
+        2 => PartitionStyle::Raw,
+        n => PartitionStyle::Other(n),
+    };
+    let count = u32_at(b, 4)? as usize;
+    let mut parts = Vec::new();
+    for i in 0..count {
+        let e = b.get(
+            DRIVE_LAYOUT_ENTRIES_AT + i * PARTITION_INFORMATION_EX_SIZE
+                ..DRIVE_LAYOUT_ENTRIES_AT + (i + 1) * PARTITION_INFORMATION_EX_SIZE,
+        )?;
+        let (offset, length, number) = (u64_at(e, 8)?, u64_at(e, 16)?, u32_at(e, 24)?);
+        let (kind, name) = match u32_at(e, 0)? {
+            0 => {
+                let t = e[32];
+                if t == 0 || length == 0 {
+                    continue;
+                }
+                (format!("0x{t:02x}"), String::new())
+            }
+            1 => {
+                let units: Vec<u16> = e[72..144]
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .take_while(|u| *u != 0)
+                    .collect();
+                (guid_text(&e[32..48])?, String::from_utf16_lossy(&units))
+            }
+            _ => continue,
+        };
+        parts.push(Partition {
+            number,
+            offset,
+            length,
+            kind,
+            name,
+        });
+    }
+    Some((style, parts))
+}
+
+/// What a Windows target path names: a volume (`\\.\E:`, `\\?\Volume{...}`), a physical disk
+/// (`\\.\PhysicalDrive2`), or anything else (a file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DevicePath {
+    /// A volume, with the root directory its file system would be mounted at (`E:\`).
+    Volume {
+        root: String,
+    },
+    /// A physical disk, by number.
+    Disk {
+        number: u32,
+    },
+    NotADevice,
+}
+
+/// Classifies a path as Windows does for `CreateFile` (case-insensitive, `\\.\` or `\\?\`).
+pub fn device_path(p: &str) -> DevicePath {
+    let lower = p.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix(r"\\.\")
+        .or_else(|| lower.strip_prefix(r"\\?\"))
+    else {
+        return DevicePath::NotADevice;
+    };
+    if let Some(n) = rest.strip_prefix("physicaldrive") {
+        return match n.parse() {
+            Ok(number) => DevicePath::Disk { number },
+            Err(_) => DevicePath::NotADevice,
+        };
+    }
+    let b = rest.as_bytes();
+    if b.len() == 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return DevicePath::Volume {
+            root: format!("{}:\\", rest[..1].to_ascii_uppercase()),
+        };
+    }
+    if rest.starts_with("volume{") && rest.ends_with('}') {
+        // the original spelling: GUIDs are matched case-insensitively anyway
+        return DevicePath::Volume {
+            root: format!("{p}\\"),
+        };
+    }
+    DevicePath::NotADevice
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put32(b: &mut [u8], at: usize, v: u32) {
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    fn put64(b: &mut [u8], at: usize, v: u64) {
+        b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    }
+
+    #[test]
+    fn lengths_geometry_and_device_numbers() {
+        assert_eq!(
+            length_info(&0x0000_0019_0000_0000u64.to_le_bytes()),
+            Some(100 << 30)
+        );
+        assert_eq!(length_info(&[1, 2, 3]), None);
+        // DISK_GEOMETRY_EX of a 512e disk of 64 GiB: cylinders 8354, fixed media (12), 255
+        // tracks, 63 sectors, 512 B sectors, then DiskSize
+        let mut g = [0u8; 40];
+        put64(&mut g, 0, 8354);
+        put32(&mut g, 8, 12);
+        put32(&mut g, 12, 255);
+        put32(&mut g, 16, 63);
+        put32(&mut g, 20, 512);
+        put64(&mut g, 24, 64 << 30);
+        assert_eq!(geometry_ex(&g), Some((512, 64 << 30)));
+        // FILE_DEVICE_DISK (7), disk 2, partition 0 (the whole disk)
+        let mut d = [0u8; 12];
+        put32(&mut d, 0, 7);
+        put32(&mut d, 4, 2);
+        assert_eq!(device_number(&d), Some((7, 2, 0)));
+    }
+
+    #[test]
+    fn volume_extents() {
+        // a volume spanning disks 1 and 3 (a spanned dynamic volume)
+        let mut b = vec![0u8; 8 + 2 * DISK_EXTENT_SIZE];
+        put32(&mut b, 0, 2);
+        put32(&mut b, 8, 1);
+        put64(&mut b, 16, 1 << 20);
+        put64(&mut b, 24, 10 << 30);
+        put32(&mut b, 32, 3);
+        put64(&mut b, 40, 1 << 20);
+        put64(&mut b, 48, 5 << 30);
+        let e = disk_extents(&b).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(
+            e[1],
+            DiskExtent {
+                disk: 3,
+                offset: 1 << 20,
+                length: 5 << 30
+            }
+        );
+        // says two, holds one
+        assert_eq!(disk_extents(&b[..8 + DISK_EXTENT_SIZE]), None);
+    }
+
+    /// A GPT layout as Windows Server writes it: the MSR partition and an NTFS data volume.
+    fn gpt_layout() -> Vec<u8> {
+        let mut b = vec![0u8; DRIVE_LAYOUT_ENTRIES_AT + 2 * PARTITION_INFORMATION_EX_SIZE];
+        put32(&mut b, 0, 1);
+        put32(&mut b, 4, 2);
+        // Microsoft reserved: e3c9e316-0b5c-4db8-817d-f92df00215ae
+        let msr = [
+            0x16, 0xe3, 0xc9, 0xe3, 0x5c, 0x0b, 0xb8, 0x4d, 0x81, 0x7d, 0xf9, 0x2d, 0xf0, 0x02,
+            0x15, 0xae,
+        ];
+        let basic = [
+            0xa2, 0xa0, 0xd0, 0xeb, 0xe5, 0xb9, 0x33, 0x44, 0x87, 0xc0, 0x68, 0xb6, 0xb7, 0x26,
+            0x99, 0xc7,
+        ];
+        for (i, (guid, off, len, name)) in [
+            (msr, 17408u64, 16u64 << 20, "Microsoft reserved partition"),
+            (basic, 16 << 20, 100 << 30, "Basic data partition"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let e = DRIVE_LAYOUT_ENTRIES_AT + i * PARTITION_INFORMATION_EX_SIZE;
+            put32(&mut b, e, 1);
+            put64(&mut b, e + 8, off);
+            put64(&mut b, e + 16, len);
+            put32(&mut b, e + 24, i as u32 + 1);
+            b[e + 32..e + 48].copy_from_slice(&guid);
+            for (k, u) in name.encode_utf16().enumerate() {
+                b[e + 72 + 2 * k..e + 74 + 2 * k].copy_from_slice(&u.to_le_bytes());
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn gpt_layouts() {
+        let (style, parts) = drive_layout(&gpt_layout()).unwrap();
+        assert_eq!(style, PartitionStyle::Gpt);
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].kind, "e3c9e316-0b5c-4db8-817d-f92df00215ae");
+        assert_eq!(parts[0].name, "Microsoft reserved partition");
+        assert_eq!(parts[1].kind, GPT_BASIC_DATA);
+        assert_eq!(parts[1].number, 2);
+        assert_eq!((parts[1].offset, parts[1].length), (16 << 20, 100 << 30));
+        // cut short: not decoded
+        assert_eq!(drive_layout(&gpt_layout()[..100]), None);
+    }
+
+    #[test]
+    fn mbr_layouts_skip_empty_slots() {
+        // MBR always reports four slots; one NTFS partition at 1 MiB
+        let mut b = vec![0u8; DRIVE_LAYOUT_ENTRIES_AT + 4 * PARTITION_INFORMATION_EX_SIZE];
+        put32(&mut b, 4, 4);
+        put32(&mut b, 8, 0xdead_beef);
+        let e = DRIVE_LAYOUT_ENTRIES_AT;
+        put64(&mut b, e + 8, 1 << 20);
+        put64(&mut b, e + 16, 20 << 30);
+        put32(&mut b, e + 24, 1);
+        b[e + 32] = 0x07;
+        let (style, parts) = drive_layout(&b).unwrap();
+        assert_eq!(style, PartitionStyle::Mbr);
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].kind, "0x07");
+        // a blank disk
+        let mut raw = vec![0u8; DRIVE_LAYOUT_ENTRIES_AT];
+        put32(&mut raw, 0, 2);
+        assert_eq!(drive_layout(&raw), Some((PartitionStyle::Raw, vec![])));
+    }
+
+    #[test]
+    fn device_paths() {
+        assert_eq!(
+            device_path(r"\\.\e:"),
+            DevicePath::Volume {
+                root: r"E:\".into()
+            }
+        );
+        assert_eq!(
+            device_path(r"\\.\PhysicalDrive2"),
+            DevicePath::Disk { number: 2 }
+        );
+        assert_eq!(
+            device_path(r"\\?\Volume{1b3c6a7e-0000-0000-0000-100000000000}"),
+            DevicePath::Volume {
+                root: r"\\?\Volume{1b3c6a7e-0000-0000-0000-100000000000}\".into()
+            }
+        );
+        for p in [
+            r"E:\sqltest.dat",
+            r"\\.\PhysicalDriveX",
+            r"\\.\E:\t.dat",
+            "/dev/sdb",
+        ] {
+            assert_eq!(device_path(p), DevicePath::NotADevice, "{p}");
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! What differs at the command line on Windows: the commands that exist only on Linux (they
+//! parse whatever follows them and say so, with exit 2), Ctrl-C through the console's handler,
+//! the console's width, and what `--version --verbose` says of the engines.
+
+/// The refusal of a Linux-only command on this system.
+#[cfg(not(target_os = "linux"))]
+pub fn linux_only(command: &str, why: &str) -> anyhow::Result<super::Exit> {
+    anyhow::bail!(
+        "`iocap {command}` exists only on Linux: {why}. On Windows, iocap runs run, sqlio, \
+         sqlio-batch, preflight, saturate, scaleup, cachescan, suites and the store's commands \
+         (docs/windows.md)"
+    )
+}
+
+/// A stand-in for a Linux-only command's module: its `Args` take anything, its function says
+/// the command is Linux's.
+#[cfg(not(target_os = "linux"))]
+macro_rules! linux_only_command {
+    ($module:ident, $args:ident, $func:ident, $why:literal) => {
+        pub mod $module {
+            /// Linux only: everything after the command is accepted and ignored
+            #[derive(clap::Args, Debug)]
+            #[command(disable_help_flag = true)]
+            pub struct $args {
+                #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+                rest: Vec<String>,
+            }
+
+            pub fn $func(_: $args) -> anyhow::Result<crate::cli::Exit> {
+                super::linux_only(stringify!($module), $why)
+            }
+        }
+    };
+}
+
+#[cfg(not(target_os = "linux"))]
+linux_only_command!(
+    audit,
+    AuditArgs,
+    audit,
+    "its checks read Linux's /sys and /proc (scheduler, queues, partition tables)"
+);
+#[cfg(not(target_os = "linux"))]
+linux_only_command!(
+    monitor,
+    MonitorArgs,
+    monitor,
+    "it samples Linux's /proc/diskstats (on Windows, perfmon's PhysicalDisk counters)"
+);
+#[cfg(not(target_os = "linux"))]
+linux_only_command!(
+    cost,
+    CostArgs,
+    cost,
+    "its cache modes use posix_fadvise and mincore, and its model is fitted on /proc/stat"
+);
+#[cfg(not(target_os = "linux"))]
+linux_only_command!(
+    fsync,
+    FsyncArgs,
+    fsync,
+    "its methods are Linux's flags and calls (O_DSYNC, fdatasync, RWF_DSYNC)"
+);
+#[cfg(not(target_os = "linux"))]
+linux_only_command!(
+    verify,
+    VerifyArgs,
+    verify,
+    "it is not ported yet (its pages go through the Linux backends)"
+);
+
+/// Ctrl-C and Ctrl-Break (and closing the console): the first asks the test to stop, as SIGINT
+/// does on Linux; the handler then removes itself, so a second one ends the process.
+#[cfg(windows)]
+pub fn install_ctrl_handler(flag: &'static std::sync::atomic::AtomicBool) {
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
+
+    static FLAG: AtomicPtr<std::sync::atomic::AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
+
+    unsafe extern "system" fn on_ctrl(_kind: u32) -> windows_sys::core::BOOL {
+        let f = FLAG.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        if f.is_null() {
+            // the second time: not handled, so the default handler ends the process
+            return 0;
+        }
+        // SAFETY: `f` came from a `&'static AtomicBool`.
+        unsafe { (*f).store(true, Ordering::SeqCst) };
+        1
+    }
+
+    FLAG.store(flag as *const _ as *mut _, Ordering::SeqCst);
+    // SAFETY: registers a handler that only touches atomics; it runs on a thread the system
+    // starts for it.
+    unsafe { SetConsoleCtrlHandler(Some(on_ctrl), 1) };
+}
+
+/// What `--version --verbose` says of the asynchronous engine.
+#[cfg(not(target_os = "linux"))]
+pub fn engines() -> String {
+    "iocp (I/O completion ports) and sync; io_uring is Linux's".into()
+}

@@ -1,0 +1,488 @@
+//! The Windows binary under Wine: what `.ci/windows.sh` runs after cross-building
+//! `iocap.exe` (`IOCAP_WINE_EXE`, with the ProcessPrng shim beside it) and setting
+//! `IOCAP_WINE_TESTS=1`. Without that variable every test here returns at once, so the default
+//! `cargo test` on Linux is unchanged.
+//!
+//! Wine is the harness, not the product: it runs the IOCP and synchronous engines, files, the
+//! marker (through its sidecar: Wine's drives have no named streams), SQLIO's front end with
+//! Windows paths, the store and the report. Where Wine does not implement a call (the disk
+//! ioctls on volumes, for one), the test prints that it could not be checked here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The exe to run, when the Wine tests are on.
+fn exe() -> Option<PathBuf> {
+    if std::env::var_os("IOCAP_WINE_TESTS").is_none_or(|v| v != "1") {
+        eprintln!(
+            "skipped: the Windows tests run under Wine with IOCAP_WINE_TESTS=1 (.ci/windows.sh)"
+        );
+        return None;
+    }
+    let exe = PathBuf::from(std::env::var_os("IOCAP_WINE_EXE").expect("IOCAP_WINE_EXE"));
+    assert!(exe.exists(), "{} is missing", exe.display());
+    Some(exe)
+}
+
+/// `p` as Wine's Windows sees it: Z: is the Unix root.
+fn win(p: &Path) -> String {
+    format!("Z:{}", p.display()).replace('/', "\\")
+}
+
+fn wine(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new("wine64");
+    c.arg(exe)
+        .args(args)
+        .env("WINEDEBUG", "-all")
+        .env("WINEDLLOVERRIDES", "bcryptprimitives=n,b")
+        // narrow tables: the text checks below do not depend on the terminal
+        .env("COLUMNS", "100");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("wine64 runs");
+    eprintln!(
+        "$ iocap {}\n-> {:?}\n{}",
+        args.join(" "),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "iocap failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Every 4 KiB block of `data` stamped by a write: (its place, the offset its stamp names).
+fn stamps(data: &[u8]) -> Vec<(u64, u64)> {
+    data.chunks_exact(4096)
+        .enumerate()
+        .filter(|(_, b)| &b[..8] == b"IOCAPWR1")
+        .map(|(i, b)| {
+            (
+                i as u64 * 4096,
+                u64::from_le_bytes(b[8..16].try_into().unwrap()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn iocp_and_sync_read_write_and_mix_with_bytes_and_offsets_checked() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = win(&dir.path().join("r.db"));
+    for (engine, name) in [("auto", "iocp"), ("sync", "sync")] {
+        let file = dir.path().join(format!("{name}.dat"));
+        for rw in ["randread", "randwrite", "randrw", "write"] {
+            let mut args = vec![
+                "run",
+                "--rw",
+                rw,
+                "--bs",
+                "4K",
+                "--qd",
+                "8",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0",
+                "--size",
+                "16M",
+                "--engine",
+                engine,
+                "--output",
+                "json",
+                "--db",
+                &db,
+            ];
+            if rw == "randrw" {
+                args.extend(["--write-pct", "30"]);
+            }
+            let path = win(&file);
+            args.push(&path);
+            let out = wine(&exe, &args, &[]);
+            let r = json(&out);
+            let t = &r["tests"][0];
+            assert_eq!(t["engine"], name, "{rw}");
+            assert!(t["error"].is_null(), "{rw}: {}", t["error"]);
+            assert_eq!(t["direct"], true, "unbuffered by default");
+            let (reads, writes) = (u(&t["read"]["ios"]), u(&t["write"]["ios"]));
+            assert_eq!(
+                u(&t["read"]["bytes"]),
+                reads * 4096,
+                "{name} {rw}: read bytes"
+            );
+            assert_eq!(
+                u(&t["write"]["bytes"]),
+                writes * 4096,
+                "{name} {rw}: write bytes"
+            );
+            match rw {
+                "randread" => assert!(reads > 0 && writes == 0, "{rw}: {reads} {writes}"),
+                "randwrite" | "write" => {
+                    assert!(writes > 0 && reads == 0, "{rw}: {reads} {writes}")
+                }
+                _ => {
+                    assert!(reads > 0 && writes > 0, "{rw}: {reads} {writes}");
+                    let pct = writes as f64 * 100.0 / (reads + writes) as f64;
+                    assert!((20.0..40.0).contains(&pct), "{rw}: {pct:.1} % writes");
+                }
+            }
+            let cpu = t["cpu"]["user_s"].as_f64().unwrap() + t["cpu"]["sys_s"].as_f64().unwrap();
+            assert!(cpu > 0.0, "GetProcessTimes: {}", t["cpu"]);
+            assert_eq!(r["timer"]["clock"], "QueryPerformanceCounter");
+            eprintln!(
+                "Wine, functional only: {name} {rw} 4K qd 8: {:.0} IOPS",
+                t["total"]["iops"].as_f64().unwrap_or(0.0)
+            );
+        }
+        // every write landed where it was meant to: each stamped block names its own offset
+        let data = std::fs::read(&file).unwrap();
+        assert_eq!(data.len(), 16 << 20, "the file keeps its size");
+        let s = stamps(&data);
+        assert!(s.len() > 100, "{name}: only {} stamped blocks", s.len());
+        for (at, named) in &s {
+            assert_eq!(
+                at, named,
+                "{name}: a write meant for {named} landed at {at}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_foreign_file_is_refused_and_left_byte_identical() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = win(&dir.path().join("r.db"));
+    let foreign = dir.path().join("foreign.dat");
+    let content: Vec<u8> = (0..(4u32 << 20)).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&foreign, &content).unwrap();
+    for engine in ["auto", "sync"] {
+        let out = wine(
+            &exe,
+            &[
+                "run",
+                "--rw",
+                "randwrite",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0",
+                "--engine",
+                engine,
+                "--db",
+                &db,
+                &win(&foreign),
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("iocap did not create it"), "{err}");
+    }
+    // reading it is fine
+    let out = wine(
+        &exe,
+        &[
+            "run",
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0",
+            "--db",
+            &db,
+            &win(&foreign),
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    assert!(
+        std::fs::read(&foreign).unwrap() == content,
+        "the foreign file changed"
+    );
+
+    // a file iocap makes carries its marker: in the NTFS stream `file:iocap` where the volume
+    // has named streams, else in the sidecar; Wine's drives have none
+    let ours = dir.path().join("ours.dat");
+    let out = wine(
+        &exe,
+        &[
+            "run",
+            "--rw",
+            "randwrite",
+            "--size",
+            "4M",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0",
+            "--db",
+            &db,
+            &win(&ours),
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let sidecar = dir.path().join("ours.dat.iocap");
+    match std::fs::read_to_string(&sidecar) {
+        Ok(text) => {
+            assert!(
+                text.starts_with("iocap-testfile v1 state=complete size=4194304 dev="),
+                "{text}"
+            );
+            eprintln!(
+                "Wine: no named streams on its drives; the marker went to the sidecar, as on FAT"
+            );
+        }
+        Err(_) => eprintln!("the marker went to an NTFS stream (not what Wine 8 does)"),
+    }
+    // the sidecar is bound to the file it was written for: copied beside a foreign file it
+    // does not make that file ours
+    if sidecar.exists() {
+        std::fs::copy(&sidecar, dir.path().join("foreign.dat.iocap")).unwrap();
+        let out = wine(
+            &exe,
+            &[
+                "run",
+                "--rw",
+                "randwrite",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0",
+                "--db",
+                &db,
+                &win(&foreign),
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            std::fs::read(&foreign).unwrap() == content,
+            "the foreign file changed"
+        );
+    }
+}
+
+/// The prefix's drive letters are symlinks in `dosdevices`; E: is pointed at a temporary
+/// directory so a param file can name `E:\sqltest.dat` as SQLIO's users write it.
+fn map_drive_e(to: &Path) -> PathBuf {
+    let prefix = std::env::var_os("WINEPREFIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".wine"));
+    let link = prefix.join("dosdevices").join("e:");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(to, &link).unwrap();
+    link
+}
+
+#[test]
+fn sqlio_runs_a_param_file_with_windows_paths() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let link = map_drive_e(dir.path());
+    std::fs::write(
+        dir.path().join("param.txt"),
+        "# SQL Server data file\r\nE:\\sqltest.dat 2 0x0 16\r\n",
+    )
+    .unwrap();
+    let db = win(&dir.path().join("r.db"));
+    let out = wine(
+        &exe,
+        &[
+            "sqlio",
+            "-kW",
+            "-s1",
+            "-frandom",
+            "-o4",
+            "-b8",
+            "-LS",
+            "-FE:\\param.txt",
+            "--db",
+            &db,
+        ],
+        &[],
+    );
+    let _ = std::fs::remove_file(&link);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("file E:\\sqltest.dat with 2 threads"),
+        "{text}"
+    );
+    assert!(text.contains("IOs/sec:"), "{text}");
+    let made = std::fs::metadata(dir.path().join("sqltest.dat")).unwrap();
+    assert_eq!(made.len(), 16 << 20);
+}
+
+#[test]
+fn the_store_history_and_report() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = win(&dir.path().join("t.dat"));
+    // the default store: %LOCALAPPDATA%\iocap\results.db (Wine sets the variable to the
+    // prefix's own C:\users\<user>\AppData\Local)
+    let env = [];
+    let mut ids = Vec::new();
+    for label in ["before", "after"] {
+        let out = wine(
+            &exe,
+            &[
+                "run",
+                "--rw",
+                "randread",
+                "--size",
+                "8M",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0",
+                "--label",
+                label,
+                "--output",
+                "json",
+                &file,
+            ],
+            &env,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("\\AppData\\Local\\iocap\\results.db"), "{err}");
+        let r = json(&out);
+        ids.push(r["run_id"].as_str().unwrap().to_string());
+    }
+    let out = wine(&exe, &["history"], &env);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for (id, label) in ids.iter().zip(["before", "after"]) {
+        assert!(text.contains(id.as_str()) && text.contains(label), "{text}");
+    }
+    let out = wine(&exe, &["compare", &ids[0], &ids[1]], &env);
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    let html = dir.path().join("r.html");
+    let out = wine(&exe, &["report", &ids[0], &ids[1], "-o", &win(&html)], &env);
+    assert!(out.status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<svg") && page.contains(&ids[1]),
+        "a report with charts"
+    );
+}
+
+#[test]
+fn linux_only_commands_say_so_and_exit_2() {
+    let Some(exe) = exe() else { return };
+    for cmd in ["audit", "monitor", "cost", "fsync", "verify"] {
+        let out = wine(&exe, &[cmd, "C:\\"], &[]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("exists only on Linux"), "{cmd}: {err}");
+    }
+    // in a scratch directory with a small file: the engine is resolved after the target is made
+    let dir = tempfile::tempdir().unwrap();
+    let t = win(&dir.path().join("x.dat"));
+    let db = win(&dir.path().join("r.db"));
+    let out = wine(
+        &exe,
+        &[
+            "run",
+            "--engine",
+            "io_uring",
+            "--size",
+            "1M",
+            "--duration",
+            "1s",
+            "--db",
+            &db,
+            &t,
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("io_uring is Linux's"));
+}
+
+#[test]
+fn volumes_with_a_file_system_are_refused() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = win(&dir.path().join("r.db"));
+    // Z: is Wine's view of the Unix root: a volume with a mounted file system
+    let out = wine(
+        &exe,
+        &[
+            "run",
+            "--rw",
+            "randwrite",
+            "--allow-overwrite",
+            "--duration",
+            "1s",
+            "--db",
+            &db,
+            "\\\\.\\Z:",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write") && err.contains("mounted"),
+        "{err}"
+    );
+    // without --allow-overwrite a disk is refused whatever is on it
+    let out = wine(
+        &exe,
+        &[
+            "run",
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+            "--db",
+            &db,
+            "\\\\.\\PhysicalDrive0",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to write"));
+    // reading a volume opens it for reading (administrators only on Windows) and asks its size
+    // of IOCTL_DISK_GET_LENGTH_INFO
+    let out = wine(
+        &exe,
+        &[
+            "run",
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0",
+            "--db",
+            &db,
+            "\\\\.\\Z:",
+        ],
+        &[],
+    );
+    if !out.status.success() {
+        eprintln!(
+            "not checked under Wine: reading a volume; Wine said: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+}
