@@ -13,6 +13,7 @@ mod cachescan;
 mod compare;
 #[cfg(target_os = "linux")]
 mod cost;
+mod diskspd;
 mod execute;
 mod export;
 mod fill;
@@ -97,6 +98,13 @@ enum Command {
     },
     /// Run every SQLIO call of a Windows batch file (.bat/.cmd), in order
     SqlioBatch(sqlio::BatchArgs),
+    /// Run a test given in DiskSpd's flags (-b8K -d60 -o8 -t4 -r -w30 -Sh -L -c10G FILE)
+    #[command(disable_help_flag = true)]
+    Diskspd {
+        /// DiskSpd flags and targets, as DiskSpd takes them
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// List saved runs, newest first (filters: --host --label --tag --target --since --until)
     History(history::HistoryArgs),
     /// Show a saved run as it looked right after it ran
@@ -187,6 +195,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(*args),
         Command::Sqlio { args } => sqlio::run(&args),
         Command::SqlioBatch(args) => sqlio::run_batch(args),
+        Command::Diskspd { args } => diskspd::run(&args),
         Command::History(a) => history::history(a),
         Command::Show(a) => history::show(a),
         Command::Compare(a) => compare::compare(a),

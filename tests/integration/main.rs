@@ -7,6 +7,7 @@ mod audit;
 mod cachescan;
 mod cost;
 mod devices;
+mod diskspd;
 mod exports;
 mod faults;
 mod fsync;
