@@ -32,6 +32,10 @@ cp "$shim" "$out/"
 export WINEPREFIX=${WINEPREFIX:-$HOME/.wine-iocap}
 export WINEDEBUG=-all
 [ -d "$WINEPREFIX/drive_c" ] || wine64 wineboot --init >/dev/null 2>&1 || true
+# one wineserver for the whole set: by default it exits 3 s after its last client, and a client
+# starting just then fails ("wine client error: recvmsg: Connection reset by peer")
+wineserver -p
+trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 
 # the engine's unit tests as a Windows program: IOCP and sync backends, the decoders, the clock
 IOCAP_WINE_SHIM="$shim" CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/.ci/wine/run.sh" \
