@@ -6,7 +6,8 @@
 //! same), record each latency and free the slots. A backend that submits each I/O as it is
 //! queued (io_uring with `--submit each`) has each one stamped once it is queued, after the
 //! previous one's submission; one that submits the batch with the wait (the default) has them
-//! all stamped with one time just before that call.
+//! all stamped with one time just before that call; one whose `queue` starts the I/O itself
+//! (IOCP) has each stamped just before its `queue`.
 //!
 //! Nothing in the loop allocates, locks or makes a system call other than the backend's own:
 //! slot state lives in arrays sized at start, statistics in preallocated histograms, the clock is
@@ -160,6 +161,8 @@ pub fn run<B: Backend>(
         .auto_submit
         .then(|| AutoTrial::new(start, measure_start));
     let mut stamp_at_queue = backend.submits_at_queue();
+    // IOCP: the I/O is in flight from the start of its ReadFile/WriteFile
+    let stamp_before_queue = backend.starts_in_queue();
     loop {
         // re-read: `--until-stable` ends the window early, from the monitor
         let issue_end = tl.issue_end_ns.load(Relaxed);
@@ -217,6 +220,9 @@ pub fn run<B: Backend>(
                 slot_op[s] = op;
                 slot_off[s] = offset;
                 slot_len[s] = len;
+                if stamp_at_queue && stamp_before_queue {
+                    submit_ns[s] = clock::now_ns();
+                }
                 backend.queue(Io {
                     slot,
                     op,
@@ -230,7 +236,7 @@ pub fn run<B: Backend>(
                 });
                 // after `queue`: it may first submit the I/O queued before this one, and that
                 // call is not this I/O's time in flight
-                if stamp_at_queue {
+                if stamp_at_queue && !stamp_before_queue {
                     submit_ns[s] = clock::now_ns();
                 }
                 live.submitted(stamp_at_queue);

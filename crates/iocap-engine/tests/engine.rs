@@ -10,7 +10,13 @@ use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec};
 
 static NEVER: AtomicBool = AtomicBool::new(false);
 
-const ENGINES: [EngineChoice; 2] = [EngineChoice::IoUring, EngineChoice::Psync];
+/// The asynchronous engine and both engines of the system the tests run on: io_uring and psync
+/// on Linux, IOCP and sync on Windows.
+#[cfg(target_os = "linux")]
+const ASYNC: EngineChoice = EngineChoice::IoUring;
+#[cfg(windows)]
+const ASYNC: EngineChoice = EngineChoice::Auto;
+const ENGINES: [EngineChoice; 2] = [ASYNC, EngineChoice::Psync];
 
 fn spec(dir: &std::path::Path, rw: RwMode, engine: EngineChoice) -> JobSpec {
     let write_pct = match rw {
@@ -101,10 +107,11 @@ fn byte_counts_add_up_for_every_workload_and_engine() {
             );
             assert_eq!(
                 r.engine,
-                if engine == EngineChoice::Psync {
-                    "psync"
-                } else {
-                    "io_uring"
+                match (engine, cfg!(windows)) {
+                    (EngineChoice::Psync, false) => "psync",
+                    (EngineChoice::Psync, true) => "sync",
+                    (_, false) => "io_uring",
+                    (_, true) => "iocp",
                 }
             );
             assert!(r.direct);
@@ -253,12 +260,15 @@ fn per_second_series_covers_the_window() {
 #[test]
 fn queue_depth_is_achieved() {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::IoUring);
+    let mut s = spec(dir.path(), RwMode::RandRead, ASYNC);
     s.qd = 8;
     s.threads = 1;
     let r = run(&s).result;
+    // under Wine every overlapped call is a round trip to its server, so the loop itself holds
+    // slots free for a larger share of the time (5.8 to 5.9 of 8 measured)
+    let floor = if cfg!(windows) { 5.0 } else { 6.0 };
     assert!(
-        r.qd_mean > 6.0 && r.qd_mean <= 8.01,
+        r.qd_mean > floor && r.qd_mean <= 8.01,
         "qd_mean {}",
         r.qd_mean
     );
@@ -294,14 +304,14 @@ fn write_order(data: &[u8]) -> Vec<u64> {
 fn same_seed_same_offsets() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.dat");
-    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::IoUring);
+    let mut s = spec(dir.path(), RwMode::RandRead, ASYNC);
     s.duration_s = 0.05;
     run(&s);
     let pristine = std::fs::read(&path).unwrap();
     let mut orders = Vec::new();
     for seed in [99, 99, 100] {
         std::fs::write(&path, &pristine).unwrap();
-        let mut s = spec(dir.path(), RwMode::RandWrite, EngineChoice::IoUring);
+        let mut s = spec(dir.path(), RwMode::RandWrite, ASYNC);
         s.threads = 1;
         s.qd = 1;
         s.rate_iops = Some(200.0);
@@ -325,6 +335,7 @@ fn same_seed_same_offsets() {
     );
 }
 
+#[cfg(target_os = "linux")] // io_uring's, or read with fcntl
 #[test]
 fn write_through_opens_with_o_dsync_and_cooldown_is_not_measured() {
     use std::os::fd::AsRawFd;
@@ -384,6 +395,7 @@ fn a_fill_cut_short_is_finished_to_the_size_it_was_started_with() {
 /// is the I/Os' time in flight over the window, from those stamps: 2 threads × qd 8 keep 16 in
 /// flight, so a stamp taken too early (before the I/O was queued) pushes it above 16, and one
 /// taken too late (after the wait) pulls it far below.
+#[cfg(target_os = "linux")] // io_uring's, or read with fcntl
 #[test]
 fn both_submission_modes_count_place_and_time_their_ios() {
     for (mode, feature) in [
@@ -391,7 +403,7 @@ fn both_submission_modes_count_place_and_time_their_ios() {
         (iocap_model::SubmitMode::Batch, "submit_batch"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let mut s = spec(dir.path(), RwMode::RandRw, EngineChoice::IoUring);
+        let mut s = spec(dir.path(), RwMode::RandRw, ASYNC);
         s.submit = mode;
         s.qd = 8;
         s.align_bytes = 4096;
@@ -426,10 +438,11 @@ fn both_submission_modes_count_place_and_time_their_ios() {
 /// `--submit auto` tries both modes in the warm-up, keeps one, and says so: what was asked and
 /// kept, the trial's rate in each mode over the slices it counted, and each second's share of
 /// I/Os submitted one by one, which after the trial is all or nothing.
+#[cfg(target_os = "linux")] // io_uring's, or read with fcntl
 #[test]
 fn auto_submission_tries_both_modes_and_records_its_choice() {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::IoUring);
+    let mut s = spec(dir.path(), RwMode::RandRead, ASYNC);
     s.submit = iocap_model::SubmitMode::Auto;
     s.qd = 8;
     s.threads = 2;
@@ -499,7 +512,7 @@ fn psync_records_no_submission() {
 /// its 4 KiB blocks as written.
 fn shaped_file(compressible: u8, dedupe: u8) -> Vec<Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = spec(dir.path(), RwMode::Write, EngineChoice::IoUring);
+    let mut s = spec(dir.path(), RwMode::Write, ASYNC);
     s.threads = 1;
     s.compressible_pct = compressible;
     s.dedupe_pct = dedupe;

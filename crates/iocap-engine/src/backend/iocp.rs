@@ -149,6 +149,11 @@ impl Backend for Iocp {
         true
     }
 
+    #[inline]
+    fn starts_in_queue(&self) -> bool {
+        true
+    }
+
     fn submit_and_wait(&mut self, min_complete: u32, deadline_ns: Option<u64>) -> io::Result<()> {
         let _ = min_complete;
         self.got = 0;

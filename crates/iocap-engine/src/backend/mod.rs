@@ -71,6 +71,13 @@ pub trait Backend {
         false
     }
 
+    /// Whether `queue` itself starts the I/O (an overlapped call on Windows, which may even do
+    /// the transfer before it returns), so its time in flight is stamped before the call rather
+    /// than after. Only with [`Backend::submits_at_queue`].
+    fn starts_in_queue(&self) -> bool {
+        false
+    }
+
     /// Switches between submitting each I/O as it is queued and submitting the queue with the
     /// wait (`--submit auto` tries both); backends without the choice ignore it.
     fn set_submit_each(&mut self, _each: bool) {}
