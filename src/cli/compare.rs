@@ -46,6 +46,8 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
     };
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let mut runs = store.load_all(&a.runs)?;
+    // runs on several hosts (MPI): each one's per-host table under the merged comparison
+    let per_host = iocap_report::ranks::render_runs(&runs.iter().collect::<Vec<_>>());
     let outputs = if a.baseline {
         let mut each = Vec::new();
         for run in &runs {
@@ -61,6 +63,9 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         vec![compare_runs(&base, &runs, &th)]
     };
     print_stdout(&render_all(&outputs, !a.output.is_text()));
+    if a.output.is_text() && !per_host.is_empty() {
+        print_stdout(&iocap_report::fmt::printable_lines(&per_host));
+    }
     let regressions: usize = outputs.iter().map(|c| c.regressions()).sum();
     Ok(if a.fail_on_regression && regressions > 0 {
         Exit::CheckFailed

@@ -82,12 +82,11 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
     c.save.check()?;
     let run = session("scaleup", None, &c.save, |s| {
         if a.hosts {
+            // the target as given: {host} and {rank} may name a file or a directory per rank
+            let target = a.volumes.first().cloned();
             let base = JobSpec {
                 targets: vec![TargetSpec::new(
-                    spec.paths
-                        .first()
-                        .cloned()
-                        .unwrap_or_else(|| DEFAULT_TARGET.into()),
+                    target.unwrap_or_else(|| DEFAULT_TARGET.into()),
                 )],
                 ..spec.base.clone()
             };

@@ -109,6 +109,14 @@ fn four_ranks_merge_into_one_saved_run() {
         .unwrap();
     let saved: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(ranks(&saved["tests"][0]).len(), 4);
+    // compare shows the merged figures, then each run's per-host table
+    let out = crate::iocap(d)
+        .env("XDG_DATA_HOME", d.join("data"))
+        .args(["compare", id, id])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("per host: 4 ranks").count(), 2, "{text}");
 }
 
 #[test]
