@@ -486,3 +486,54 @@ fn volumes_with_a_file_system_are_refused() {
         );
     }
 }
+
+#[test]
+fn diskspd_runs_a_command_line_with_a_windows_path_in_text_and_xml() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // drive F: (E: belongs to the sqlio test, which may run at the same time)
+    let prefix = std::env::var_os("WINEPREFIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".wine"));
+    let link = prefix.join("dosdevices").join("f:");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    let db = win(&dir.path().join("r.db"));
+    let line = [
+        "diskspd", "-b8K", "-d1", "-W0", "-o4", "-t2", "-r", "-w30", "-Sh", "-L",
+    ];
+    let mut text_args = line.to_vec();
+    text_args.extend(["-c16M", "--db", &db, "F:\\t.dat"]);
+    let text_out = wine(&exe, &text_args, &[]);
+    let mut xml_args = line.to_vec();
+    xml_args.extend(["-Rxml", "--no-save", "F:\\t.dat"]);
+    let xml_out = wine(&exe, &xml_args, &[]);
+    let _ = std::fs::remove_file(&link);
+    let text = String::from_utf8_lossy(&text_out.stdout);
+    assert!(text_out.status.success(), "{text}");
+    for part in [
+        "Command Line: diskspd -b8K",
+        "Total IO",
+        "Read IO",
+        "Write IO",
+        "F:\\t.dat",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    assert_eq!(
+        std::fs::metadata(dir.path().join("t.dat")).unwrap().len(),
+        16 << 20
+    );
+    let xml = String::from_utf8_lossy(&xml_out.stdout);
+    assert!(xml_out.status.success(), "{xml}");
+    for el in [
+        "<Results>",
+        "<TimeSpan>",
+        "<Thread>",
+        "<Target>",
+        "<IOCount>",
+        "<Latency>",
+    ] {
+        assert!(xml.contains(el), "{el}: {xml}");
+    }
+}

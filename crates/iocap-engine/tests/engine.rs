@@ -461,12 +461,19 @@ fn auto_submission_tries_both_modes_and_records_its_choice() {
     assert_eq!(rec.trial_in_window_s, 0.0);
     assert!(rec.trial_iops_each.unwrap() > 0.0 && rec.trial_iops_batch.unwrap() > 0.0);
     assert!(r.engine_features.iter().any(|f| f == "submit_auto"));
-    let kept = if rec.chosen == "each" { 100.0 } else { 0.0 };
-    assert!(rec.chosen == "each" || rec.chosen == "batch", "{rec:?}");
-    assert!(r
-        .engine_features
-        .contains(&format!("submit_{}", rec.chosen)));
-    assert_eq!(rec.each_pct, kept);
+    // each worker decides on its own trial: with the two modes close (a loaded machine), the
+    // two workers may keep different ones, and the record says `mixed`
+    if rec.chosen == "mixed" {
+        assert!(rec.workers_each == 1 && rec.workers_batch == 1, "{rec:?}");
+        assert!(rec.each_pct > 0.0 && rec.each_pct < 100.0, "{rec:?}");
+    } else {
+        let kept = if rec.chosen == "each" { 100.0 } else { 0.0 };
+        assert!(rec.chosen == "each" || rec.chosen == "batch", "{rec:?}");
+        assert!(r
+            .engine_features
+            .contains(&format!("submit_{}", rec.chosen)));
+        assert_eq!(rec.each_pct, kept);
+    }
     assert!(!r.per_second.is_empty());
     for p in &r.per_second {
         assert_eq!(p.submit_each_pct, Some(kept), "{p:?}");
