@@ -237,17 +237,27 @@ fn scaleup_refuses_writes_to_devices_it_did_not_create() {
     }
 }
 
-/// `iocap cachescan` on a loop device with direct I/O over a file: nothing below it caches
-/// (the backing file is read with O_DIRECT too), so no level is reported and the scan says how
+/// `iocap cachescan` on a loop device with direct I/O over a file in memory: nothing below it
+/// caches (the backing file is read with O_DIRECT too), so no level is reported and the scan says how
 /// far it looked; the device is only read (the read-after-write check is refused on a device
 /// without --allow-overwrite, and says so).
 #[test]
 fn cachescan_on_a_direct_loop_device_finds_no_cache() {
     require!("losetup");
+    // in memory (tmpfs, which loop's direct I/O reads without a page cache): a file on the
+    // virtual disk sat on the host's cache of what was just written, which measured as a
+    // 64M level some days; memory answers every working set alike. Written, not allocated:
+    // reads of unwritten extents cost nothing, which is a cache of its own. Declared before
+    // the rig, so it is removed after the loop device is detached.
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
     let mut rig = Rig::new();
-    // written, not allocated: ext4 answers reads of unwritten extents without any I/O, which
-    // is a cache of its own
-    let file = rig.backing_file("disk", 256 * MIB, Some(0xA5));
+    let file = shm.path().join("disk");
+    let chunk = vec![0xA5u8; MIB as usize];
+    let mut f = fs::File::create(&file).unwrap();
+    for _ in 0..256 {
+        std::io::Write::write_all(&mut f, &chunk).unwrap();
+    }
+    drop(f);
     let dev = rig.attach(&file);
     settle();
     let (_, written0) = io_sectors(&dev);
