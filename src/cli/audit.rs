@@ -9,10 +9,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use iocap_audit::{AuditOptions, DbFamily, Root};
 
-use super::args::size_arg;
-use super::flags::FailOn;
-use super::output::{listed, OutputArg};
 use super::{print_stdout, Exit};
+use iocap_flags::size_arg;
+use iocap_flags::FailOn;
+use iocap_flags::{listed, OutputArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

@@ -6,9 +6,10 @@ use clap::{Args, Subcommand};
 use iocap_report::fmt::printable;
 use iocap_report::history::baselines_table;
 
-use super::output::{listed, OutputArg, OutputFormat};
-use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
+use iocap_console::keep::open_existing_store;
+use iocap_flags::StoreArg;
+use iocap_flags::{listed, OutputArg, OutputFormat};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("db", |a| a

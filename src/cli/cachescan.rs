@@ -8,10 +8,10 @@ use clap::Args;
 use iocap_model::DEFAULT_TARGET;
 use iocap_session::{read_spec, ScanConfig};
 
-use super::args::{duration_arg, size_arg};
-use super::execute::{run_text, session};
-use super::flags::{CommonArgs, EngineArg, NoExtra, StepDurationArg};
+use super::execute::{run_text, session, Finish};
 use super::Exit;
+use iocap_flags::{duration_arg, size_arg};
+use iocap_flags::{CommonArgs, EngineArg, NoExtra, StepDurationArg};
 
 #[derive(Args, Debug)]
 #[command(

@@ -5,10 +5,11 @@ use anyhow::{bail, Result};
 use clap::Args;
 use iocap_report::compare::{compare as compare_runs, render_all, Thresholds};
 
-use super::args::pct_arg;
-use super::output::{listed, OutputArg};
-use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
+use iocap_console::keep::open_existing_store;
+use iocap_flags::pct_arg;
+use iocap_flags::StoreArg;
+use iocap_flags::{listed, OutputArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

@@ -9,12 +9,12 @@ use iocap_cost::{Matrix, Questions};
 use iocap_model::{JobSpec, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{CostConfig, Session};
 
-use super::args::{rate_arg, size_arg};
 use super::execute::{engine, finish, new_run, run_text};
-use super::flags::{SafetyArgs, SubmitFlag, TimingArgs};
-use super::output::OutputArg;
-use super::save::SaveArgs;
 use super::Exit;
+use iocap_flags::OutputArg;
+use iocap_flags::SaveArgs;
+use iocap_flags::{rate_arg, size_arg};
+use iocap_flags::{SafetyArgs, SubmitFlag, TimingArgs};
 
 #[derive(Args, Debug)]
 #[command(

@@ -7,9 +7,9 @@ use anyhow::{bail, Result};
 use iocap_diskspd::{parse, render_text, render_xml, Output};
 
 use super::execute::{finish, session};
-use super::output::OutputFormat;
-use super::save::{SaveArgs, StoreArg};
 use super::{print_stdout, Exit};
+use iocap_flags::OutputFormat;
+use iocap_flags::{SaveArgs, StoreArg};
 
 /// DiskSpd's `-h` (the same as `-Sh`) is not iocap's help here: only `--help` and `-?` are.
 const DISKSPD_H: &str = "\u{1}-h";

@@ -5,11 +5,11 @@ use anyhow::Result;
 use iocap_model::RunResult;
 use iocap_session::{EngineExecutor, Session};
 
-use super::flags::CommonArgs;
-use super::output::OutputFormat;
-use super::progress::Terminal;
-use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
+use iocap_console::interrupt::INTERRUPTED;
+use iocap_console::progress::Terminal;
+use iocap_flags::CommonArgs;
+use iocap_flags::OutputFormat;
 
 pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
@@ -24,8 +24,8 @@ pub fn engine() -> EngineExecutor {
 /// (spread across repeats and the host's configuration recorded).
 pub fn session(
     command: &str,
-    sure: Option<&super::sure::SureArgs>,
-    save: &super::save::SaveArgs,
+    sure: Option<&iocap_flags::SureArgs>,
+    save: &iocap_flags::SaveArgs,
     flow: impl FnOnce(&mut Session) -> Result<()>,
 ) -> Result<RunResult> {
     let mut exec = super::ranks::executor();
@@ -58,16 +58,21 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
         return Exit::Error;
     }
     // Ctrl-C may also have come between tests (a --repeat-pause, a suite's pause)
-    if t.clone().any(|t| t.interrupted) || super::signals::interrupted() {
+    if t.clone().any(|t| t.interrupted) || iocap_console::interrupt::interrupted() {
         return Exit::Interrupted;
     }
     Exit::Ok
 }
 
-impl<E: clap::Args> CommonArgs<E> {
+/// The end of a measuring command that takes [`CommonArgs`].
+pub trait Finish {
     /// Prints the finished run in the chosen format, then writes its HTML report and saves it
     /// (so a store that cannot be reached never costs the figures); the exit code.
-    pub fn finish(&self, run: &RunResult, text: impl FnOnce() -> String) -> Result<Exit> {
+    fn finish(&self, run: &RunResult, text: impl FnOnce() -> String) -> Result<Exit>;
+}
+
+impl<E: clap::Args> Finish for CommonArgs<E> {
+    fn finish(&self, run: &RunResult, text: impl FnOnce() -> String) -> Result<Exit> {
         let code = finish(run, self.output.output, text);
         self.save.keep(std::slice::from_ref(run))?;
         Ok(code)

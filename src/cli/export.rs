@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::history::RunFilterArgs;
-use super::output::{export_formats, report_formats, OutputFormat};
-use super::save::{open_existing_store, write_new_file, StoreArg};
 use super::{print_stdout, Exit};
+use iocap_console::files::write_new_file;
+use iocap_console::keep::open_existing_store;
+use iocap_flags::RunFilterArgs;
+use iocap_flags::StoreArg;
+use iocap_flags::{export_formats, report_formats, OutputFormat};
 
 /// The format names other commands take after `--output`.
 const FORMAT_NAMES: [&str; 6] = ["json", "csv", "markdown", "md", "text", "html"];

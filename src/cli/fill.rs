@@ -5,8 +5,9 @@ use anyhow::Result;
 use clap::Args;
 use iocap_model::fixture::filler;
 
-use super::save::{open_store, StoreArg};
 use super::Exit;
+use iocap_console::keep::open_store;
+use iocap_flags::StoreArg;
 
 #[derive(Args, Debug)]
 pub struct FillArgs {

@@ -6,12 +6,12 @@ use anyhow::{bail, Result};
 use clap::Args;
 use iocap_fsync::{DbFamily, Method, Offsets, Request};
 
-use super::args::duration_arg;
 use super::execute::{finish, new_run, run_text};
-use super::flags::{CommonArgs, NoExtra};
-use super::output::{choices, OutputFormat};
-use super::signals::INTERRUPTED;
 use super::Exit;
+use iocap_console::interrupt::INTERRUPTED;
+use iocap_flags::duration_arg;
+use iocap_flags::{choices, OutputFormat};
+use iocap_flags::{CommonArgs, NoExtra};
 
 /// `--profile`: the family, with the setting each one's recommendation is about.
 const FAMILIES: &[(&str, &str)] = &[
@@ -94,12 +94,19 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     .plan()?;
     c.save.check()?;
     let mut run = new_run("fsync");
-    let mut line = super::progress::PointLine::new(plan.sizes.len() * plan.methods.len());
-    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| line.point(m, size));
+    let total = plan.sizes.len() * plan.methods.len();
+    let mut line = iocap_console::progress::PointLine::new("iocap fsync", total);
+    let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| {
+        line.point(&format!(
+            "{} {}",
+            m.label(),
+            iocap_model::format_bytes(size)
+        ))
+    });
     drop(line);
     let outcome = match outcome {
         Ok(o) => o,
-        Err(e) if super::signals::interrupted() => {
+        Err(e) if iocap_console::interrupt::interrupted() => {
             eprintln!("iocap: interrupted before anything was measured: {e}");
             return Ok(Exit::Interrupted);
         }

@@ -4,63 +4,14 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
+use iocap_flags::RunFilterArgs;
 use iocap_model::parse_duration;
 use iocap_report::history::{history_table, key_figure, show_text, Listed};
-use iocap_store::{parse_when, Filter, StoreError};
 
-use super::output::{listed, OutputArg, OutputFormat};
-use super::save::{open_existing_store, StoreArg};
 use super::{print_stdout, Exit};
-
-/// The filters `history` takes, shared with `export`.
-#[derive(Args, Debug, Default)]
-pub struct RunFilterArgs {
-    /// Only runs of this host (exact name)
-    #[arg(long)]
-    pub host: Option<String>,
-    /// Only runs whose label contains this (any case)
-    #[arg(long)]
-    pub label: Option<String>,
-    /// Only runs with this tag
-    #[arg(long)]
-    pub tag: Option<String>,
-    /// Only runs that tested this target (the path as given to the run)
-    #[arg(long)]
-    pub target: Option<String>,
-    /// Only runs started since: a date (2026-11-01), a UTC time (2026-11-01T08:00:00Z) or an age
-    /// (7d, 12h)
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Only runs started until: a date (the whole day counts), a UTC time or an age
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-}
-
-impl RunFilterArgs {
-    /// Whether any filter was given.
-    pub fn any(&self) -> bool {
-        self.host.is_some()
-            || self.label.is_some()
-            || self.tag.is_some()
-            || self.target.is_some()
-            || self.since.is_some()
-            || self.until.is_some()
-    }
-
-    /// The store's filter, at most `limit` runs (0: all).
-    pub fn filter(self, limit: u32) -> Result<Filter, StoreError> {
-        let when = |flag, v: Option<String>| v.map(|v| parse_when(flag, &v)).transpose();
-        Ok(Filter {
-            host: self.host,
-            label: self.label,
-            tag: self.tag,
-            target: self.target,
-            since: when("--since", self.since)?,
-            until: when("--until", self.until)?,
-            limit,
-        })
-    }
-}
+use iocap_console::keep::open_existing_store;
+use iocap_flags::StoreArg;
+use iocap_flags::{listed, OutputArg, OutputFormat};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

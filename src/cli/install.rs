@@ -2,11 +2,11 @@
 //! facts and this kernel's io_uring support), shell completions and man pages, all generated
 //! from the same clap definition as the parser so they cannot drift from it.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::{ArgAction, Args, CommandFactory, ValueEnum};
+use iocap_console::man;
 
 use super::{print_stdout, Cli, Exit};
 
@@ -97,79 +97,14 @@ pub struct ManArgs {
 pub fn man(a: ManArgs) -> Result<Exit> {
     let mut root = Cli::command().disable_help_subcommand(true);
     root.build();
-    if let Some(dir) = a.dir {
-        return write_pages(&root, &dir);
-    }
-    let mut cmd = &root;
-    for (i, name) in a.subcommand.iter().enumerate() {
-        cmd = visible(cmd)
-            .find(|c| c.get_name() == name)
-            .with_context(|| {
-                let path = a.subcommand[..=i].join(" ");
-                format!("no subcommand `{path}`; `iocap --help` lists them")
-            })?;
-    }
-    print_stdout(&String::from_utf8_lossy(&render(cmd)?));
-    Ok(Exit::Ok)
-}
-
-fn visible(cmd: &clap::Command) -> impl Iterator<Item = &clap::Command> {
-    cmd.get_subcommands().filter(|c| !c.is_hide_set())
-}
-
-/// The page of `cmd`, titled by its display name (`iocap-suite-run`).
-fn render(cmd: &clap::Command) -> Result<Vec<u8>> {
-    let name = cmd.get_display_name().unwrap_or(cmd.get_name());
-    let page = clap_mangen::Man::new(cmd.clone())
-        .title(name.to_uppercase())
-        .date(env!("IOCAP_BUILD_DATE"))
-        .source(format!("iocap {}", env!("CARGO_PKG_VERSION")))
-        .manual("iocap manual");
-    let mut out = Vec::new();
-    page.render(&mut out).context("rendering a man page")?;
-    // the title line first, as in every man page (roff puts a string definition before it)
-    let text = String::from_utf8_lossy(&out);
-    let (th, rest): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| l.starts_with(".TH "));
-    Ok((th.into_iter().chain(rest).collect::<Vec<_>>().join("\n") + "\n").into_bytes())
-}
-
-/// Every visible command, depth first: iocap, iocap-run, ..., iocap-suite, iocap-suite-list.
-fn all_pages<'a>(cmd: &'a clap::Command, out: &mut Vec<&'a clap::Command>) {
-    out.push(cmd);
-    for sub in visible(cmd) {
-        all_pages(sub, out);
-    }
-}
-
-fn write_pages(root: &clap::Command, dir: &Path) -> Result<Exit> {
-    match std::fs::read_dir(dir) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                bail!(
-                    "{} is not empty; `iocap man --dir` writes into a new or empty directory",
-                    dir.display()
-                );
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?,
-        Err(e) => bail!("cannot use {} as a directory: {e}", dir.display()),
-    }
-    let mut pages = Vec::new();
-    all_pages(root, &mut pages);
-    let mut said = String::new();
-    for cmd in pages {
-        let name = cmd.get_display_name().unwrap_or(cmd.get_name());
-        let path = dir.join(format!("{name}.1"));
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        f.write_all(&render(cmd)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        said += &format!("wrote {}\n", path.display());
-    }
-    print_stdout(&said);
+    let src = man::Source {
+        version: env!("CARGO_PKG_VERSION"),
+        date: env!("IOCAP_BUILD_DATE"),
+    };
+    let out = match a.dir {
+        Some(dir) => man::write_pages(&root, &dir, src)?,
+        None => man::render(man::find(&root, &a.subcommand)?, src)?,
+    };
+    print_stdout(&out);
     Ok(Exit::Ok)
 }

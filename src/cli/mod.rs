@@ -1,11 +1,10 @@
 //! The command line: one module per command, each turning its flags into a config, calling a
 //! library (a session of `iocap-session` for the measuring commands, the store, the views of
 //! `iocap-report`) and printing. The flags several commands share are declared once in
-//! [`flags`], [`output`], [`save`] and [`sure`]; [`execute`] runs a session on this process's
-//! executor and prints its run; [`progress`], [`signals`] and [`ranks`] are the terminal, Ctrl-C
-//! and the place of this process in a multi-host run.
+//! `iocap-flags`; the terminal's progress, Ctrl-C, the store and the files written for the user
+//! are `iocap-console`'s. [`execute`] runs a session on this process's executor and prints its
+//! run; [`ranks`] is the place of this process in a multi-host run.
 
-mod args;
 #[cfg(target_os = "linux")]
 mod audit;
 mod baseline;
@@ -17,27 +16,20 @@ mod diskspd;
 mod execute;
 mod export;
 mod fill;
-mod flags;
 #[cfg(target_os = "linux")]
 mod fsync;
 mod history;
 mod install;
 #[cfg(target_os = "linux")]
 mod monitor;
-mod output;
 mod platform;
 mod preflight;
-mod progress;
 mod ranks;
-mod roles;
 mod run;
 mod saturate;
-mod save;
 mod scaleup;
-mod signals;
 mod sqlio;
 mod suite;
-mod sure;
 #[cfg(target_os = "linux")]
 mod verify;
 #[cfg(not(target_os = "linux"))]
@@ -189,7 +181,8 @@ pub fn main() -> ExitCode {
         let _ = e.map_err(|e| e.print());
         return Exit::Error.into();
     };
-    signals::install();
+    iocap_console::interrupt::install();
+    iocap_console::set_rank(ranks::rank());
     iocap_report::set_width(iocap_report::terminal::columns());
     let res = match command {
         Command::Run(args) => run::run(*args),

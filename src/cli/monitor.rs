@@ -7,10 +7,10 @@ use clap::Args;
 use iocap_monitor::Watch;
 use iocap_report::monitor::render_iostat_like;
 
-use super::args::duration_arg;
-use super::output::{listed, OutputArg};
-use super::signals::{interrupted, pause};
 use super::{print_stdout, Exit};
+use iocap_console::interrupt::{interrupted, pause};
+use iocap_flags::duration_arg;
+use iocap_flags::{listed, OutputArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

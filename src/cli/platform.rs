@@ -1,6 +1,6 @@
 //! What differs at the command line on Windows: the commands that exist only on Linux (they
-//! parse whatever follows them and say so, with exit 2), Ctrl-C through the console's handler,
-//! the console's width, and what `--version --verbose` says of the engines.
+//! parse whatever follows them and say so, with exit 2), and what `--version --verbose` says of
+//! the engines (Ctrl-C through the console's handler is `iocap_console::interrupt`'s).
 
 /// The refusal of a Linux-only command on this system.
 #[cfg(not(target_os = "linux"))]
@@ -68,32 +68,6 @@ linux_only_command!(
     verify,
     "it is not ported yet (its pages go through the Linux backends)"
 );
-
-/// Ctrl-C and Ctrl-Break (and closing the console): the first asks the test to stop, as SIGINT
-/// does on Linux; the handler then removes itself, so a second one ends the process.
-#[cfg(windows)]
-pub fn install_ctrl_handler(flag: &'static std::sync::atomic::AtomicBool) {
-    use std::sync::atomic::{AtomicPtr, Ordering};
-    use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
-
-    static FLAG: AtomicPtr<std::sync::atomic::AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
-
-    unsafe extern "system" fn on_ctrl(_kind: u32) -> windows_sys::core::BOOL {
-        let f = FLAG.swap(std::ptr::null_mut(), Ordering::SeqCst);
-        if f.is_null() {
-            // the second time: not handled, so the default handler ends the process
-            return 0;
-        }
-        // SAFETY: `f` came from a `&'static AtomicBool`.
-        unsafe { (*f).store(true, Ordering::SeqCst) };
-        1
-    }
-
-    FLAG.store(flag as *const _ as *mut _, Ordering::SeqCst);
-    // SAFETY: registers a handler that only touches atomics; it runs on a thread the system
-    // starts for it.
-    unsafe { SetConsoleCtrlHandler(Some(on_ctrl), 1) };
-}
 
 /// What `--version --verbose` says of the asynchronous engine.
 #[cfg(not(target_os = "linux"))]

@@ -9,14 +9,14 @@ use anyhow::Result;
 use clap::Args;
 use iocap_session::{PreflightConfig, PreflightRequest};
 
-use super::args::size_arg;
 use super::execute::{finish, run_text, session};
-use super::flags::{FailOn, SafetyArgs};
-use super::output::OutputArg;
-use super::roles::RoleDirs;
-use super::save::SaveArgs;
-use super::sure::SureArgs;
 use super::Exit;
+use iocap_flags::size_arg;
+use iocap_flags::OutputArg;
+use iocap_flags::RoleDirs;
+use iocap_flags::SaveArgs;
+use iocap_flags::SureArgs;
+use iocap_flags::{FailOn, SafetyArgs};
 
 #[derive(Args, Debug)]
 pub struct PreflightArgs {

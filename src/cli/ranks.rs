@@ -23,18 +23,15 @@ pub fn size() -> u32 {
     1
 }
 
-/// Rank 0: the one that prints, saves and writes reports.
-pub fn is_root() -> bool {
-    rank() == 0
-}
+pub use iocap_console::is_root;
 
 /// The executor of a session: every rank together under MPI, else this host's engine.
 pub fn executor() -> Box<dyn Executor> {
     #[cfg(feature = "mpi")]
     if size() > 1 {
         return Box::new(iocap_mpi::MpiExecutor::new(
-            Box::<super::progress::Terminal>::default(),
-            &super::signals::INTERRUPTED,
+            Box::<iocap_console::progress::Terminal>::default(),
+            &iocap_console::interrupt::INTERRUPTED,
         ));
     }
     Box::new(super::execute::engine())

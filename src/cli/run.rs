@@ -4,10 +4,10 @@ use anyhow::Result;
 use clap::Args;
 use iocap_model::{test_name, write_pct_of, Burst, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 
-use super::args::{bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, Mix};
-use super::execute::session;
-use super::flags::{CommonArgs, DataAndSure, EngineArgs, TimingArgs};
+use super::execute::{session, Finish};
 use super::Exit;
+use iocap_flags::{bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, Mix};
+use iocap_flags::{CommonArgs, DataAndSure, EngineArgs, TimingArgs};
 
 #[derive(Args, Debug)]
 #[command(

@@ -9,10 +9,10 @@ use iocap_assess::SaturateConfig;
 use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::SaturateSpec;
 
-use super::args::{rw_arg, size_arg, us_arg};
-use super::execute::{run_text, session};
-use super::flags::{CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg};
+use super::execute::{run_text, session, Finish};
 use super::Exit;
+use iocap_flags::{rw_arg, size_arg, us_arg};
+use iocap_flags::{CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("warmup", |a| a.help("Unmeasured time before each step")))]

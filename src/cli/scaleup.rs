@@ -8,10 +8,10 @@ use clap::Args;
 use iocap_model::{JobSpec, Role, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{RolePlaces, ScaleupSpec};
 
-use super::args::{rw_arg, size_arg};
-use super::execute::{run_text, session};
-use super::flags::{CommonArgs, EngineArgs, NoExtra, TimingArgs};
+use super::execute::{run_text, session, Finish};
 use super::Exit;
+use iocap_flags::{rw_arg, size_arg};
+use iocap_flags::{CommonArgs, EngineArgs, NoExtra, TimingArgs};
 
 #[derive(Args, Debug)]
 pub struct ScaleupArgs {

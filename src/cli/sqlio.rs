@@ -9,10 +9,10 @@ use iocap_sqlio::{
 };
 
 use super::execute::{finish, session};
-use super::output::{OutputArg, OutputFormat};
-use super::save::{SaveArgs, StoreArg};
-use super::signals::interrupted;
 use super::{print_stdout, Exit};
+use iocap_console::interrupt::interrupted;
+use iocap_flags::{OutputArg, OutputFormat};
+use iocap_flags::{SaveArgs, StoreArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", |a| a.help("Output format for each test")))]

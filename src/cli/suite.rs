@@ -8,14 +8,14 @@ use iocap_model::RunResult;
 use iocap_plan::Suite;
 use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};
 
-use super::args::{duration_arg, size_arg};
 use super::execute::tests_text;
-use super::flags::CommonArgs;
-use super::output::OutputFormat;
-use super::roles::RoleDirs;
-use super::save::open_existing_store;
-use super::sure::SureArgs;
 use super::{print_stdout, Exit};
+use iocap_console::keep::open_existing_store;
+use iocap_flags::CommonArgs;
+use iocap_flags::OutputFormat;
+use iocap_flags::RoleDirs;
+use iocap_flags::SureArgs;
+use iocap_flags::{duration_arg, size_arg};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {

@@ -11,13 +11,13 @@ use iocap_model::{format_bytes, Verify};
 use iocap_report::verify::render;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
-use super::args::size_arg;
 use super::execute::new_run;
-use super::flags::{DurationArg, EngineArg, SafetyArgs};
-use super::output::{verify_output, OutputArg};
-use super::save::SaveArgs;
-use super::signals::INTERRUPTED;
 use super::{print_stdout, Exit};
+use iocap_console::interrupt::INTERRUPTED;
+use iocap_flags::size_arg;
+use iocap_flags::SaveArgs;
+use iocap_flags::{verify_output, OutputArg};
+use iocap_flags::{DurationArg, EngineArg, SafetyArgs};
 
 #[derive(Args, Debug)]
 #[command(

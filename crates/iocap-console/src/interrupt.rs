@@ -11,9 +11,30 @@ extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
+/// Ctrl-C and Ctrl-Break (and closing the console): the first asks the test to stop, as SIGINT
+/// does on Linux; the handler then forgets the flag, so a second one ends the process.
 #[cfg(windows)]
 pub fn install() {
-    super::platform::install_ctrl_handler(&INTERRUPTED);
+    use std::sync::atomic::AtomicPtr;
+    use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
+
+    static FLAG: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
+
+    unsafe extern "system" fn on_ctrl(_kind: u32) -> windows_sys::core::BOOL {
+        let f = FLAG.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        if f.is_null() {
+            // the second time: not handled, so the default handler ends the process
+            return 0;
+        }
+        // SAFETY: `f` came from `&INTERRUPTED`, a static.
+        unsafe { (*f).store(true, Ordering::SeqCst) };
+        1
+    }
+
+    FLAG.store(&INTERRUPTED as *const _ as *mut _, Ordering::SeqCst);
+    // SAFETY: registers a handler that only touches atomics; it runs on a thread the system
+    // starts for it.
+    unsafe { SetConsoleCtrlHandler(Some(on_ctrl), 1) };
 }
 
 #[cfg(target_os = "linux")]
@@ -35,7 +56,6 @@ pub fn interrupted() -> bool {
 }
 
 /// Sleeps for `secs`, waking early on Ctrl-C; returns whether it was interrupted.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // its users are Linux-only commands
 pub fn pause(secs: f64) -> bool {
     let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
     while std::time::Instant::now() < end {

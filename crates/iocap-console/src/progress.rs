@@ -1,5 +1,6 @@
 //! What the user sees while iocap works, on stderr and only on a terminal: a bar while a test
-//! file is filled, then one live line per second with elapsed time, IOPS, MB/s and latency.
+//! file is filled, then one live line per second with elapsed time, IOPS, MB/s and latency;
+//! off a terminal, one line per file and the progress lines alone.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -20,8 +21,8 @@ pub struct FillBar {
     tty: bool,
 }
 
-impl FillBar {
-    pub fn new() -> Self {
+impl Default for FillBar {
+    fn default() -> Self {
         Self {
             bar: None,
             tty: stderr_is_terminal(),
@@ -146,7 +147,7 @@ pub struct Terminal {
 
 impl iocap_session::Progress for Terminal {
     fn fill(&mut self) -> Box<dyn FillObserver> {
-        Box::new(FillBar::new())
+        Box::<FillBar>::default()
     }
     fn live(&mut self) -> Box<dyn RunObserver> {
         Box::new(LiveLine::new(&self.label))
@@ -164,41 +165,37 @@ impl iocap_session::Progress for Terminal {
     }
 }
 
-/// The line `iocap fsync` keeps while it measures: the point and how many of the total, on a
-/// terminal only; cleared when dropped.
-#[cfg(target_os = "linux")]
+/// The line a command keeps while it steps through points (`iocap fsync`: a method at a write
+/// size): the point and how many of the total, on a terminal only; cleared when dropped.
 pub struct PointLine {
     live: bool,
+    prefix: String,
     n: usize,
     total: usize,
 }
 
-#[cfg(target_os = "linux")]
 impl PointLine {
-    pub fn new(total: usize) -> Self {
+    /// `prefix` names the command (`iocap fsync`); `total` is how many points there will be.
+    pub fn new(prefix: &str, total: usize) -> Self {
         Self {
             live: stderr_is_terminal(),
+            prefix: prefix.to_string(),
             n: 0,
             total,
         }
     }
 
-    /// The next point: method `m` at `size` bytes.
-    pub fn point(&mut self, m: iocap_fsync::Method, size: u64) {
+    /// The next point, in a few words (`fdatasync 8K`).
+    pub fn point(&mut self, what: &str) {
         self.n += 1;
         if self.live {
-            eprint!(
-                "\r\x1b[2Kiocap fsync: {} {} ({}/{})",
-                m.label(),
-                iocap_model::format_bytes(size),
-                self.n,
-                self.total
-            );
+            let line = format!("{}: {what} ({}/{})", self.prefix, self.n, self.total);
+            eprint!("\r\x1b[2K{}", fit(&line, columns() - 1));
+            let _ = std::io::stderr().flush();
         }
     }
 }
 
-#[cfg(target_os = "linux")]
 impl Drop for PointLine {
     fn drop(&mut self) {
         if self.live {

@@ -1,10 +1,8 @@
-//! The flags many commands share, each declared once as a clap `Args` group and flattened into
-//! the commands that take it: safety (`--allow-overwrite`), timing (`--duration`, `--warmup`,
-//! `--step-duration`), engine (`--engine`, `--submit`), data shape (`--compressible`,
-//! `--dedupe`), and [`CommonArgs`], the tail of every measuring command. The output format is
-//! [`super::output`]'s, the store's flags [`super::save`]'s, `--repeat` [`super::sure`]'s.
-//! A command whose wording or default differs says so with `#[command(mut_arg(..))]`; the
-//! name, the value parsing and the field stay the ones here.
+//! The groups many commands share: safety (`--allow-overwrite`), timing (`--duration`,
+//! `--warmup`, `--step-duration`), engine (`--engine`, `--submit`), data shape
+//! (`--compressible`, `--dedupe`), and [`CommonArgs`], the tail of every measuring command.
+//! The output format is [`super::output`]'s, the store's flags [`super::save`]'s, `--repeat`
+//! [`super::sure`]'s.
 
 use clap::Args;
 use iocap_model::{EngineChoice, JobSpec, Severity, SubmitMode};

@@ -1,0 +1,106 @@
+//! Keeping every result: the store named by `--db` (or `IOCAP_DB`, or the default) opened for
+//! saving or for reading, a finished run saved with a line on stderr saying where, and its HTML
+//! report written. In a multi-host run only rank 0 keeps anything ([`crate::is_root`]).
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use iocap_model::RunResult;
+use iocap_store::{Location, Store};
+
+/// Opens the store named by `--db`, `IOCAP_DB` or the default, creating it if needed: for
+/// commands that save runs.
+pub fn open_store(db: Option<&str>) -> Result<Store> {
+    let loc = Location::resolve(db)?;
+    Store::open(&loc).with_context(|| format!("cannot use the result store {loc}"))
+}
+
+/// Opens a store that must already exist: for commands that read or change saved runs, which
+/// never create one (a mistyped `--db` is an error, not a new empty store).
+pub fn open_existing_store(db: Option<&str>) -> Result<Store> {
+    let loc = Location::resolve(db)?;
+    Store::open_existing(&loc).with_context(|| format!("cannot use the result store {loc}"))
+}
+
+/// Refuses a tag that would not survive a listing: empty, or holding a line break.
+pub fn check_tags(tags: &[String]) -> Result<()> {
+    for t in tags {
+        if t.trim().is_empty() || t.contains('\n') {
+            bail!("--tag '{t}' is empty or holds a line break");
+        }
+    }
+    Ok(())
+}
+
+/// Saves `run` in the store `db`; `growing` for a run saved test by test (a suite), which
+/// replaces what was saved of it before and says nothing. Off rank 0, nothing.
+pub fn save(db: Option<&str>, run: &RunResult, growing: bool) -> Result<()> {
+    if !crate::is_root() {
+        return Ok(());
+    }
+    let mut store = open_store(db)?;
+    let saved = if growing {
+        store.save_or_replace(run)
+    } else {
+        store.save(run)
+    };
+    let what = if growing { "run" } else { "the result of run" };
+    saved.with_context(|| {
+        format!(
+            "{what} {} could not be saved in {} (the figures above are not stored)",
+            run.run_id,
+            store.location()
+        )
+    })?;
+    if !growing {
+        eprintln!("iocap: saved run {} in {}", run.run_id, store.location());
+    }
+    Ok(())
+}
+
+/// Writes the HTML report of `runs` to the new file `p`. Off rank 0, nothing.
+pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
+    if !crate::is_root() {
+        return Ok(());
+    }
+    crate::files::write_new_file(p, &iocap_report::html::render(runs), false)?;
+    eprintln!("iocap: report written to {}", p.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_saved_once_and_a_growing_one_replaced() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("r.db");
+        let db = db.to_str();
+        let mut run = iocap_session::new_run("run");
+        save(db, &run, true).unwrap();
+        run.label = Some("grown".into());
+        save(db, &run, true).unwrap();
+        let mut store = open_existing_store(db).unwrap();
+        assert_eq!(
+            store.load(&run.run_id).unwrap().label.as_deref(),
+            Some("grown")
+        );
+        let e = save(db, &run, false).unwrap_err();
+        assert!(format!("{e:#}").contains("could not be saved"), "{e:#}");
+    }
+
+    #[test]
+    fn reading_never_creates_a_store() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("typo.db");
+        assert!(open_existing_store(db.to_str()).is_err());
+        assert!(!db.exists());
+    }
+
+    #[test]
+    fn an_empty_tag_is_refused() {
+        assert!(check_tags(&["a".into(), " ".into()]).is_err());
+        assert!(check_tags(&["a".into()]).is_ok());
+    }
+}

@@ -1,0 +1,30 @@
+//! The console of an iocap process: what a command line needs around a session that is
+//! neither a flag nor a view of a result. The terminal's progress ([`progress`]: the fill bar,
+//! the live line, the progress lines), Ctrl-C ([`interrupt`]), the files iocap writes for the
+//! user, never over one they have ([`files`]), the result store opened and saved into with what
+//! it says on stderr ([`keep`]), and the man pages rendered from the clap definition ([`man`]).
+//!
+//! Why a crate of its own: the command modules in `src/cli` only turn flags into a config, call
+//! a library and print; these are the process-level pieces several of them share, and a
+//! session (`iocap-session`) stays free of any terminal or file the user sees.
+
+pub mod files;
+pub mod interrupt;
+pub mod keep;
+pub mod man;
+pub mod progress;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static NOT_ROOT: AtomicBool = AtomicBool::new(false);
+
+/// Sets this process's rank in a multi-host run (once, at start): only rank 0 prints results,
+/// saves runs and writes reports.
+pub fn set_rank(rank: u32) {
+    NOT_ROOT.store(rank != 0, Ordering::Relaxed);
+}
+
+/// Whether this process is rank 0 (or alone): the one that prints, saves and writes reports.
+pub fn is_root() -> bool {
+    !NOT_ROOT.load(Ordering::Relaxed)
+}

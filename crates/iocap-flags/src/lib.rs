@@ -1,0 +1,90 @@
+//! The command line's shared flags: each group declared once, as a clap `Args` struct that the
+//! commands taking it flatten (`#[command(flatten)]`), with the value parsers behind them.
+//!
+//! Why a crate of its own: a flag's name, wording, default and parsing are one decision, made
+//! here once for every command (`--db` used to be declared ten times, `--allow-overwrite`
+//! eight), so `src/cli` holds only each command's own flags and the call into a library. A
+//! command whose wording or default differs says so with `#[command(mut_arg(..))]`; the name,
+//! the value parsing and the field stay the ones here. The rules a value must follow are the
+//! model's (`iocap_model::flags`, `units`); the parsers here only adapt them to clap.
+
+mod args;
+mod common;
+mod filter;
+mod output;
+mod roles;
+mod save;
+mod sure;
+
+pub use args::*;
+pub use common::*;
+pub use filter::RunFilterArgs;
+pub use output::*;
+pub use roles::RoleDirs;
+pub use save::{SaveArgs, StoreArg};
+pub use sure::SureArgs;
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// A command that ends as every measuring command does.
+    #[derive(Parser, Debug)]
+    struct Measuring {
+        #[command(flatten)]
+        timing: TimingArgs,
+        #[command(flatten)]
+        common: CommonArgs<DataAndSure>,
+    }
+
+    fn parse(args: &[&str]) -> Result<Measuring, clap::Error> {
+        Measuring::try_parse_from(std::iter::once("iocap").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_shared_groups_parse_with_their_defaults() {
+        let m = parse(&[]).unwrap();
+        assert_eq!(m.timing.duration.duration, 10.0);
+        assert_eq!(m.timing.warmup.warmup, 2.0);
+        assert_eq!(m.common.output.output, OutputFormat::Text);
+        assert!(!m.common.safety.allow_overwrite);
+        assert_eq!(m.common.extra.sure.repeat, 1);
+        let m = parse(&["--duration", "1m", "--format", "json", "--tag", "a"]).unwrap();
+        assert_eq!(m.timing.duration.duration, 60.0);
+        assert_eq!(m.common.output.output, OutputFormat::Json);
+        assert_eq!(m.common.save.tags, ["a"]);
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_name() {
+        let e = parse(&["--duration", "ten"]).unwrap_err().to_string();
+        assert!(e.contains("--duration"), "{e}");
+        let e = parse(&["--output", "markdown"]).unwrap_err().to_string();
+        assert!(e.contains("markdown") && e.contains("json"), "{e}");
+        assert!(parse(&["--compressible", "101"]).is_err());
+    }
+
+    #[test]
+    fn an_existing_html_file_is_refused_before_the_test() {
+        let d = tempfile::tempdir().unwrap();
+        let html = d.path().join("r.html");
+        std::fs::write(&html, "mine").unwrap();
+        let m = parse(&["--no-save", "--html", html.to_str().unwrap()]).unwrap();
+        let e = m.common.save.check().unwrap_err().to_string();
+        assert!(e.contains("already exists"), "{e}");
+        assert_eq!(std::fs::read_to_string(&html).unwrap(), "mine");
+    }
+
+    #[test]
+    fn a_bad_since_names_the_flag() {
+        let f = RunFilterArgs {
+            since: Some("yesterday-ish".into()),
+            ..RunFilterArgs::default()
+        };
+        assert!(f.any());
+        let e = f.filter(0).unwrap_err().to_string();
+        assert!(e.contains("--since"), "{e}");
+    }
+}
