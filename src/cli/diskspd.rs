@@ -9,7 +9,7 @@ use iocap_diskspd::{parse, render_text, render_xml, Output};
 use super::execute::{finish, session};
 use super::{print_stdout, Exit};
 use iocap_flags::OutputFormat;
-use iocap_flags::{SaveArgs, StoreArg};
+use iocap_flags::SaveArgs;
 
 /// DiskSpd's `-h` (the same as `-Sh`) is not iocap's help here: only `--help` and `-?` are.
 const DISKSPD_H: &str = "\u{1}-h";
@@ -49,15 +49,8 @@ fn own_flags(args: &[String]) -> Result<(Vec<String>, Option<OutputFormat>, bool
         Some("csv") => Some(OutputFormat::Csv),
         Some(o) => bail!("--output takes text, json or csv, not '{o}'"),
     };
-    let save = SaveArgs {
-        store: StoreArg { db: own.db },
-        no_save: own.no_save,
-        label: own.label,
-        tags: own.tags,
-        note: own.note,
-        html: own.html.map(Into::into),
-    };
-    Ok((rest, output, own.help, save))
+    let help = own.help;
+    Ok((rest, output, help, super::sqlio::save_args(own)))
 }
 
 pub fn run(args: &[String]) -> Result<Exit> {

@@ -28,9 +28,9 @@ pub fn session(
     save: &iocap_flags::SaveArgs,
     flow: impl FnOnce(&mut Session) -> Result<()>,
 ) -> Result<RunResult> {
-    let mut exec = super::ranks::executor();
     let mut run = new_run(command);
     save.stamp(&mut run);
+    let mut exec = super::ranks::executor(Some((&run, save)));
     let mut s = Session::new(run, exec.as_mut());
     if let Some(sure) = sure {
         s = s.repeating(sure.repeat, sure.repeat_pause);

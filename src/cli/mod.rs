@@ -182,7 +182,7 @@ pub fn main() -> ExitCode {
         return Exit::Error.into();
     };
     iocap_console::interrupt::install();
-    iocap_console::set_rank(ranks::rank());
+    iocap_console::set_place(ranks::rank(), ranks::size());
     iocap_report::set_width(iocap_report::terminal::columns());
     let res = match command {
         Command::Run(args) => run::run(*args),

@@ -3,6 +3,8 @@
 //! feature, or run on its own, this process is rank 0 of 1.
 
 use anyhow::{bail, Result};
+use iocap_flags::SaveArgs;
+use iocap_model::RunResult;
 use iocap_session::Executor;
 
 /// This process's rank, 0 when alone.
@@ -25,16 +27,47 @@ pub fn size() -> u32 {
 
 pub use iocap_console::is_root;
 
-/// The executor of a session: every rank together under MPI, else this host's engine.
-pub fn executor() -> Box<dyn Executor> {
+/// The executor of a session: every rank together under MPI, else this host's engine. With
+/// `keep` (the run being made and its flags), a multi-host run is saved test by test as it
+/// goes ([`checkpoint`]).
+pub fn executor(keep: Option<(&RunResult, &SaveArgs)>) -> Box<dyn Executor> {
     #[cfg(feature = "mpi")]
     if size() > 1 {
-        return Box::new(iocap_mpi::MpiExecutor::new(
+        let exec = iocap_mpi::MpiExecutor::new(
             Box::<iocap_console::progress::Terminal>::default(),
             &iocap_console::interrupt::INTERRUPTED,
-        ));
+        );
+        return Box::new(match keep {
+            Some((run, save)) if !save.no_save => exec.checkpointing(checkpoint(run, save)),
+            _ => exec,
+        });
     }
+    let _ = keep;
     Box::new(super::execute::engine())
+}
+
+/// Saves the run with every test finished so far, each time one is in, marked unfinished in
+/// its note; the finished run replaces it. A job that mpirun ends (a rank died) thus leaves
+/// what rank 0 had.
+#[cfg(feature = "mpi")]
+fn checkpoint(run: &RunResult, save: &SaveArgs) -> iocap_mpi::Checkpoint {
+    let (mut so_far, save) = (run.clone(), save.clone());
+    let note = run.note.clone();
+    Box::new(move |tests| {
+        so_far.tests.extend_from_slice(tests);
+        let n = so_far.tests.len();
+        let mark = format!(
+            "unfinished: saved after test {n} of a multi-host run that had not ended; the \
+             finished run replaces this (if this note stays, the job ended first)"
+        );
+        so_far.note = Some(
+            note.as_ref()
+                .map_or(mark.clone(), |n| format!("{n}\n{mark}")),
+        );
+        if let Err(e) = save.save_progress(&so_far) {
+            eprintln!("iocap: the run so far could not be saved: {e:#}");
+        }
+    })
 }
 
 /// Refuses a command that runs on one host only when the job has several ranks.

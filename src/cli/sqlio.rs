@@ -40,15 +40,19 @@ fn own_flags(args: &[String]) -> Result<(Vec<String>, OutputFormat, bool, SaveAr
         Some("csv") => OutputFormat::Csv,
         _ => OutputFormat::Text,
     };
-    let save = SaveArgs {
+    Ok((rest, output, own.help, save_args(own)))
+}
+
+/// The store's flags among SQLIO's or DiskSpd's, as every other command takes them.
+pub fn save_args(own: iocap_sqlio::OwnFlags) -> SaveArgs {
+    SaveArgs {
         store: StoreArg { db: own.db },
         no_save: own.no_save,
         label: own.label,
         tags: own.tags,
         note: own.note,
         html: own.html.map(Into::into),
-    };
-    Ok((rest, output, own.help, save))
+    }
 }
 
 fn parse_call(args: &[String]) -> Result<SqlioCall> {

@@ -90,7 +90,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
             r
         }
     };
-    let mut exec = super::ranks::executor();
+    let mut exec = super::ranks::executor(None);
     let mut session = Session::new(run, exec.as_mut())
         .repeating(a.common.extra.repeat, a.common.extra.repeat_pause);
     let end = plan.run(&mut session, |run, first_new| {

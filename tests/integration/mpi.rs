@@ -41,38 +41,25 @@ fn ranks(t: &Value) -> &Vec<Value> {
 
 const RUN: &[&str] = &["--size", "32M", "--duration", "2s", "--warmup", "0.5s"];
 
-#[test]
-fn four_ranks_merge_into_one_saved_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let mut args = vec!["run", "--output", "json"];
-    args.extend(RUN);
-    args.push("t{rank}.dat");
-    let v = json(&mpirun(d, 4, &args));
-    let t = &v["tests"][0];
+/// What every merged test of `n` ranks must state: a scope per rank in rank order, each on its
+/// own file (`{prefix}{rank}.dat` in `d`); IOPS and I/Os the ranks' sums; the p99 that of the
+/// ranks' histograms added up; the start spread recorded.
+fn assert_merged(t: &Value, n: usize, d: &Path, prefix: &str) {
     let rs = ranks(t);
-    assert_eq!(rs.len(), 4);
+    assert_eq!(rs.len(), n, "{}", t["name"]);
     for (i, r) in rs.iter().enumerate() {
         assert_eq!(r["rank"], i as u64);
         assert!(
-            d.join(format!("t{i}.dat")).exists(),
+            d.join(format!("{prefix}{i}.dat")).exists(),
             "each rank its own file"
         );
     }
-    // the merged IOPS are the sum of the ranks'
-    let sum: f64 = rs
-        .iter()
-        .map(|r| r["result"]["total"]["iops"].as_f64().unwrap())
-        .sum();
+    let tot = |r: &Value| r["result"]["total"].clone();
+    let sum: f64 = rs.iter().map(|r| tot(r)["iops"].as_f64().unwrap()).sum();
     let iops = t["total"]["iops"].as_f64().unwrap();
     assert!((iops - sum).abs() < 1e-6 * sum, "{iops} vs {sum}");
-    let ios: u64 = rs
-        .iter()
-        .map(|r| r["result"]["total"]["ios"].as_u64().unwrap())
-        .sum();
+    let ios: u64 = rs.iter().map(|r| tot(r)["ios"].as_u64().unwrap()).sum();
     assert_eq!(t["total"]["ios"], ios);
-    // the merged p99 is the p99 of the ranks' histograms added up
-    let tot = |r: &Value| r["result"]["total"].clone();
     let hists: Vec<_> = rs
         .iter()
         .map(|r| decode_hist(tot(r)["lat_hist_ns"].as_str().unwrap()).unwrap())
@@ -89,32 +76,66 @@ fn four_ranks_merge_into_one_saved_run() {
     let hi = rs.iter().map(|r| lat(r, "max")).fold(0.0, f64::max);
     let p99 = quantile_us(&h, 0.99).clamp(lo, hi);
     assert_eq!(t["total"]["lat_us"]["p99"].as_f64().unwrap(), p99);
-    // the start spread is recorded
     let spread = t["ranks"]["start_spread_us"].as_f64().unwrap();
     assert!((0.0..1e6).contains(&spread), "{spread}");
-    // saved once, with its four scopes
-    let out = crate::iocap(d)
+}
+
+/// `iocap ARGS` against the store the mpirun runs in `d` saved into.
+fn stored(d: &Path, args: &[&str]) -> std::process::Output {
+    crate::iocap(d)
         .env("XDG_DATA_HOME", d.join("data"))
-        .args(["history", "--output", "json"])
+        .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// The runs saved in `d`'s store, newest first.
+fn saved_runs(d: &Path) -> Vec<Value> {
+    let out = stored(d, &["history", "--output", "json"]);
+    if !out.status.success() {
+        return Vec::new(); // no store yet
+    }
     let h: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let runs = h.as_array().or_else(|| h["runs"].as_array()).unwrap();
-    assert_eq!(runs.len(), 1, "{h}");
+    h.as_array()
+        .or_else(|| h["runs"].as_array())
+        .unwrap()
+        .clone()
+}
+
+/// The run `v` was saved once, whole (no checkpoint's note left), its tests with these many
+/// scopes each.
+fn assert_saved_once(d: &Path, v: &Value, scopes: &[usize]) {
+    assert_eq!(saved_runs(d).len(), 1);
     let id = v["run_id"].as_str().unwrap();
-    let out = crate::iocap(d)
-        .env("XDG_DATA_HOME", d.join("data"))
-        .args(["show", id, "--output", "json"])
-        .output()
-        .unwrap();
-    let saved: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(ranks(&saved["tests"][0]).len(), 4);
+    let saved: Value = serde_json::from_slice(&stored(d, &["show", id, "--output", "json"]).stdout)
+        .expect("the run is saved");
+    let saved_scopes: Vec<usize> = saved["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| ranks(t).len())
+        .collect();
+    assert_eq!(saved_scopes, scopes);
+    assert!(
+        saved["note"].is_null(),
+        "the finished run replaced its checkpoint: {}",
+        saved["note"]
+    );
+}
+
+#[test]
+fn four_ranks_merge_into_one_saved_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut args = vec!["run", "--output", "json"];
+    args.extend(RUN);
+    args.push("t{rank}.dat");
+    let v = json(&mpirun(d, 4, &args));
+    assert_merged(&v["tests"][0], 4, d, "t");
+    assert_saved_once(d, &v, &[4]);
     // compare shows the merged figures, then each run's per-host table
-    let out = crate::iocap(d)
-        .env("XDG_DATA_HOME", d.join("data"))
-        .args(["compare", id, id])
-        .output()
-        .unwrap();
+    let id = v["run_id"].as_str().unwrap();
+    let out = stored(d, &["compare", id, id]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("per host: 4 ranks").count(), 2, "{text}");
 }
@@ -138,9 +159,10 @@ fn the_text_view_has_a_row_per_host() {
 #[test]
 fn saturate_takes_every_rank_through_every_step() {
     let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
     let out = mpirun(
-        dir.path(),
-        2,
+        d,
+        4,
         &[
             "saturate",
             "--size",
@@ -152,7 +174,6 @@ fn saturate_takes_every_rank_through_every_step() {
             "--max-qd",
             "4",
             "--no-throttled",
-            "--no-save",
             "--output",
             "json",
             "s{rank}.dat",
@@ -161,9 +182,12 @@ fn saturate_takes_every_rank_through_every_step() {
     let v = json(&out);
     let steps = v["saturation"]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 3, "qd 1, 2, 4");
-    for t in v["tests"].as_array().unwrap() {
-        assert_eq!(ranks(t).len(), 2, "{}", t["name"]);
+    // the knee is judged on the aggregate: each step's IOPS are the merged test's
+    for (step, t) in steps.iter().zip(v["tests"].as_array().unwrap()) {
+        assert_merged(t, 4, d, "s");
+        assert_eq!(step["iops"], t["total"]["iops"], "{step}");
     }
+    assert_saved_once(d, &v, &[4, 4, 4]);
 }
 
 #[test]
@@ -181,13 +205,13 @@ fn scaleup_over_hosts_runs_each_alone_then_together() {
             "1s",
             "--warmup",
             "0s",
-            "--no-save",
             "--output",
             "json",
             "h{rank}.dat",
         ],
     );
     let v = json(&out);
+    let d = dir.path();
     let tests = v["tests"].as_array().unwrap();
     let scopes: Vec<usize> = tests.iter().map(|t| ranks(t).len()).collect();
     assert_eq!(
@@ -195,7 +219,19 @@ fn scaleup_over_hosts_runs_each_alone_then_together() {
         vec![1, 1, 1, 1, 2, 4],
         "each rank alone, then 2 and 4 together"
     );
-    assert!(v["scaleup"].is_object());
+    assert_merged(&tests[5], 4, d, "h");
+    // efficiency against linear: the 4 together over the sum of the same 4 alone
+    let together = v["scaleup"]["together"].as_array().unwrap();
+    let last = together.last().unwrap();
+    let alone: f64 = tests[..4]
+        .iter()
+        .map(|t| t["total"]["iops"].as_f64().unwrap())
+        .sum();
+    let eff = last["efficiency_pct"].as_f64().unwrap();
+    let want = 100.0 * tests[5]["total"]["iops"].as_f64().unwrap() / alone;
+    assert!((eff - want).abs() < 1e-6 * want, "{eff} vs {want}");
+    assert_eq!(v["scaleup"]["alone"].as_array().unwrap().len(), 4);
+    assert_saved_once(d, &v, &scopes);
 }
 
 #[test]
@@ -237,16 +273,107 @@ fn an_io_error_on_one_rank_stops_every_rank_and_names_it() {
     );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("rank 2 on") && err.contains("offset"), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let t = &v["tests"][0];
+    // named: the rank, its host, the operation and the offset
+    let host = ranks(t)[2]["host"].as_str().unwrap();
+    assert!(err.contains(&format!("rank 2 on {host}")), "{err}");
+    assert!(err.contains("read") && err.contains("offset"), "{err}");
     assert!(t["error"]["path"].as_str().unwrap().contains("rank 2"));
-    for r in ranks(t) {
+    for (i, r) in ranks(t).iter().enumerate() {
         assert!(
             r["result"]["read"]["ios"].as_u64().unwrap() > 0,
             "figures kept"
         );
+        let warned = r["result"]["warnings"].to_string();
+        if i != 2 {
+            assert!(warned.contains("another rank's test failed"), "{warned}");
+        }
     }
+    // and saved, with the error and every rank's figures
+    let d = m.dir.path();
+    let saved = stored(
+        d,
+        &["show", v["run_id"].as_str().unwrap(), "--output", "json"],
+    );
+    let saved: Value = serde_json::from_slice(&saved.stdout).expect("the failed run is saved");
+    assert!(saved["tests"][0]["error"].is_object());
+    assert_eq!(ranks(&saved["tests"][0]).len(), 4);
+}
+
+/// A rank that dies outright: mpirun ends the job, and what rank 0 had merged until then (every
+/// step finished before the death) stays saved, marked unfinished.
+#[test]
+fn a_rank_that_dies_leaves_the_steps_finished_before_it_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let job = Command::new("mpirun")
+        .args(["--oversubscribe", "-np", "2"])
+        .arg(assert_cmd::cargo::cargo_bin("iocap"))
+        .args([
+            "saturate",
+            "--size",
+            "16M",
+            "--step-duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "--max-qd",
+            "64",
+            "--no-throttled",
+            "d{rank}.dat",
+        ])
+        .current_dir(d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("XDG_DATA_HOME", d.join("data"))
+        .env_remove("IOCAP_DB")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wait for the first checkpoint, then kill rank 1 as a crash would
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while saved_runs(d).is_empty() {
+        assert!(Instant::now() < deadline, "no checkpoint within 60 s");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let victim = rank_pid(d, 1).expect("rank 1 is running");
+    // SAFETY: kill(2) with a pid read from /proc just now and a plain signal number.
+    unsafe { libc::kill(victim, libc::SIGKILL) };
+    let out = job.wait_with_output().unwrap();
+    assert!(!out.status.success(), "mpirun ends the job");
+    let runs = saved_runs(d);
+    assert_eq!(runs.len(), 1);
+    let id = runs[0]["run_id"].as_str().unwrap();
+    let saved: Value =
+        serde_json::from_slice(&stored(d, &["show", id, "--output", "json"]).stdout).unwrap();
+    let n = saved["tests"].as_array().unwrap().len();
+    assert!(
+        (1..7).contains(&n),
+        "the steps before the death, not all 7: {n}"
+    );
+    assert_eq!(ranks(&saved["tests"][0]).len(), 2);
+    assert!(
+        saved["note"].as_str().unwrap_or("").contains("unfinished"),
+        "{}",
+        saved["note"]
+    );
+}
+
+/// The pid of the iocap process of rank `rank` working in `dir`.
+fn rank_pid(dir: &Path, rank: u32) -> Option<i32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cwd = std::fs::read_link(e.path().join("cwd")).ok()?;
+        let comm = std::fs::read_to_string(e.path().join("comm")).ok()?;
+        let env = std::fs::read(e.path().join("environ")).ok()?;
+        let mine = comm.trim() == "iocap"
+            && cwd == dir.canonicalize().ok()?
+            && env.split(|b| *b == 0).any(|v| v == want.as_bytes());
+        mine.then_some(pid)
+    })
 }
 
 #[test]

@@ -32,14 +32,15 @@ pub fn check_tags(tags: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Saves `run` in the store `db`; `growing` for a run saved test by test (a suite), which
-/// replaces what was saved of it before and says nothing. Off rank 0, nothing.
+/// Saves `run` in the store `db`; `growing` for a run saved test by test (a suite, a multi-host
+/// run's checkpoints), which replaces what was saved of it before and says nothing. A
+/// multi-host run's final save replaces its checkpoint. Off rank 0, nothing.
 pub fn save(db: Option<&str>, run: &RunResult, growing: bool) -> Result<()> {
     if !crate::is_root() {
         return Ok(());
     }
     let mut store = open_store(db)?;
-    let saved = if growing {
+    let saved = if growing || crate::many_ranks() {
         store.save_or_replace(run)
     } else {
         store.save(run)

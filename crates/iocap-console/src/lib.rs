@@ -17,11 +17,19 @@ pub mod progress;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static NOT_ROOT: AtomicBool = AtomicBool::new(false);
+static MANY: AtomicBool = AtomicBool::new(false);
 
-/// Sets this process's rank in a multi-host run (once, at start): only rank 0 prints results,
+/// Sets this process's place in a multi-host run (once, at start): only rank 0 prints results,
 /// saves runs and writes reports.
-pub fn set_rank(rank: u32) {
+pub fn set_place(rank: u32, size: u32) {
     NOT_ROOT.store(rank != 0, Ordering::Relaxed);
+    MANY.store(size > 1, Ordering::Relaxed);
+}
+
+/// Whether this process is one rank of several (a multi-host run, whose runs are saved test by
+/// test as they go, then replaced by the finished run).
+pub fn many_ranks() -> bool {
+    MANY.load(Ordering::Relaxed)
 }
 
 /// Whether this process is rank 0 (or alone): the one that prints, saves and writes reports.

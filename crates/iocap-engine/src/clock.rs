@@ -8,12 +8,21 @@
 #[cfg(target_os = "linux")]
 #[inline]
 pub fn now_ns() -> u64 {
+    monotonic(libc::clock_gettime)
+}
+
+/// What `call` (clock_gettime or clock_getres) says of CLOCK_MONOTONIC, in nanoseconds.
+#[cfg(target_os = "linux")]
+#[inline(always)]
+fn monotonic(
+    call: unsafe extern "C" fn(libc::clockid_t, *mut libc::timespec) -> libc::c_int,
+) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    unsafe { call(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
@@ -51,13 +60,7 @@ pub fn tighten_timer_slack() {
 /// The clock's stated resolution in nanoseconds.
 #[cfg(target_os = "linux")]
 fn resolution_ns() -> u64 {
-    let mut res = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `res` is a valid, writable timespec.
-    unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut res) };
-    res.tv_sec as u64 * 1_000_000_000 + res.tv_nsec as u64
+    monotonic(libc::clock_getres)
 }
 
 #[cfg(target_os = "linux")]

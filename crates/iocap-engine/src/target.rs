@@ -201,7 +201,9 @@ fn prepare_one(
                         // ours but unfinished or too small: fill it up to the size asked for
                         drop(f);
                         let from = if m.complete { actual } else { 0 };
-                        extend_file(path, from, range, spec.seed, obs, stop)?;
+                        let dir = parent_dir(path);
+                        check_space(&dir, range.saturating_sub(from), &shown)?;
+                        fill(path, from, range, spec.seed, obs, stop)?;
                     }
                     _ if actual < range => {
                         warnings.push(format!(
@@ -422,22 +424,6 @@ fn create_file(
         marker::remove_sidecar(path);
     }
     res
-}
-
-fn extend_file(
-    path: &Path,
-    from: u64,
-    to: u64,
-    seed: u64,
-    obs: &mut dyn FillObserver,
-    stop: &AtomicBool,
-) -> Result<(), TargetError> {
-    check_space(
-        &parent_dir(path),
-        to.saturating_sub(from),
-        &path.display().to_string(),
-    )?;
-    fill(path, from, to, seed, obs, stop)
 }
 
 /// The directory holding `path` (`.` for a bare file name).

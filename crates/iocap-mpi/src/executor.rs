@@ -45,8 +45,12 @@ struct Sent {
     outcome: std::result::Result<Vec<TestResult>, String>,
 }
 
+/// What rank 0 does with each test's merged results as they come.
+pub type Checkpoint = Box<dyn FnMut(&[TestResult])>;
+
 pub struct MpiExecutor {
     engine: EngineExecutor,
+    checkpoint: Option<Checkpoint>,
     shared: Rc<RefCell<Shared>>,
     world: SimpleCommunicator,
     rank: u32,
@@ -72,6 +76,7 @@ impl MpiExecutor {
         };
         Self {
             engine: EngineExecutor::new(Box::new(progress), stop),
+            checkpoint: None,
             shared,
             world: SimpleCommunicator::world(),
             rank: place.rank,
@@ -79,8 +84,24 @@ impl MpiExecutor {
         }
     }
 
+    /// Hands rank 0 every test's merged results as soon as they are in, so a job that mpirun
+    /// ends (a rank died) leaves what was measured until then.
+    pub fn checkpointing(mut self, keep: Checkpoint) -> Self {
+        self.checkpoint = Some(keep);
+        self
+    }
+
     fn host(&self) -> &str {
         &self.hosts[self.rank as usize]
+    }
+
+    /// `path` with this rank's `{host}` and `{rank}`.
+    fn placed(&self, path: &str) -> String {
+        iocap_session::place_path(path, self.host(), self.rank)
+    }
+
+    fn placed_path(&self, path: &Path) -> PathBuf {
+        PathBuf::from(self.placed(&path.to_string_lossy()))
     }
 
     /// Every rank's problem (`None`: none), agreed: the same error on every rank, naming each
@@ -258,6 +279,9 @@ impl Executor for MpiExecutor {
         let merged = self.merge(&sent);
         drain_stops(&self.world, seq);
         self.shared.borrow_mut().group = None;
+        if let (Ok(tests), Some(keep), 0) = (&merged, &mut self.checkpoint, self.rank) {
+            keep(tests);
+        }
         merged
     }
 
@@ -277,24 +301,37 @@ impl Executor for MpiExecutor {
         self.engine.say(line);
     }
 
+    /// A device on any rank is a device on every rank: the stricter rules hold everywhere, and
+    /// every rank takes the same branch.
     fn is_device(&self, path: &str) -> bool {
-        self.engine.is_device(path)
+        let mine = self.engine.is_device(&self.placed(path));
+        max_f64(&self.world, if mine { 1.0 } else { 0.0 }) > 0.0
     }
 
+    /// The device of this rank's test (the device-class check of its own result).
     fn rotational(&self, device: &str) -> Option<bool> {
         self.engine.rotational(device)
     }
 
+    /// The configuration under this rank's own paths (rank 0's is the one saved).
     fn config(&self, paths: &[PathBuf]) -> Vec<ConfigCheck> {
-        self.engine.config(paths)
+        let placed: Vec<PathBuf> = paths.iter().map(|p| self.placed_path(p)).collect();
+        self.engine.config(&placed)
     }
 
+    /// The least free space of any rank: files sized by it fit on every rank.
     fn free_bytes(&self, dir: &Path) -> Option<u64> {
-        self.engine.free_bytes(dir)
+        let mine = self.engine.free_bytes(&self.placed_path(dir));
+        let least = min_u64(&self.world, mine.unwrap_or(u64::MAX));
+        (least != u64::MAX).then_some(least)
     }
 
+    /// The shortest of the ranks' files, or `None` when any rank has none: every rank sizes
+    /// alike.
     fn file_len(&self, path: &Path) -> Option<u64> {
-        self.engine.file_len(path)
+        let mine = self.engine.file_len(&self.placed_path(path));
+        let least = min_u64(&self.world, mine.map_or(u64::MAX, |l| l.min(u64::MAX - 1)));
+        (least != u64::MAX).then_some(least)
     }
 
     /// The smallest range of any rank: every rank sweeps the same working sets.

@@ -13,7 +13,7 @@ mod live;
 
 use std::sync::OnceLock;
 
-pub use executor::{Agreed, MpiExecutor};
+pub use executor::{Agreed, Checkpoint, MpiExecutor};
 
 /// This process's place in the job.
 #[derive(Debug, Clone)]
@@ -45,9 +45,26 @@ fn launched() -> bool {
     .any(|v| std::env::var_os(v).is_some())
 }
 
+/// Slurm's `srun` with several tasks but no PMI or PMIx for MPI (`MpiDefault=none`): each task
+/// would run alone, and save a run of its own.
+fn srun_without_pmi() -> Option<String> {
+    let tasks: u32 = std::env::var("SLURM_NTASKS").ok()?.parse().ok()?;
+    (tasks > 1 && !launched()).then(|| {
+        format!(
+            "iocap: srun started {tasks} tasks without PMI or PMIx, so they cannot run one \
+             test together; launch with `srun --mpi=pmix` (or pmi2), or with mpirun"
+        )
+    })
+}
+
 /// Starts MPI when a launcher started this process; `None` otherwise (or when MPI cannot
-/// start, which is then said on stderr).
+/// start, which is then said on stderr). Several tasks of `srun` that MPI cannot join end the
+/// process with exit 2, rather than run as that many separate tests.
 pub fn init() -> Option<Mpi> {
+    if let Some(why) = srun_without_pmi() {
+        eprintln!("{why}");
+        std::process::exit(2);
+    }
     if !launched() {
         return None;
     }

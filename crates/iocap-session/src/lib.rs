@@ -43,7 +43,7 @@ pub use places::RolePlaces;
 pub use preflight::{preflight, PreflightConfig, Timing};
 pub use preflight_request::PreflightRequest;
 pub use profile::{load_profile, load_suite, not_toml};
-pub use ranks::{merge_op, merge_test, merged_hist, place, RankPart};
+pub use ranks::{merge_op, merge_test, merged_hist, place, place_path, RankPart};
 pub use saturate::{saturate, SaturateSpec};
 pub use scaleup::{scaleup, scaleup_hosts, ScaleupSpec};
 pub use session::{median_run, new_run, Session};

@@ -23,12 +23,15 @@ pub struct RankPart {
 pub fn place(spec: &JobSpec, host: &str, rank: u32) -> JobSpec {
     let mut s = spec.clone();
     for t in &mut s.targets {
-        t.path = t
-            .path
-            .replace("{host}", host)
-            .replace("{rank}", &rank.to_string());
+        t.path = place_path(&t.path, host, rank);
     }
     s
+}
+
+/// `{host}` and `{rank}` in one path replaced by this rank's.
+pub fn place_path(path: &str, host: &str, rank: u32) -> String {
+    path.replace("{host}", host)
+        .replace("{rank}", &rank.to_string())
 }
 
 /// Latency statistics of several ranks together: extremes of the extremes, the mean weighted

@@ -60,7 +60,7 @@ pub fn check(cfg: &CheckConfig, stop: &AtomicBool) -> Result<CheckOutcome, Verif
     let started = Instant::now();
     let au = cfg.atomic_unit;
     if !(au.is_power_of_two() && (512..=65536).contains(&au)) {
-        return Err(VerifyError::Invalid(format!(
+        return Err(VerifyError::invalid(format!(
             "atomic unit {au} B: use a power of two from 512 B to 64K"
         )));
     }
@@ -111,7 +111,7 @@ fn read_journal(path: &Path) -> Result<Journal, VerifyError> {
         || h.pages >= 1 << 40
         || h.initial_generation == 0
     {
-        return Err(VerifyError::Invalid(format!(
+        return Err(VerifyError::invalid(format!(
             "the journal {shown} has an impossible header"
         )));
     }
@@ -185,7 +185,7 @@ impl<'a> Checker<'a> {
             .len();
         let size = h.pages * u64::from(h.page_bytes);
         if size > len {
-            return Err(VerifyError::Invalid(format!(
+            return Err(VerifyError::invalid(format!(
                 "{shown} holds {len} bytes, fewer than the {size} the journal {} describes: not \
                  the file that run wrote",
                 cfg.journal.display()

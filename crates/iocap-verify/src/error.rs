@@ -3,27 +3,46 @@
 //! re-exports them do not import each other.
 
 use iocap_engine::buffers::AlignedBuf;
-use iocap_engine::IoFailure;
+use iocap_engine::{IoFailure, TargetError};
 
 /// Why a run or check could not be done (failures found are not errors: they are the result).
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    /// Refused to protect data the user had.
-    #[error("{0}")]
-    Refused(String),
-    /// The request cannot work as given.
-    #[error("{0}")]
-    Invalid(String),
+    /// Refused to protect data the user had, a request that cannot work as given, or an I/O
+    /// failure: the same reasons a test target gives.
     #[error(transparent)]
-    Io(#[from] IoFailure),
+    Target(#[from] TargetError),
     #[error("interrupted while filling {0}")]
     Interrupted(String),
+}
+
+impl VerifyError {
+    /// Refused to protect data the user had.
+    pub fn refused(why: String) -> Self {
+        TargetError::Refused(why).into()
+    }
+
+    /// The request cannot work as given.
+    pub fn invalid(why: String) -> Self {
+        TargetError::Invalid(why).into()
+    }
+
+    /// Whether this is a refusal to protect the user's data.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::Target(TargetError::Refused(_)))
+    }
+}
+
+impl From<IoFailure> for VerifyError {
+    fn from(e: IoFailure) -> Self {
+        TargetError::Io(e).into()
+    }
 }
 
 /// For `map_err`: the I/O error met while doing `context`.
 pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerifyError {
     let wrap = IoFailure::with(context);
-    move |source| VerifyError::Io(wrap(source))
+    move |source| wrap(source).into()
 }
 
 /// A buffer for I/O, or the error that says it could not be had.

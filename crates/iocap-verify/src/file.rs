@@ -44,7 +44,7 @@ pub fn create_or_claim(
         ),
         Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
         Ok(m) if m.file_type().is_symlink() => {
-            return Err(VerifyError::Refused(format!(
+            return Err(VerifyError::refused(format!(
                 "{shown} is a symbolic link; iocap does not write through symlinks (give the \
                  real path)"
             )))
@@ -66,7 +66,7 @@ pub fn create_or_claim(
                 return Err(not_a_file(&shown));
             }
             if marker::read(&ro, path).is_none() && !allow_overwrite {
-                return Err(VerifyError::Refused(format!(
+                return Err(VerifyError::refused(format!(
                     "refusing to write to {shown}: iocap did not create it. Verifying would \
                      destroy its contents; pass --allow-overwrite if that is intended, or name \
                      a new file"
@@ -77,7 +77,7 @@ pub fn create_or_claim(
                 .metadata()
                 .map_err(io_err(format!("cannot stat {shown}")))?;
             if (m2.dev(), m2.ino()) != (meta.dev(), meta.ino()) {
-                return Err(VerifyError::Refused(format!(
+                return Err(VerifyError::refused(format!(
                     "{shown} changed while iocap was checking it; not writing to it"
                 )));
             }
@@ -99,7 +99,7 @@ pub fn set_marker(f: &File, path: &Path, complete: bool, size: u64) -> Result<()
 }
 
 fn not_a_file(shown: &str) -> VerifyError {
-    VerifyError::Refused(format!(
+    VerifyError::refused(format!(
         "{shown} is not a regular file; iocap verify rewrites every byte of its target, so it \
          takes only files (give a file on the file system to test)"
     ))
@@ -153,7 +153,7 @@ pub fn open_io(
         let (a, b) = (f.metadata(), orig.metadata());
         if let (Ok(a), Ok(b)) = (a, b) {
             if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
-                return Err(VerifyError::Refused(format!(
+                return Err(VerifyError::refused(format!(
                     "{shown} changed while iocap was opening it; not writing to it"
                 )));
             }

@@ -60,7 +60,7 @@ impl VerifyConfig {
     }
 
     pub fn validate(&self) -> Result<(), VerifyError> {
-        let bad = |m: String| Err(VerifyError::Invalid(m));
+        let bad = |m: String| Err(VerifyError::invalid(m));
         if !page::valid_page_bytes(self.page_bytes as u64) {
             return bad(format!(
                 "page size {} B: use a power of two from 4K to 64K",

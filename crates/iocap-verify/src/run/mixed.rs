@@ -41,7 +41,7 @@ pub(crate) fn run(
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(VerifyError::Invalid("a verify thread panicked".into()))
+                    Err(VerifyError::invalid("a verify thread panicked".into()))
                 })
             })
             .collect()

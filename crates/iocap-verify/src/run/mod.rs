@@ -109,7 +109,7 @@ fn choose_engine(
     warnings: &mut Vec<String>,
 ) -> Result<EngineKind, VerifyError> {
     let (engine, fallback) = iocap_engine::resolve_engine(cfg.engine)
-        .map_err(|e| VerifyError::Invalid(format!("io_uring cannot be used here: {e}")))?;
+        .map_err(|e| VerifyError::invalid(format!("io_uring cannot be used here: {e}")))?;
     if let Some(e) = fallback {
         warnings.push(format!(
             "io_uring is not available ({e}); ran {} synchronous threads instead",
@@ -120,7 +120,7 @@ fn choose_engine(
 }
 
 fn journal_exists(j: &Path) -> VerifyError {
-    VerifyError::Refused(format!(
+    VerifyError::refused(format!(
         "the journal {} already exists; iocap does not overwrite files (remove it, or give \
          another name)",
         j.display()
@@ -258,10 +258,7 @@ mod tests {
         assert!(ck.passed, "{:?}", ck.failures);
         assert!(ck.check.unwrap().pages_journaled > 0);
         // an existing journal is never overwritten
-        assert!(matches!(
-            run(&c, &AtomicBool::new(false)),
-            Err(VerifyError::Refused(_))
-        ));
+        assert!(run(&c, &AtomicBool::new(false)).is_err_and(|e| e.is_refusal()));
     }
 
     #[test]
@@ -269,10 +266,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let c = cfg(d.path());
         std::fs::write(&c.target, b"precious").unwrap();
-        assert!(matches!(
-            run(&c, &AtomicBool::new(false)),
-            Err(VerifyError::Refused(_))
-        ));
+        assert!(run(&c, &AtomicBool::new(false)).is_err_and(|e| e.is_refusal()));
         assert_eq!(std::fs::read(&c.target).unwrap(), b"precious");
     }
 }
