@@ -192,11 +192,13 @@ pub fn main() -> ExitCode {
         Command::History(a) => history::history(a),
         Command::Show(a) => history::show(a),
         Command::Compare(a) => compare::compare(a),
-        Command::Baseline(a) => baseline::baseline(a),
+        Command::Baseline(a) => {
+            ranks::one_host_only("baseline").and_then(|_| baseline::baseline(a))
+        }
         Command::Export(a) => export::export(a),
         Command::Report(a) => export::report(a),
-        Command::Delete(a) => history::delete(a),
-        Command::Prune(a) => history::prune(a),
+        Command::Delete(a) => ranks::one_host_only("delete").and_then(|_| history::delete(a)),
+        Command::Prune(a) => ranks::one_host_only("prune").and_then(|_| history::prune(a)),
         Command::StoreFill(a) => fill::fill(a),
         Command::Suite(a) => suite::suite(a),
         Command::Monitor(a) => ranks::one_host_only("monitor").and_then(|_| monitor::monitor(a)),

@@ -75,7 +75,8 @@ pub fn one_host_only(command: &str) -> Result<()> {
     if size() > 1 {
         bail!(
             "{command} runs on one host: run it without mpirun or srun (the commands that run \
-             on many hosts: run, sqlio, saturate, preflight, scaleup, cachescan, suite)"
+             on many hosts: run, sqlio, sqlio-batch, diskspd, saturate, preflight, scaleup, \
+             cachescan, suite)"
         );
     }
     Ok(())

@@ -138,6 +138,10 @@ fn four_ranks_merge_into_one_saved_run() {
     let out = stored(d, &["compare", id, id]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("per host: 4 ranks").count(), 2, "{text}");
+    // history lists it once, with the hosts that took part
+    let out = stored(d, &["history"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(" +3"), "{text}");
 }
 
 #[test]

@@ -13,8 +13,9 @@ use windows_sys::Win32::Foundation::{
     GetLastError, ERROR_IO_PENDING, FILETIME, HANDLE, INVALID_HANDLE_VALUE,
 };
 use windows_sys::Win32::Storage::FileSystem::{
-    GetFileInformationByHandle, GetVolumeInformationByHandleW, GetVolumeInformationW, ReOpenFile,
-    BY_HANDLE_FILE_INFORMATION, FILE_SHARE_READ, FILE_SHARE_WRITE,
+    FlushFileBuffers, GetFileInformationByHandle, GetVolumeInformationByHandleW,
+    GetVolumeInformationW, ReOpenFile, BY_HANDLE_FILE_INFORMATION, FILE_SHARE_READ,
+    FILE_SHARE_WRITE,
 };
 use windows_sys::Win32::System::IO::DeviceIoControl;
 
@@ -44,6 +45,16 @@ pub fn wide(s: &OsStr) -> Vec<u16> {
 
 pub fn raw(f: &File) -> HANDLE {
     f.as_raw_handle() as HANDLE
+}
+
+/// FlushFileBuffers on `f`, as a backend reports it: 0, or the negated Win32 error.
+pub fn flush(f: &File) -> i32 {
+    // SAFETY: FlushFileBuffers on a handle `f` owns.
+    if unsafe { FlushFileBuffers(raw(f)) } != 0 {
+        0
+    } else {
+        -(last_error() as i32)
+    }
 }
 
 /// The same file as `f`, opened anew with other flags (`FILE_FLAG_OVERLAPPED`,
@@ -88,44 +99,58 @@ fn from_wide(buf: &[u16]) -> String {
 /// The file system holding the open file `f`: its name (`NTFS`, `ReFS`) and flags
 /// (`FILE_NAMED_STREAMS` ...).
 pub fn fs_of(f: &File) -> Option<(String, u32)> {
-    let mut name = [0u16; 64];
-    let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
-    // SAFETY: a valid handle; every output pointer is writable and `name`'s length is given.
-    let ok = unsafe {
+    // SAFETY: a valid handle; the output pointers are volume_info's, writable, with the name's
+    // length.
+    volume_info(|name, len, serial, maxlen, flags| unsafe {
         GetVolumeInformationByHandleW(
             raw(f),
             std::ptr::null_mut(),
             0,
-            &mut serial,
-            &mut maxlen,
-            &mut flags,
-            name.as_mut_ptr(),
-            name.len() as u32,
+            serial,
+            maxlen,
+            flags,
+            name,
+            len,
         )
-    };
-    (ok != 0).then(|| (from_wide(&name), flags))
+    })
 }
 
 /// The file system mounted at the root `root` (`E:\`), if any: `None` for a volume without
 /// one, `Some("RAW")` where Windows says so.
 pub fn fs_at_root(root: &str) -> Option<String> {
     let w = wide(OsStr::new(root));
-    let mut name = [0u16; 64];
-    let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
-    // SAFETY: `w` is NUL-terminated; every output pointer is writable and `name`'s length given.
-    let ok = unsafe {
+    // SAFETY: `w` is NUL-terminated; the output pointers are volume_info's, writable, with the
+    // name's length.
+    volume_info(|name, len, serial, maxlen, flags| unsafe {
         GetVolumeInformationW(
             w.as_ptr(),
             std::ptr::null_mut(),
             0,
-            &mut serial,
-            &mut maxlen,
-            &mut flags,
-            name.as_mut_ptr(),
-            name.len() as u32,
+            serial,
+            maxlen,
+            flags,
+            name,
+            len,
         )
-    };
-    (ok != 0).then(|| from_wide(&name))
+    })
+    .map(|(name, _)| name)
+}
+
+/// What a GetVolumeInformation call (`call`, given the name's buffer and length and where the
+/// serial, the longest name and the flags go) says: the file system's name and its flags.
+fn volume_info(
+    call: impl FnOnce(*mut u16, u32, *mut u32, *mut u32, *mut u32) -> i32,
+) -> Option<(String, u32)> {
+    let mut name = [0u16; 64];
+    let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
+    let ok = call(
+        name.as_mut_ptr(),
+        name.len() as u32,
+        &mut serial,
+        &mut maxlen,
+        &mut flags,
+    );
+    (ok != 0).then(|| (from_wide(&name), flags))
 }
 
 /// A `DeviceIoControl` with no input; its output, up to `max` bytes.

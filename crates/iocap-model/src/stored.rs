@@ -20,6 +20,18 @@ pub struct RunSummary {
     pub iops: f64,
     pub mb_s: f64,
     pub lat_us_p99: Option<f64>,
+    /// The ranks of a multi-host run (MPI) that ran it together; 0 for a run on one host.
+    pub ranks: u32,
+}
+
+impl RunSummary {
+    /// The host as a list shows it: rank 0's, and how many others took part (`db01 +3`).
+    pub fn hosts_label(&self) -> String {
+        match self.ranks {
+            0 | 1 => self.hostname.clone(),
+            n => format!("{} +{}", self.hostname, n - 1),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -59,7 +59,7 @@ fn narrow_table(runs: &[Listed]) -> Table {
         let r = l.run;
         t.add_row(vec![
             r.run_id.clone(),
-            printable(&r.hostname).into_owned(),
+            printable(&r.hosts_label()).into_owned(),
             printable(r.label.as_deref().unwrap_or_default()).into_owned(),
             printable(&l.headline).into_owned(),
         ]);
@@ -98,7 +98,7 @@ fn wide_table(runs: &[Listed]) -> Table {
         t.add_row(vec![
             r.run_id.clone(),
             started(r),
-            printable(&r.hostname).into_owned(),
+            printable(&r.hosts_label()).into_owned(),
             printable(r.label.as_deref().unwrap_or_default()).into_owned(),
             printable(&r.tags.join(", ")).into_owned(),
             printable(&workload).into_owned(),

@@ -101,6 +101,18 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
             json.into(),
         ],
     )?;
+    // a multi-host run: every rank's host, from the first test that ran on several
+    let scopes = run.tests.iter().find_map(|t| t.ranks.as_ref());
+    for r in scopes.map(|s| s.ranks.as_slice()).unwrap_or_default() {
+        db.exec(
+            "INSERT INTO run_hosts (run_id, rank, hostname) VALUES (?, ?, ?)",
+            &[
+                run.run_id.as_str().into(),
+                r.rank.into(),
+                r.host.as_str().into(),
+            ],
+        )?;
+    }
     let mut tags = run.tags.clone();
     tags.sort();
     tags.dedup();
@@ -264,11 +276,17 @@ fn like_pattern(s: &str) -> String {
 pub fn list(db: &mut dyn Sql, f: &Filter) -> Result<Vec<RunSummary>, StoreError> {
     let mut sql = String::from(
         "SELECT run_id, started_at, hostname, label, tags, test_count, workload, targets, iops, \
-         mb_s, lat_us_p99 FROM runs r WHERE 1 = 1",
+         mb_s, lat_us_p99, (SELECT COUNT(*) FROM run_hosts h WHERE h.run_id = r.run_id) \
+         FROM runs r WHERE 1 = 1",
     );
     let mut params: Vec<Value> = Vec::new();
     if let Some(h) = &f.host {
-        sql.push_str(" AND hostname = ?");
+        // rank 0's host, or any host of a multi-host run
+        sql.push_str(
+            " AND (hostname = ? OR r.run_id IN (SELECT h.run_id FROM run_hosts h \
+             WHERE h.hostname = ?))",
+        );
+        params.push(h.as_str().into());
         params.push(h.as_str().into());
     }
     if let Some(l) = &f.label {
@@ -312,6 +330,7 @@ pub fn list(db: &mut dyn Sql, f: &Filter) -> Result<Vec<RunSummary>, StoreError>
             iops: r[8].real().unwrap_or(0.0),
             mb_s: r[9].real().unwrap_or(0.0),
             lat_us_p99: r[10].real(),
+            ranks: r[11].int().unwrap_or(0) as u32,
         })
         .collect())
 }

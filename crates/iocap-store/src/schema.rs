@@ -117,8 +117,20 @@ CREATE TABLE baselines (
 );
 ";
 
+/// Version 3: the hosts of a multi-host run (MPI), one row per rank, so `history --host`
+/// finds a run by any host that took part. Runs saved before it list their rank 0 alone.
+const V3: &str = "
+CREATE TABLE run_hosts (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    rank BIGINT NOT NULL,
+    hostname TEXT NOT NULL,
+    PRIMARY KEY (run_id, rank)
+);
+CREATE INDEX run_hosts_by_host ON run_hosts (hostname);
+";
+
 /// Every migration, in order: `MIGRATIONS[i]` moves a store from version i to i + 1.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The version this build writes.
 pub const CURRENT: i64 = MIGRATIONS.len() as i64;

@@ -303,6 +303,56 @@ fn history_filters_and_orders() {
     });
 }
 
+/// A run of several hosts (MPI ranks): found by any host that took part, listed with its count.
+#[test]
+fn a_multi_host_run_is_found_by_each_of_its_hosts() {
+    on_both(|loc| {
+        let mut s = Store::open(loc).unwrap();
+        let mut many = at(1, FixtureRun::default());
+        let scope = |rank: u32, host: &str| iocap_model::RankScope {
+            rank,
+            host: host.into(),
+            start_offset_us: 0.0,
+            below_median: false,
+            result: many.tests[0].clone(),
+        };
+        let ranks = vec![scope(0, "db01"), scope(1, "db02"), scope(2, "db03")];
+        many.host.hostname = "db01".into();
+        many.tests[0].ranks = Some(iocap_model::Ranks {
+            start_spread_us: 3.0,
+            merge_us: 100.0,
+            ranks,
+        });
+        s.save(&many).unwrap();
+        let mut alone = at(2, FixtureRun::default());
+        alone.host.hostname = "db02".into();
+        s.save(&alone).unwrap();
+        let by = |host: &str| Filter {
+            host: Some(host.into()),
+            ..Filter::default()
+        };
+        let ids = |f: &Filter| -> Vec<String> {
+            let mut s = Store::open(loc).unwrap();
+            s.list(f).unwrap().into_iter().map(|r| r.run_id).collect()
+        };
+        assert_eq!(ids(&by("db03")), [many.run_id.clone()]);
+        assert_eq!(
+            ids(&by("db02")),
+            [alone.run_id.clone(), many.run_id.clone()]
+        );
+        assert!(ids(&by("db0")).is_empty(), "exact names only");
+        let listed = s.list(&Filter::default()).unwrap();
+        assert_eq!(listed[1].ranks, 3);
+        assert_eq!(listed[1].hosts_label(), "db01 +2");
+        assert_eq!(listed[0].hosts_label(), "db02");
+        // saved again (a checkpoint replaced by the finished run): the hosts once each
+        s.save_or_replace(&many).unwrap();
+        assert_eq!(ids(&by("db03")), [many.run_id.clone()]);
+        s.delete(&[many.run_id.clone()]).unwrap();
+        assert!(ids(&by("db03")).is_empty());
+    });
+}
+
 #[test]
 fn run_ids_resolve_by_prefix_and_last() {
     on_both(|loc| {
@@ -477,7 +527,7 @@ fn a_store_at_the_previous_version_is_migrated_with_its_runs() {
         let mut s = Store::open(loc).unwrap();
         assert_eq!(s.schema_version().unwrap(), iocap_store::schema::CURRENT);
         assert!(s.load(&r.run_id).unwrap() == r, "the migrated run differs");
-        // what version 2 added works on the migrated store
+        // what versions 2 and 3 added works on the migrated store
         s.baseline_set(&r.run_id, &["/data/a.dat".into()], "2026-12-01T00:00:00Z")
             .unwrap();
         s.save(&at(5, FixtureRun::default())).unwrap();

@@ -15,12 +15,11 @@
 
 use std::fs::File;
 use std::io;
-use std::os::windows::io::AsRawHandle;
 
 use windows_sys::Win32::Foundation::{
     CloseHandle, RtlNtStatusToDosError, HANDLE, INVALID_HANDLE_VALUE, WAIT_TIMEOUT,
 };
-use windows_sys::Win32::Storage::FileSystem::{FlushFileBuffers, ReadFile, WriteFile};
+use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
 use windows_sys::Win32::System::Threading::INFINITE;
 use windows_sys::Win32::System::IO::{
     CreateIoCompletionPort, GetQueuedCompletionStatusEx, OVERLAPPED, OVERLAPPED_ENTRY,
@@ -55,9 +54,7 @@ impl Iocp {
     pub fn new(file: File, depth: u32) -> io::Result<Self> {
         let depth = depth.max(1) as usize;
         // SAFETY: associates our own overlapped handle with a new port (key 0, one thread).
-        let port = unsafe {
-            CreateIoCompletionPort(file.as_raw_handle() as HANDLE, std::ptr::null_mut(), 0, 1)
-        };
+        let port = unsafe { CreateIoCompletionPort(win::raw(&file), std::ptr::null_mut(), 0, 1) };
         if port.is_null() || port == INVALID_HANDLE_VALUE {
             return Err(io::Error::last_os_error());
         }
@@ -74,16 +71,7 @@ impl Iocp {
     }
 
     fn handle(&self) -> HANDLE {
-        self.file.as_raw_handle() as HANDLE
-    }
-
-    fn flush(&self) -> i32 {
-        // SAFETY: FlushFileBuffers on our own handle.
-        if unsafe { FlushFileBuffers(self.handle()) } != 0 {
-            0
-        } else {
-            -(win::last_error() as i32)
-        }
+        win::raw(&self.file)
     }
 
     /// The slot of a completed OVERLAPPED, from its place in `ovs`.
@@ -107,7 +95,7 @@ impl Backend for Iocp {
         let s = io.slot as usize;
         self.ops[s] = io.op;
         if io.op == Op::Fsync {
-            let r = self.flush();
+            let r = win::flush(&self.file);
             self.ready.push(Completion {
                 slot: io.slot,
                 result: r,
@@ -208,7 +196,7 @@ impl Backend for Iocp {
                 -(unsafe { RtlNtStatusToDosError(status) } as i32)
             };
             if result >= 0 && self.ops[s] == Op::WriteDsync {
-                let r = self.flush();
+                let r = win::flush(&self.file);
                 if r < 0 {
                     result = r;
                 }

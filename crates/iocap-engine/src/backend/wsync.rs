@@ -5,10 +5,9 @@
 
 use std::fs::File;
 use std::io;
-use std::os::windows::io::AsRawHandle;
 
 use windows_sys::Win32::Foundation::HANDLE;
-use windows_sys::Win32::Storage::FileSystem::{FlushFileBuffers, ReadFile, WriteFile};
+use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
 use super::{Backend, Completion, Io, Op};
@@ -31,22 +30,13 @@ impl WinSync {
     }
 
     fn handle(&self) -> HANDLE {
-        self.file.as_raw_handle() as HANDLE
-    }
-
-    fn flush(&self) -> i32 {
-        // SAFETY: FlushFileBuffers on our own handle.
-        if unsafe { FlushFileBuffers(self.handle()) } != 0 {
-            0
-        } else {
-            -(win::last_error() as i32)
-        }
+        win::raw(&self.file)
     }
 
     /// Performs `io` and returns bytes transferred or a negative Win32 error.
     fn perform(&self, io: &Io) -> i32 {
         if io.op == Op::Fsync {
-            return self.flush();
+            return win::flush(&self.file);
         }
         // SAFETY: a zeroed OVERLAPPED is valid; only the offset is set.
         let mut ov: OVERLAPPED = unsafe { std::mem::zeroed() };
@@ -66,7 +56,7 @@ impl WinSync {
             return -(win::last_error() as i32);
         }
         if io.op == Op::WriteDsync {
-            let r = self.flush();
+            let r = win::flush(&self.file);
             if r < 0 {
                 return r;
             }
