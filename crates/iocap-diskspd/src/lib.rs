@@ -217,6 +217,8 @@ impl DiskspdError {
 
 #[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod props;
 
 #[cfg(test)]
 mod tests {
