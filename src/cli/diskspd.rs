@@ -4,7 +4,9 @@
 //! (docs/diskspd.md); the run is saved like any other.
 
 use anyhow::{bail, Result};
-use iocap_diskspd::{parse, render_text, render_xml, Output};
+use iocap_diskspd::{
+    is_device_path, map_targets, parse, render_text, render_xml, Output, TargetOs,
+};
 
 use super::execute::{finish, session};
 use super::{print_stdout, Exit};
@@ -60,9 +62,10 @@ pub fn run(args: &[String]) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     let mut d = parse(&rest)?;
+    map_targets(&mut d, TargetOs::current())?;
     if d.create_bytes.is_none() {
         for t in d.specs.iter().flat_map(|s| &s.targets) {
-            if !std::path::Path::new(&t.path).exists() {
+            if !is_device_path(&t.path) && !std::path::Path::new(&t.path).exists() {
                 bail!(
                     "{} does not exist: give -c<size> to create it, as DiskSpd asks",
                     t.path
@@ -83,7 +86,7 @@ pub fn run(args: &[String]) -> Result<Exit> {
         }
         Ok(())
     })?;
-    run.note.get_or_insert_with(|| d.command_line.clone());
+    run.note = Some(d.note(run.note.as_deref()));
     let code = match output {
         Some(o) => finish(&run, o, String::new),
         None => finish(&run, OutputFormat::Text, || match d.output {

@@ -1,5 +1,6 @@
 //! `iocap diskspd`: a DiskSpd command line run unchanged, in DiskSpd's text and XML layouts,
-//! saved like any run; an unsupported flag or a missing target without `-c` is refused.
+//! saved like any run; an unsupported flag, a missing target without `-c` or a Windows device
+//! target on Linux is refused.
 
 use crate::iocap;
 
@@ -104,4 +105,54 @@ fn an_unsupported_flag_or_a_missing_file_without_c_is_refused() {
         "{err}"
     );
     assert!(!dir.path().join("missing.dat").exists());
+}
+
+#[test]
+fn the_command_line_is_saved_after_the_user_s_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iocap(dir.path())
+        .args(["diskspd", "-b4K", "-d1", "-W0", "-c4M", "t.dat"])
+        .args(["--note", "after the firmware update"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = crate::json_of(dir.path(), &["history", "--output", "json"]);
+    let runs = v.as_array().or_else(|| v["runs"].as_array()).unwrap();
+    let id = runs[0]["run_id"].as_str().unwrap().to_string();
+    let saved = crate::json_of(dir.path(), &["show", &id, "--output", "json"]);
+    assert_eq!(
+        saved["note"],
+        "after the firmware update\n(diskspd -b4K -d1 -W0 -c4M t.dat)"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_windows_disk_or_volume_target_is_refused_on_linux_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (target, said) in [("#2", "physical disk 2"), ("E:", "Windows volume")] {
+        let out = iocap(dir.path())
+            .args([
+                "diskspd",
+                "-b8K",
+                "-d1",
+                "-W0",
+                "-c16M",
+                "--no-save",
+                target,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("'{target}'")) && err.contains(said) && err.contains("/dev/sdX"),
+            "{err}"
+        );
+        assert!(!dir.path().join(target).exists(), "{target} was created");
+    }
 }

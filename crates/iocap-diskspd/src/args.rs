@@ -9,7 +9,7 @@
 
 use crate::size::{bounded, number, size};
 use crate::{Access, DiskspdError, DiskspdRun, Hints, Output, Throttle, WriteBuffers};
-use iocap_model::{EngineChoice, MAX_QD, MAX_THREADS};
+use iocap_model::{format_bytes, EngineChoice, MAX_QD, MAX_THREADS};
 
 /// The command line as typed, before the mapping to iocap.
 #[derive(Debug, Default)]
@@ -266,16 +266,18 @@ fn positive_size(value: &str, what: &str, block: u64) -> Result<u64, String> {
     }
 }
 
-/// `-B`: iocap tests from offset 0 only, so any other base is refused, never ignored: `-B` is
-/// how DiskSpd users keep writes away from the start of a disk.
+/// `-B`: iocap's engine has no start offset (a `TargetSpec` is a range from byte 0; adding one
+/// would change the result's schema and every offset the hot loop computes), so any base but 0
+/// is refused, never ignored: `-B` is how DiskSpd users keep I/O away from the start of a disk.
 fn base_offset(value: &str, block: u64) -> Result<(), String> {
     match size(value, "base offset", Some(block))? {
         0 => Ok(()),
-        _ => Err(
-            "iocap tests from offset 0: a base offset is not supported (writes there \
-                  would land where -B was meant to protect)"
-                .into(),
-        ),
+        n => Err(format!(
+            "a base offset is not supported: iocap's engine tests every target from byte 0 (it \
+             has no start offset), so this test's I/O would land in the first {} that -B keeps \
+             clear",
+            format_bytes(n)
+        )),
     }
 }
 
@@ -431,7 +433,7 @@ fn affinity(value: &str) -> Result<Vec<u32>, String> {
             let group = number(g, "processor group")?;
             if group != 0 {
                 return Err(format!(
-                    "processor group {group}: Linux has no processor groups; name CPUs 0 to 63"
+                    "processor group {group}: iocap pins threads in group 0 only; name CPUs 0 to 63"
                 ));
             }
             group_next = true;

@@ -391,6 +391,8 @@ fn errors_name_the_flag() {
         ("-r0", "alignment must be greater than zero"),
         ("-s0", "stride must be greater than zero"),
         ("-B1M", "base offset is not supported"),
+        ("-B2b", "has no start offset"),
+        ("-B8K", "land in the first 8K that -B keeps clear"),
         ("-Z1M,data.bin", "from a file"),
         ("-c0", "file size must be greater than zero"),
         ("-T0", "thread stride must be greater than zero"),

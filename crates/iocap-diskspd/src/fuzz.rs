@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use std::sync::OnceLock;
 
 /// The case count: `PROPTEST_CASES` when set (a longer run), else `default`, small for CI.
-fn cases(default: u32) -> u32 {
+pub(crate) fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

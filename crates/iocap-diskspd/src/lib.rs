@@ -3,13 +3,15 @@
 //!
 //! Why it exists: Windows teams validate storage with DiskSpd command lines kept in runbooks,
 //! vendor guides and scripts, and they read its output with scripts of their own (often XPath
-//! over `-Rxml`). Running those command lines unchanged on Linux, and handing back output those
-//! scripts still read, is the cheapest way to let them compare a Linux host with the Windows
-//! ones. This crate only translates, as `iocap-sqlio` does for SQLIO: it never touches a file or
+//! over `-Rxml`). Running those command lines unchanged on Linux and on Windows, and handing back
+//! output those scripts still read, is the cheapest way to let them compare a Linux host with the
+//! Windows ones, and to check both with one tool. This crate only translates, as `iocap-sqlio` does for SQLIO: it never touches a file or
 //! a clock, so every rule is unit-tested without a disk.
 //!
-//! The API is three calls: [`parse`] a command line into a [`DiskspdRun`], run its `specs` on
-//! the engine, then [`render_text`] or [`render_xml`] the [`RunResult`] as `run.output` asks.
+//! The API is four calls: [`parse`] a command line into a [`DiskspdRun`], [`map_targets`] for the
+//! system it runs on (`#2`, `E:`), run its `specs` on the engine, then [`render_text`] or
+//! [`render_xml`] the [`RunResult`] as `run.output` asks; [`DiskspdRun::note`] is the note to
+//! save it with.
 //! docs/diskspd.md lists every flag, its mapping and every difference from DiskSpd; where iocap
 //! runs something other than what DiskSpd would, [`DiskspdRun::notes`] says so in one sentence.
 
@@ -17,10 +19,12 @@ mod args;
 mod convert;
 mod figures;
 mod size;
+mod targets;
 mod text;
 mod xml;
 
 pub use args::parse;
+pub use targets::{is_device_path, map_targets, target_path, TargetOs};
 pub use text::render_text;
 pub use xml::render_xml;
 
@@ -68,6 +72,17 @@ pub struct DiskspdRun {
     /// Where iocap does something other than DiskSpd would, one sentence each; the text output
     /// ends with them and the XML carries them as comments.
     pub notes: Vec<String>,
+}
+
+impl DiskspdRun {
+    /// The note the run is saved with: the DiskSpd command line, after the user's `--note` when
+    /// one is given, so neither is lost.
+    pub fn note(&self, user: Option<&str>) -> String {
+        match user {
+            Some(u) if !u.trim().is_empty() => format!("{u}\n({})", self.command_line),
+            _ => self.command_line.clone(),
+        }
+    }
 }
 
 /// `-R`: the output format.
@@ -182,6 +197,10 @@ pub enum DiskspdError {
     /// The arguments as a whole cannot run (no target, flags that need each other).
     #[error("{0}")]
     Usage(String),
+    /// A target cannot be run on this system (`#<n>` or `<letter>:` on Linux) or is malformed.
+    /// `target` is as typed.
+    #[error("target '{target}': {problem}")]
+    Target { target: String, problem: String },
     /// The translated test breaks one of iocap's rules (`JobSpec::validate`).
     #[error("the test cannot run: {0}")]
     Spec(String),
@@ -198,3 +217,19 @@ impl DiskspdError {
 
 #[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod props;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_note_keeps_the_command_line_after_the_user_s_note() {
+        let run = crate::parse(&["-b8K", "-r", "t.dat"]).unwrap();
+        assert_eq!(run.note(None), "diskspd -b8K -r t.dat");
+        assert_eq!(run.note(Some(" ")), "diskspd -b8K -r t.dat");
+        assert_eq!(
+            run.note(Some("after the firmware update")),
+            "after the firmware update\n(diskspd -b8K -r t.dat)"
+        );
+    }
+}
