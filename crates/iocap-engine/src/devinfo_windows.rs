@@ -1,14 +1,16 @@
 //! What Windows says about a target's device: sizes and sector sizes from the disk ioctls,
 //! free space, the file system, and whether a volume or disk is in use (a file system mounted on
 //! it or on one of its volumes). Every function degrades to a safe answer when a value cannot be
-//! read; where the answer is "in use" it errs towards refusing.
+//! read; where the answer is "in use" it errs towards refusing: a volume Windows will not
+//! describe counts as in use, and so does a disk when a volume with a file system will not say
+//! which disk it is on.
 
 use std::fs::File;
 use std::io;
 use std::path::Path;
 
 use crate::win;
-use crate::winstruct::{self, DevicePath};
+use crate::winstruct::{self, DevicePath, OnVolume};
 
 /// Size of a volume or physical disk in bytes.
 pub fn block_device_size(f: &File) -> io::Result<u64> {
@@ -34,9 +36,17 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     win::free_bytes(dir)
 }
 
-/// A file system name that means a file system is mounted: anything but RAW.
-fn mounted_fs(root: &str) -> Option<String> {
-    win::fs_at_root(root).filter(|fs| !fs.is_empty() && !fs.eq_ignore_ascii_case("RAW"))
+/// Why writing to the volume at `root` (`what` names it) could destroy data, if it could: a
+/// file system is mounted on it, or Windows would not say what it holds.
+fn volume_in_use(root: &str, what: &str) -> Option<String> {
+    match winstruct::on_volume(win::fs_at_root(root)) {
+        OnVolume::FileSystem(fs) => Some(format!("{what} holds a mounted {fs} file system")),
+        OnVolume::Nothing => None,
+        OnVolume::Unknown(e) => Some(format!(
+            "Windows would not say what {what} holds (error {e}; a locked or unreadable volume \
+             may hold data)"
+        )),
+    }
 }
 
 /// Why the volume or disk at `path` must not be written, if it is in use: a volume with a file
@@ -44,9 +54,7 @@ fn mounted_fs(root: &str) -> Option<String> {
 /// (the volume ioctls fail) is in use when its partition table lists any partition.
 pub fn device_in_use(path: &Path) -> Option<String> {
     match winstruct::device_path(&path.to_string_lossy()) {
-        DevicePath::Volume { root } => {
-            mounted_fs(&root).map(|fs| format!("the volume holds a mounted {fs} file system"))
-        }
+        DevicePath::Volume { root } => volume_in_use(&root, "the volume"),
         DevicePath::Disk { number } => disk_in_use(path, number),
         DevicePath::NotADevice => None,
     }
@@ -58,19 +66,25 @@ fn disk_in_use(path: &Path, number: u32) -> Option<String> {
     let mut told = false;
     for vol in win::volumes() {
         let dev = vol.trim_end_matches('\\');
-        let Ok(f) = win::open_query(dev) else {
-            continue;
-        };
-        let Some(extents) = win::ioctl(&f, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, 4096)
-            .ok()
-            .and_then(|b| winstruct::disk_extents(&b))
-        else {
+        let extents = win::open_query(dev).ok().and_then(|f| {
+            win::ioctl(&f, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, 4096)
+                .ok()
+                .and_then(|b| winstruct::disk_extents(&b))
+        });
+        let Some(extents) = extents else {
+            // which disk it is on is not known: a file system on it may be on this one
+            if let OnVolume::FileSystem(fs) = winstruct::on_volume(win::fs_at_root(&vol)) {
+                return Some(format!(
+                    "volume {vol} holds a mounted {fs} file system and Windows would not say \
+                     which disk it is on"
+                ));
+            }
             continue;
         };
         told = true;
         if extents.iter().any(|e| e.disk == number) {
-            if let Some(fs) = mounted_fs(&vol) {
-                return Some(format!("its volume {vol} holds a mounted {fs} file system"));
+            if let Some(why) = volume_in_use(&vol, &format!("its volume {vol}")) {
+                return Some(why);
             }
         }
     }

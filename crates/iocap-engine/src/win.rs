@@ -115,9 +115,9 @@ pub fn fs_of(f: &File) -> Option<(String, u32)> {
     })
 }
 
-/// The file system mounted at the root `root` (`E:\`), if any: `None` for a volume without
-/// one, `Some("RAW")` where Windows says so.
-pub fn fs_at_root(root: &str) -> Option<String> {
+/// The file system mounted at the root `root` (`E:\`): its name (`RAW` where Windows says so),
+/// or the Win32 error GetVolumeInformationW gave.
+pub fn fs_at_root(root: &str) -> Result<String, u32> {
     let w = wide(OsStr::new(root));
     // SAFETY: `w` is NUL-terminated; the output pointers are volume_info's, writable, with the
     // name's length.
@@ -134,6 +134,7 @@ pub fn fs_at_root(root: &str) -> Option<String> {
         )
     })
     .map(|(name, _)| name)
+    .ok_or_else(last_error)
 }
 
 /// What a GetVolumeInformation call (`call`, given the name's buffer and length and where the

@@ -196,8 +196,55 @@ pub fn device_path(p: &str) -> DevicePath {
     DevicePath::NotADevice
 }
 
+/// What is on a volume, as GetVolumeInformationW answers for its root: the name of its file
+/// system, or the Win32 error it gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnVolume {
+    /// A file system is mounted (`NTFS`, `ReFS`, `FAT32`, ...).
+    FileSystem(String),
+    /// None that Windows knows (RAW, ERROR_UNRECOGNIZED_VOLUME) or no medium (ERROR_NOT_READY).
+    Nothing,
+    /// Windows would not say (a locked BitLocker volume, access denied, ...): it may hold data.
+    Unknown(u32),
+}
+
+/// ERROR_NOT_READY: a drive with no medium in it.
+const ERROR_NOT_READY: u32 = 21;
+/// ERROR_UNRECOGNIZED_VOLUME: no file system Windows recognises.
+const ERROR_UNRECOGNIZED_VOLUME: u32 = 1005;
+
+/// Classifies GetVolumeInformationW's answer: only an answer that says "nothing" lets a write
+/// through; any other failure counts as unknown, which the safety rules treat as in use.
+pub fn on_volume(answer: Result<String, u32>) -> OnVolume {
+    match answer {
+        Ok(fs) if fs.is_empty() || fs.eq_ignore_ascii_case("RAW") => OnVolume::Nothing,
+        Ok(fs) => OnVolume::FileSystem(fs),
+        Err(ERROR_NOT_READY | ERROR_UNRECOGNIZED_VOLUME) => OnVolume::Nothing,
+        Err(e) => OnVolume::Unknown(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_a_volume_known_to_be_empty_lets_a_write_through() {
+        assert_eq!(
+            on_volume(Ok("NTFS".into())),
+            OnVolume::FileSystem("NTFS".into())
+        );
+        assert_eq!(on_volume(Ok("RAW".into())), OnVolume::Nothing);
+        assert_eq!(on_volume(Ok(String::new())), OnVolume::Nothing);
+        assert_eq!(
+            on_volume(Err(1005)),
+            OnVolume::Nothing,
+            "unrecognized volume"
+        );
+        assert_eq!(on_volume(Err(21)), OnVolume::Nothing, "no medium");
+        // access denied, a locked BitLocker volume (FVE_E_LOCKED_VOLUME's Win32 form)
+        assert_eq!(on_volume(Err(5)), OnVolume::Unknown(5));
+        assert_eq!(on_volume(Err(0x8031_0000)), OnVolume::Unknown(0x8031_0000));
+    }
+
     use super::*;
 
     fn put32(b: &mut [u8], at: usize, v: u32) {
