@@ -29,7 +29,7 @@ pub use iocap_console::is_root;
 
 /// The executor of a session: every rank together under MPI, else this host's engine. With
 /// `keep` (the run being made and its flags), a multi-host run is saved test by test as it
-/// goes ([`checkpoint`]).
+/// goes (`iocap_console::keep::checkpoint`).
 pub fn executor(keep: Option<(&RunResult, &SaveArgs)>) -> Box<dyn Executor> {
     #[cfg(feature = "mpi")]
     if size() > 1 {
@@ -38,36 +38,14 @@ pub fn executor(keep: Option<(&RunResult, &SaveArgs)>) -> Box<dyn Executor> {
             &iocap_console::interrupt::INTERRUPTED,
         );
         return Box::new(match keep {
-            Some((run, save)) if !save.no_save => exec.checkpointing(checkpoint(run, save)),
+            Some((run, save)) if !save.no_save => exec.checkpointing(Box::new(
+                iocap_console::keep::checkpoint(run, save.store.db.clone()),
+            )),
             _ => exec,
         });
     }
     let _ = keep;
     Box::new(super::execute::engine())
-}
-
-/// Saves the run with every test finished so far, each time one is in, marked unfinished in
-/// its note; the finished run replaces it. A job that mpirun ends (a rank died) thus leaves
-/// what rank 0 had.
-#[cfg(feature = "mpi")]
-fn checkpoint(run: &RunResult, save: &SaveArgs) -> iocap_mpi::Checkpoint {
-    let (mut so_far, save) = (run.clone(), save.clone());
-    let note = run.note.clone();
-    Box::new(move |tests| {
-        so_far.tests.extend_from_slice(tests);
-        let n = so_far.tests.len();
-        let mark = format!(
-            "unfinished: saved after test {n} of a multi-host run that had not ended; the \
-             finished run replaces this (if this note stays, the job ended first)"
-        );
-        so_far.note = Some(
-            note.as_ref()
-                .map_or(mark.clone(), |n| format!("{n}\n{mark}")),
-        );
-        if let Err(e) = save.save_progress(&so_far) {
-            eprintln!("iocap: the run so far could not be saved: {e:#}");
-        }
-    })
 }
 
 /// Refuses a command that runs on one host only when the job has several ranks.

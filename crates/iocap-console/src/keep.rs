@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use iocap_model::RunResult;
+use iocap_model::{RunResult, TestResult};
 use iocap_store::{Location, Store};
 
 /// Opens the store named by `--db`, `IOCAP_DB` or the default, creating it if needed: for
@@ -59,6 +59,29 @@ pub fn save(db: Option<&str>, run: &RunResult, growing: bool) -> Result<()> {
     Ok(())
 }
 
+/// What rank 0 of a multi-host run does as each test's merged results come in: saves the run
+/// with every test finished so far in the store `db`, marked unfinished in its note (the
+/// finished run replaces it). A job that mpirun ends (a rank died) thus leaves what it had.
+pub fn checkpoint(run: &RunResult, db: Option<String>) -> impl FnMut(&[TestResult]) {
+    let mut so_far = run.clone();
+    let note = run.note.clone();
+    move |tests| {
+        so_far.tests.extend_from_slice(tests);
+        let n = so_far.tests.len();
+        let mark = format!(
+            "unfinished: saved after test {n} of a multi-host run that had not ended; the \
+             finished run replaces this (if this note stays, the job ended first)"
+        );
+        so_far.note = Some(
+            note.as_ref()
+                .map_or(mark.clone(), |n| format!("{n}\n{mark}")),
+        );
+        if let Err(e) = save(db.as_deref(), &so_far, true) {
+            eprintln!("iocap: the run so far could not be saved: {e:#}");
+        }
+    }
+}
+
 /// Writes the HTML report of `runs` to the new file `p`. Off rank 0, nothing.
 pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
     if !crate::is_root() {
@@ -89,6 +112,28 @@ mod tests {
         );
         let e = save(db, &run, false).unwrap_err();
         assert!(format!("{e:#}").contains("could not be saved"), "{e:#}");
+    }
+
+    #[test]
+    fn a_checkpoint_holds_the_tests_so_far_and_says_it_is_unfinished() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("r.db").to_str().unwrap().to_string();
+        let mut run = iocap_session::new_run("saturate");
+        run.note = Some("before the firmware".into());
+        let mut keep = checkpoint(&run, Some(db.clone()));
+        let t = iocap_model::TestResult::default();
+        keep(std::slice::from_ref(&t));
+        keep(&[t.clone(), t]);
+        let saved = open_existing_store(Some(&db))
+            .unwrap()
+            .load(&run.run_id)
+            .unwrap();
+        assert_eq!(saved.tests.len(), 3);
+        let note = saved.note.unwrap();
+        assert!(
+            note.starts_with("before the firmware\nunfinished: saved after test 3"),
+            "{note}"
+        );
     }
 
     #[test]

@@ -99,58 +99,45 @@ fn from_wide(buf: &[u16]) -> String {
 /// The file system holding the open file `f`: its name (`NTFS`, `ReFS`) and flags
 /// (`FILE_NAMED_STREAMS` ...).
 pub fn fs_of(f: &File) -> Option<(String, u32)> {
-    // SAFETY: a valid handle; the output pointers are volume_info's, writable, with the name's
-    // length.
-    volume_info(|name, len, serial, maxlen, flags| unsafe {
-        GetVolumeInformationByHandleW(
-            raw(f),
-            std::ptr::null_mut(),
-            0,
-            serial,
-            maxlen,
-            flags,
-            name,
-            len,
-        )
-    })
+    volume_info(Volume::Of(raw(f)))
 }
 
 /// The file system mounted at the root `root` (`E:\`): its name (`RAW` where Windows says so),
 /// or the Win32 error GetVolumeInformationW gave.
 pub fn fs_at_root(root: &str) -> Result<String, u32> {
     let w = wide(OsStr::new(root));
-    // SAFETY: `w` is NUL-terminated; the output pointers are volume_info's, writable, with the
-    // name's length.
-    volume_info(|name, len, serial, maxlen, flags| unsafe {
-        GetVolumeInformationW(
-            w.as_ptr(),
-            std::ptr::null_mut(),
-            0,
-            serial,
-            maxlen,
-            flags,
-            name,
-            len,
-        )
-    })
-    .map(|(name, _)| name)
-    .ok_or_else(last_error)
+    volume_info(Volume::At(&w))
+        .map(|(name, _)| name)
+        .ok_or_else(last_error)
 }
 
-/// What a GetVolumeInformation call (`call`, given the name's buffer and length and where the
-/// serial, the longest name and the flags go) says: the file system's name and its flags.
-fn volume_info(
-    call: impl FnOnce(*mut u16, u32, *mut u32, *mut u32, *mut u32) -> i32,
-) -> Option<(String, u32)> {
+/// Which volume to ask about: the one holding an open handle, or the one at a root path
+/// (NUL-terminated UTF-16).
+enum Volume<'a> {
+    Of(HANDLE),
+    At(&'a [u16]),
+}
+
+/// What GetVolumeInformation(ByHandle)W says of `v`: the file system's name and its flags.
+fn volume_info(v: Volume) -> Option<(String, u32)> {
     let mut name = [0u16; 64];
     let (mut serial, mut maxlen, mut flags) = (0u32, 0u32, 0u32);
-    let ok = call(
-        name.as_mut_ptr(),
-        name.len() as u32,
-        &mut serial,
-        &mut maxlen,
-        &mut flags,
+    let (np, nl) = (name.as_mut_ptr(), name.len() as u32);
+    let null = std::ptr::null_mut();
+    let out = (
+        &mut serial as *mut u32,
+        &mut maxlen as *mut u32,
+        &mut flags as *mut u32,
     );
+    // SAFETY: the handle is open or the root NUL-terminated (the callers' contract); every
+    // output pointer is writable and the name's length is given.
+    #[rustfmt::skip]
+    let ok = unsafe {
+        match v {
+            Volume::Of(h) => GetVolumeInformationByHandleW(h, null, 0, out.0, out.1, out.2, np, nl),
+            Volume::At(r) => GetVolumeInformationW(r.as_ptr(), null, 0, out.0, out.1, out.2, np, nl),
+        }
+    };
     (ok != 0).then(|| (from_wide(&name), flags))
 }
 
