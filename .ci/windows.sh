@@ -21,6 +21,8 @@ rustup target list --installed | grep -qx x86_64-pc-windows-gnu || rustup target
 target_dir=${CARGO_TARGET_DIR:-target}
 out="$target_dir/x86_64-pc-windows-gnu/debug"
 cargo build --target x86_64-pc-windows-gnu -p iocap
+# the code only Windows compiles (its cfg'd modules) gets the lints Linux's code gets
+cargo clippy --target x86_64-pc-windows-gnu -p iocap -p iocap-engine --all-targets -- -D warnings
 
 # Wine 8 lacks ProcessPrng, which Rust's std imports: a shim DLL beside the exe
 mkdir -p "$target_dir/wine"
@@ -43,7 +45,8 @@ trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 IOCAP_WINE_SHIM="$shim" CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/.ci/wine/run.sh" \
   cargo test --target x86_64-pc-windows-gnu -p iocap-engine --lib --tests -- --test-threads=1
 
-# the binary under Wine: run (iocp, sync), refusals, marker, sqlio, store, history, report
+# the binary under Wine: run (iocp, sync), engine names, refusals, marker, sqlio, diskspd,
+# store, history, report
 IOCAP_WINE_TESTS=1 IOCAP_WINE_EXE="$(cd "$out" && pwd)/iocap.exe" \
   cargo test --test wine -- --test-threads=2
 

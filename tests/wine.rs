@@ -3,10 +3,14 @@
 //! `IOCAP_WINE_TESTS=1`. Without that variable every test here returns at once, so the default
 //! `cargo test` on Linux is unchanged.
 //!
-//! Wine is the harness, not the product: it runs the IOCP and synchronous engines, files, the
-//! marker (through its sidecar: Wine's drives have no named streams), SQLIO's front end with
-//! Windows paths, the store and the report. Where Wine does not implement a call (the disk
-//! ioctls on volumes, for one), the test prints that it could not be checked here.
+//! Wine is the harness, not the product: it runs the IOCP and synchronous engines and their
+//! names, files, the marker (through its sidecar: Wine's drives have no named streams), SQLIO's
+//! and DiskSpd's front ends with Windows paths, the store and the report. Where Wine does not
+//! implement a call (the disk ioctls on volumes, for one), the test prints that it could not be
+//! checked here.
+//!
+//! This is the Linux side, which starts `wine64`: it is not built for Windows.
+#![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -393,28 +397,55 @@ fn linux_only_commands_say_so_and_exit_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("exists only on Linux"), "{cmd}: {err}");
     }
-    // in a scratch directory with a small file: the engine is resolved after the target is made
+}
+
+/// `run` on a small new file with `engine`, in `dir`.
+fn run_with_engine(exe: &Path, dir: &Path, engine: &str) -> Output {
+    let t = win(&dir.join(format!("{engine}.dat")));
+    let db = win(&dir.join("r.db"));
+    let args = [
+        "run",
+        "--engine",
+        engine,
+        "--size",
+        "1M",
+        "--duration",
+        "1s",
+        "--warmup",
+        "0",
+        "--output",
+        "json",
+        "--db",
+        &db,
+        &t,
+    ];
+    wine(exe, &args, &[])
+}
+
+#[test]
+fn the_engine_names_are_windows_own() {
+    let Some(exe) = exe() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let t = win(&dir.path().join("x.dat"));
-    let db = win(&dir.path().join("r.db"));
-    let out = wine(
-        &exe,
-        &[
-            "run",
-            "--engine",
-            "io_uring",
-            "--size",
-            "1M",
-            "--duration",
-            "1s",
-            "--db",
-            &db,
-            &t,
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("io_uring is Linux's"));
+    for (engine, ran) in [("iocp", "iocp"), ("sync", "sync"), ("auto", "iocp")] {
+        let r = json(&run_with_engine(&exe, dir.path(), engine));
+        assert_eq!(r["tests"][0]["engine"], ran, "--engine {engine}");
+        assert!(
+            r["tests"][0]["error"].is_null(),
+            "{engine}: {}",
+            r["tests"][0]
+        );
+    }
+    // Linux's names are refused before anything is made, with what to use instead
+    for engine in ["io_uring", "psync"] {
+        let out = run_with_engine(&exe, dir.path(), engine);
+        assert_eq!(out.status.code(), Some(2), "--engine {engine}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{engine} is Linux's; on Windows use iocp or sync")),
+            "{err}"
+        );
+        assert!(!dir.path().join(format!("{engine}.dat")).exists());
+    }
 }
 
 #[test]
