@@ -21,6 +21,9 @@ rustup target list --installed | grep -qx x86_64-pc-windows-gnu || rustup target
 target_dir=${CARGO_TARGET_DIR:-target}
 out="$target_dir/x86_64-pc-windows-gnu/debug"
 cargo build --target x86_64-pc-windows-gnu -p iocap
+# the code only Windows compiles (its cfg'd modules) gets the lints Linux's code gets
+cargo clippy --target x86_64-pc-windows-gnu -p iocap -p iocap-engine -p iocap-verify --all-targets \
+  -- -D warnings
 
 # Wine 8 lacks ProcessPrng, which Rust's std imports: a shim DLL beside the exe
 mkdir -p "$target_dir/wine"
@@ -39,11 +42,14 @@ trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 
 # the engine's own tests as Windows programs: the IOCP and sync backends, the decoders, the
 # clock, and tests/engine.rs and workloads.rs on real files (byte counts, offsets, throttling,
-# fsync, queue depth) with both Windows engines
+# fsync, queue depth) with both Windows engines; verify's unit tests (its runs on both engines,
+# the journal and the check)
 IOCAP_WINE_SHIM="$shim" CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/.ci/wine/run.sh" \
-  cargo test --target x86_64-pc-windows-gnu -p iocap-engine --lib --tests -- --test-threads=1
+  cargo test --target x86_64-pc-windows-gnu -p iocap-engine -p iocap-verify --lib --tests \
+  -- --test-threads=1
 
-# the binary under Wine: run (iocp, sync), refusals, marker, sqlio, store, history, report
+# the binary under Wine: run (iocp, sync), engine names, refusals, marker, sqlio, diskspd,
+# verify, store, history, report
 IOCAP_WINE_TESTS=1 IOCAP_WINE_EXE="$(cd "$out" && pwd)/iocap.exe" \
   cargo test --test wine -- --test-threads=2
 

@@ -3,10 +3,14 @@
 //! `IOCAP_WINE_TESTS=1`. Without that variable every test here returns at once, so the default
 //! `cargo test` on Linux is unchanged.
 //!
-//! Wine is the harness, not the product: it runs the IOCP and synchronous engines, files, the
-//! marker (through its sidecar: Wine's drives have no named streams), SQLIO's front end with
-//! Windows paths, the store and the report. Where Wine does not implement a call (the disk
-//! ioctls on volumes, for one), the test prints that it could not be checked here.
+//! Wine is the harness, not the product: it runs the IOCP and synchronous engines and their
+//! names, files, the marker (through its sidecar: Wine's drives have no named streams), SQLIO's
+//! and DiskSpd's front ends with Windows paths, verify, the store and the report. Where Wine
+//! does not implement a call (the disk ioctls on volumes, for one), the test prints that it could
+//! not be checked here.
+//!
+//! This is the Linux side, which starts `wine64`: it is not built for Windows.
+#![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -387,34 +391,61 @@ fn the_store_history_and_report() {
 #[test]
 fn linux_only_commands_say_so_and_exit_2() {
     let Some(exe) = exe() else { return };
-    for cmd in ["audit", "monitor", "cost", "fsync", "verify"] {
+    for cmd in ["audit", "monitor", "cost", "fsync"] {
         let out = wine(&exe, &[cmd, "C:\\"], &[]);
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("exists only on Linux"), "{cmd}: {err}");
     }
-    // in a scratch directory with a small file: the engine is resolved after the target is made
+}
+
+/// `run` on a small new file with `engine`, in `dir`.
+fn run_with_engine(exe: &Path, dir: &Path, engine: &str) -> Output {
+    let t = win(&dir.join(format!("{engine}.dat")));
+    let db = win(&dir.join("r.db"));
+    let args = [
+        "run",
+        "--engine",
+        engine,
+        "--size",
+        "1M",
+        "--duration",
+        "1s",
+        "--warmup",
+        "0",
+        "--output",
+        "json",
+        "--db",
+        &db,
+        &t,
+    ];
+    wine(exe, &args, &[])
+}
+
+#[test]
+fn the_engine_names_are_windows_own() {
+    let Some(exe) = exe() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let t = win(&dir.path().join("x.dat"));
-    let db = win(&dir.path().join("r.db"));
-    let out = wine(
-        &exe,
-        &[
-            "run",
-            "--engine",
-            "io_uring",
-            "--size",
-            "1M",
-            "--duration",
-            "1s",
-            "--db",
-            &db,
-            &t,
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("io_uring is Linux's"));
+    for (engine, ran) in [("iocp", "iocp"), ("sync", "sync"), ("auto", "iocp")] {
+        let r = json(&run_with_engine(&exe, dir.path(), engine));
+        assert_eq!(r["tests"][0]["engine"], ran, "--engine {engine}");
+        assert!(
+            r["tests"][0]["error"].is_null(),
+            "{engine}: {}",
+            r["tests"][0]
+        );
+    }
+    // Linux's names are refused before anything is made, with what to use instead
+    for engine in ["io_uring", "psync"] {
+        let out = run_with_engine(&exe, dir.path(), engine);
+        assert_eq!(out.status.code(), Some(2), "--engine {engine}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{engine} is Linux's; on Windows use iocp or sync")),
+            "{err}"
+        );
+        assert!(!dir.path().join(format!("{engine}.dat")).exists());
+    }
 }
 
 #[test]
@@ -536,4 +567,89 @@ fn diskspd_runs_a_command_line_with_a_windows_path_in_text_and_xml() {
     ] {
         assert!(xml.contains(el), "{el}: {xml}");
     }
+}
+
+/// `verify` of `target` (a Windows path) with `extra`, its result as JSON, not saved.
+fn verify(exe: &Path, target: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "verify",
+        "--size",
+        "8M",
+        "--duration",
+        "1s",
+        "--output",
+        "json",
+        "--no-save",
+    ];
+    args.extend(extra);
+    args.push(target);
+    wine(exe, &args, &[])
+}
+
+#[test]
+fn verify_passes_on_a_new_file_with_both_engines_and_refuses_a_foreign_one() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for (engine, ran) in [("iocp", "iocp"), ("sync", "sync")] {
+        let file = dir.path().join(format!("v-{engine}.dat"));
+        let v = json(&verify(&exe, &win(&file), &["--engine", engine]))["verify"].clone();
+        assert_eq!(v["passed"], true, "{engine}: {v}");
+        assert_eq!(v["io_engine"], ran);
+        let (pages, c) = (u(&v["pages"]), &v["counts"]);
+        assert!(
+            u(&c["pages_written"]) >= pages,
+            "{engine}: the fill writes every page"
+        );
+        assert!(
+            u(&c["pages_checked"]) >= pages,
+            "{engine}: the final pass reads every page"
+        );
+        assert!(
+            u(&c["random_updates"]) > 0 && u(&c["random_reads"]) > 0,
+            "{engine}: {c}"
+        );
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 8 << 20);
+    }
+    // a file iocap did not create is refused and left as it was
+    let foreign = dir.path().join("foreign.dat");
+    let content: Vec<u8> = (0..(1u32 << 20)).map(|i| (i * 13 % 251) as u8).collect();
+    std::fs::write(&foreign, &content).unwrap();
+    let out = verify(&exe, &win(&foreign), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("iocap did not create it"), "{err}");
+    assert!(
+        std::fs::read(&foreign).unwrap() == content,
+        "the foreign file changed"
+    );
+}
+
+#[test]
+fn verify_with_a_journal_then_check() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (file, journal) = (dir.path().join("j.dat"), dir.path().join("j.journal"));
+    let j = win(&journal);
+    let v = json(&verify(&exe, &win(&file), &["--journal", &j]))["verify"].clone();
+    assert_eq!(v["passed"], true, "{v}");
+    assert!(u(&v["counts"]["journal_records"]) > 0, "{v}");
+    let out = wine(
+        &exe,
+        &[
+            "verify",
+            "--check",
+            "--journal",
+            &j,
+            "--output",
+            "json",
+            "--no-save",
+        ],
+        &[],
+    );
+    let ck = json(&out)["verify"].clone();
+    assert_eq!(ck["passed"], true, "{ck}");
+    assert!(u(&ck["check"]["pages_journaled"]) > 0, "{ck}");
+    // an existing journal is never overwritten
+    let out = verify(&exe, &win(&file), &["--journal", &j]);
+    assert_eq!(out.status.code(), Some(2));
 }

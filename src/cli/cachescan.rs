@@ -18,7 +18,7 @@ use iocap_flags::{CommonArgs, EngineArg, NoExtra, StepDurationArg};
     mut_arg("step_duration", |a| a
         .help("Measured time of each working set, at qd 32 and again at qd 1")
         .default_value("2s")),
-    mut_arg("engine", |a| a.help("I/O engine: auto, io_uring, io_uring_unregistered or psync")),
+    mut_arg("engine", |a| a.help(iocap_flags::ENGINE_HELP)),
     mut_arg("allow_overwrite", |a| a.help(
         "Permit the read-after-write check on a file iocap did not create (overwrites pages)")),
 )]

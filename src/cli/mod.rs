@@ -30,10 +30,9 @@ mod saturate;
 mod scaleup;
 mod sqlio;
 mod suite;
-#[cfg(target_os = "linux")]
 mod verify;
 #[cfg(not(target_os = "linux"))]
-use platform::{audit, cost, fsync, monitor, verify};
+use platform::{audit, cost, fsync, monitor};
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -7,8 +7,8 @@
 pub fn linux_only(command: &str, why: &str) -> anyhow::Result<super::Exit> {
     anyhow::bail!(
         "`iocap {command}` exists only on Linux: {why}. On Windows, iocap runs run, sqlio, \
-         sqlio-batch, preflight, saturate, scaleup, cachescan, suites and the store's commands \
-         (docs/windows.md)"
+         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, suites and the \
+         store's commands (docs/windows.md)"
     )
 }
 
@@ -60,13 +60,6 @@ linux_only_command!(
     FsyncArgs,
     fsync,
     "its methods are Linux's flags and calls (O_DSYNC, fdatasync, RWF_DSYNC)"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
-    verify,
-    VerifyArgs,
-    verify,
-    "it is not ported yet (its pages go through the Linux backends)"
 );
 
 /// What `--version --verbose` says of the asynchronous engine.

@@ -9,15 +9,21 @@ use super::Exit;
 use iocap_flags::{bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, Mix};
 use iocap_flags::{CommonArgs, DataAndSure, EngineArgs, TimingArgs};
 
+/// `--engine`'s help in `iocap run`: this system's engines.
+#[cfg(not(windows))]
+const ENGINE_HELP: &str = "I/O engine: auto (io_uring, else psync), io_uring, \
+    io_uring_unregistered (no registered file or buffers, as fio by default) or psync";
+#[cfg(windows)]
+const ENGINE_HELP: &str = "I/O engine: auto (iocp), iocp (overlapped I/O on I/O completion \
+    ports, as DiskSpd) or sync (a blocking handle per outstanding I/O)";
+
 #[derive(Args, Debug)]
 #[command(
     mut_arg("duration", |a| a.help("Measured time (e.g. 30s, 5m)").alias("runtime")),
     mut_arg("warmup", |a| a
         .help("Time before measuring starts, excluded from the figures")
         .aliases(["ramp_time", "ramp-time"])),
-    mut_arg("engine", |a| a.help(
-        "I/O engine: auto (io_uring, else psync), io_uring, io_uring_unregistered (no \
-         registered file or buffers, as fio by default) or psync")),
+    mut_arg("engine", |a| a.help(ENGINE_HELP)),
     mut_arg("submit", |a| a.help(
         "io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the \
          I/Os freed by one reap together, in the call that waits: least CPU) or each (every \

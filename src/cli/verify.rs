@@ -19,15 +19,21 @@ use iocap_flags::SaveArgs;
 use iocap_flags::{verify_output, OutputArg};
 use iocap_flags::{DurationArg, EngineArg, SafetyArgs};
 
+/// `--engine`'s help in `iocap verify`: this system's engines.
+#[cfg(not(windows))]
+const ENGINE_HELP: &str = "I/O engine: auto (io_uring, else psync), io_uring (threads rings of \
+    qd I/Os) or psync (threads × qd synchronous threads)";
+#[cfg(windows)]
+const ENGINE_HELP: &str = "I/O engine: auto (iocp), iocp (threads completion ports of qd I/Os) \
+    or sync (threads × qd synchronous threads)";
+
 #[derive(Args, Debug)]
 #[command(
     mut_arg("duration", |a| a.help(
         "Time of the concurrent phase, between the initial fill and the final pass")),
     mut_arg("allow_overwrite", |a| a.help(
         "Permit rewriting a file iocap did not create (destroys its contents)")),
-    mut_arg("engine", |a| a.help(
-        "I/O engine: auto (io_uring, else psync), io_uring (threads rings of qd I/Os) or psync \
-         (threads × qd synchronous threads)")),
+    mut_arg("engine", |a| a.help(ENGINE_HELP)),
     mut_arg("output", verify_output),
 )]
 pub struct VerifyArgs {
@@ -43,7 +49,7 @@ pub struct VerifyArgs {
     /// Threads; each keeps --qd I/Os in flight
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
-    /// In-flight I/Os per thread (with psync, each a thread of its own)
+    /// In-flight I/Os per thread (with psync or sync, each a thread of its own)
     #[arg(long, default_value_t = 4)]
     pub qd: u32,
     /// Seed of the page contents
@@ -70,7 +76,8 @@ pub struct VerifyArgs {
     pub safety: SafetyArgs,
     #[command(flatten)]
     pub engine: EngineArg,
-    /// Use the page cache instead of O_DIRECT (reads may then come from memory)
+    /// Use the page cache instead of O_DIRECT (Windows: FILE_FLAG_NO_BUFFERING; reads may then
+    /// come from memory)
     #[arg(long)]
     pub buffered: bool,
     #[command(flatten)]

@@ -1,6 +1,10 @@
 //! End-to-end tests of the `iocap` binary, in one test binary (ripgrep's layout). Each module
 //! covers what a user notices: output, refusals that protect data, SQLIO compatibility, and
 //! (as root) real block devices.
+//!
+//! Linux's: they drive the binary with Linux paths, xattrs, FUSE and block devices. The
+//! Windows binary's end-to-end tests are `tests/wine.rs`, run under Wine by `.ci/windows.sh`.
+#![cfg(target_os = "linux")]
 
 mod assess;
 mod audit;

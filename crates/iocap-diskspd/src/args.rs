@@ -137,11 +137,10 @@ fn long_option(
         ("allow-overwrite", Some(_)) => return Err(DiskspdError::flag(raw, "takes no value")),
         ("engine", _) => {
             let Some(value) = inline.or(next) else {
-                let problem = "needs a value: auto, io_uring or psync";
-                return Err(DiskspdError::flag(raw, problem));
+                let names = iocap_model::System::HOST.engine_names();
+                return Err(DiskspdError::flag(raw, format!("needs a value: {names}")));
             };
-            let problem = format!("takes auto, io_uring or psync, not '{value}'");
-            d.engine = Some(EngineChoice::parse(value).ok_or(DiskspdError::flag(raw, problem))?);
+            d.engine = Some(EngineChoice::parse(value).map_err(|e| DiskspdError::flag(raw, e))?);
             return Ok(usize::from(inline.is_none()));
         }
         _ => return Err(DiskspdError::flag(raw, "unknown option")),

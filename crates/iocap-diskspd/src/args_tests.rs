@@ -418,7 +418,7 @@ fn errors_name_the_flag() {
         ("-k", "unknown option"),
         ("-", "lone dash"),
         ("--frobnicate", "unknown option"),
-        ("--engine=spdk", "not 'spdk'"),
+        ("--engine=spdk", "unknown engine 'spdk'"),
         ("--allow-overwrite=yes", "takes no value"),
     ] {
         let e = err(&format!("-b4K {arg} t.dat"));

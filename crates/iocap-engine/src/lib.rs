@@ -28,7 +28,7 @@ pub mod safety;
 pub mod stats;
 pub mod target;
 #[cfg(windows)]
-mod win;
+pub mod win;
 pub mod winstruct;
 pub mod worker;
 

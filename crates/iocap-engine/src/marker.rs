@@ -71,6 +71,13 @@ pub fn read(f: &File, path: &Path) -> Option<Marker> {
     parse(&text, Some(plat::dev_ino(f).ok()?))
 }
 
+/// The identity of the open file `f` the sidecar binds its marker to: its device and inode
+/// (Windows: its volume serial number and file index). Two descriptors with the same identity
+/// are the same file.
+pub fn identity(f: &File) -> io::Result<(u64, u64)> {
+    plat::dev_ino(f)
+}
+
 /// Records that iocap created `f` at `path`, in the given state.
 pub fn write(f: &File, path: &Path, m: Marker) -> io::Result<()> {
     let state = if m.complete { "complete" } else { "filling" };

@@ -53,11 +53,20 @@ pub struct StepDurationArg {
     pub step_duration: f64,
 }
 
+/// `--engine`'s help: the engines of the system this is built for (the names are the system's
+/// own, `iocap_model::engines`).
+#[cfg(not(windows))]
+pub const ENGINE_HELP: &str =
+    "I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync";
+#[cfg(windows)]
+pub const ENGINE_HELP: &str =
+    "I/O engine: auto (iocp), iocp (I/O completion ports) or sync (a blocking handle per I/O)";
+
 /// `--engine`.
 #[derive(Args, Debug, Clone)]
 pub struct EngineArg {
-    /// I/O engine: auto, io_uring, io_uring_unregistered (no registered file or buffers) or psync
-    #[arg(long, default_value = "auto", value_parser = engine_arg)]
+    // the help is this system's: ENGINE_HELP
+    #[arg(long, default_value = "auto", value_parser = engine_arg, help = ENGINE_HELP)]
     pub engine: EngineChoice,
 }
 

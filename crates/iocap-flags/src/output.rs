@@ -56,7 +56,6 @@ const MEASURED: &[(&str, &str)] = &[
 /// Lists and checks (history, compare, baseline show, audit, monitor): a table or JSON.
 const LISTED: &[(&str, &str)] = &[("text", "A table for people"), ("json", "JSON for scripts")];
 /// `verify`: a summary or the JSON contract.
-#[cfg(target_os = "linux")]
 const VERIFY: &[(&str, &str)] = &[
     ("text", "A summary and the first failures, for people"),
     ("json", "The JSON result contract, alone on stdout"),
@@ -95,7 +94,6 @@ pub fn listed(a: Arg) -> Arg {
     a.value_parser(choices(LISTED, OutputFormat::parse))
 }
 /// For `mut_arg("output", verify_output)`: a summary or JSON, as `--output` only.
-#[cfg(target_os = "linux")]
 pub fn verify_output(a: Arg) -> Arg {
     a.value_parser(choices(VERIFY, OutputFormat::parse))
         .visible_alias(None)

@@ -20,11 +20,10 @@ pub fn parse_rw(s: &str) -> Result<RwMode, String> {
     })
 }
 
-/// An engine name: auto, io_uring, io_uring_unregistered or psync.
+/// An engine name of this system (Linux: auto, io_uring, io_uring_unregistered or psync;
+/// Windows: auto, iocp or sync).
 pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
-    EngineChoice::parse(s).ok_or_else(|| {
-        format!("unknown engine '{s}': use auto, io_uring, io_uring_unregistered or psync")
-    })
+    EngineChoice::parse(s)
 }
 
 /// `ON:OFF`, e.g. `2s:8s`: seconds at full speed, then idle.

@@ -63,32 +63,23 @@ impl RwMode {
     }
 }
 
+// The names a user types are the system's own (`crate::engines`): on Windows `auto` and `iocp`
+// are `Auto` (the I/O completion ports, always there) and `sync` is `Psync`.
+/// The engine a test asks for, stored by these names on both systems (Windows' `iocp` is
+/// `auto`, its `sync` is `psync`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineChoice {
-    /// io_uring where a ring can be set up, else psync.
+    /// io_uring where a ring can be set up, else psync (on Windows: IOCP).
     #[default]
     Auto,
     IoUring,
+    /// The synchronous engine: pread/pwrite on Linux, positioned ReadFile/WriteFile on Windows.
     Psync,
     /// io_uring without registering the file or the I/O buffers (plain READ/WRITE on the fd),
     /// as fio's io_uring engine runs by default; `iocap cost` compares it with the registered
     /// default.
     IoUringUnregistered,
-}
-
-impl EngineChoice {
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "auto" => Self::Auto,
-            "io_uring" | "iouring" | "uring" => Self::IoUring,
-            "psync" | "sync" => Self::Psync,
-            "io_uring_unregistered" | "io_uring-unregistered" | "uring_unregistered" => {
-                Self::IoUringUnregistered
-            }
-            _ => return None,
-        })
-    }
 }
 
 /// When new I/Os reach the kernel (io_uring; psync issues each I/O as it goes anyway).

@@ -56,11 +56,10 @@ pub fn parse_args<S: AsRef<str>>(
                 "allow-overwrite" => return Err(bad(raw, "takes no value")),
                 "engine" => {
                     let Some(value) = inline.or_else(|| rest.next()) else {
-                        return Err(bad(raw, "needs a value: auto, io_uring or psync"));
+                        let names = iocap_model::System::HOST.engine_names();
+                        return Err(bad(raw, format!("needs a value: {names}")));
                     };
-                    o.engine = Some(EngineChoice::parse(value).ok_or_else(|| {
-                        bad(raw, format!("takes auto, io_uring or psync, not '{value}'"))
-                    })?);
+                    o.engine = Some(EngineChoice::parse(value).map_err(|e| bad(raw, e))?);
                 }
                 _ => return Err(bad(raw, "unknown option")),
             }

@@ -227,7 +227,7 @@ fn errors_name_the_flag() {
         ("-U", "not supported"),
         ("--frobnicate", "unknown option"),
         ("--allow-overwrite=yes", "takes no value"),
-        ("--engine=spdk", "takes auto, io_uring or psync, not 'spdk'"),
+        ("--engine=spdk", "unknown engine 'spdk': use auto"),
         ("--engine", "needs a value"),
         ("\u{2013}kX", "takes R (read) or W (write)"),
     ] {

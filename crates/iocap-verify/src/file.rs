@@ -1,23 +1,23 @@
-//! The verify file: created by iocap or refused, opened without following symlinks, O_DIRECT
-//! where the file system takes it, and the few system calls the fill, the final pass and the
-//! check need (the mixed phase submits through the engine's backends).
+//! The verify file: created by iocap or refused, opened without following symlinks (reparse
+//! points on Windows), O_DIRECT (FILE_FLAG_NO_BUFFERING) where the file system takes it, and the
+//! positioned reads and writes the fill, the final pass and the check need (the mixed phase
+//! submits through the engine's backends). What differs by system is [`crate::plat`]'s.
 //!
 //! Same rules as `iocap run` (docs/safety.md): a missing file is created with O_EXCL and marked
 //! as iocap's own ([`iocap_engine::marker`]); an existing file is written only if iocap created
 //! it or the user passed `allow_overwrite`; a symlink is never followed for writes; only regular
 //! files are taken (a block device could be mounted, and verify rewrites every byte). The
 //! existing file is inspected through a read-only descriptor, and the descriptor opened for
-//! writing must be the same inode.
+//! writing must be the same inode (on Windows: the same volume serial and file index).
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
 
 use crate::error::{io_err, VerifyError};
+use crate::plat;
 
 /// Creates `path` or claims an existing file iocap made (or any file, with `allow_overwrite`),
 /// sized to `size`; returns the file opened for reading and writing and whether it was created.
@@ -29,9 +29,7 @@ pub fn create_or_claim(
     let shown = path.display().to_string();
     let rw = |create: bool| {
         let mut o = OpenOptions::new();
-        o.read(true)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+        plat::no_follow(o.read(true).write(true), false);
         if create {
             o.create_new(true);
         }
@@ -43,10 +41,10 @@ pub fn create_or_claim(
             true,
         ),
         Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
-        Ok(m) if m.file_type().is_symlink() => {
+        Ok(m) if plat::is_link(&m) => {
             return Err(VerifyError::refused(format!(
-                "{shown} is a symbolic link; iocap does not write through symlinks (give the \
-                 real path)"
+                "{shown} is a {}; iocap does not write through one (give the real path)",
+                plat::LINK
             )))
         }
         // checked before opening: opening a FIFO blocks until a writer comes
@@ -54,9 +52,7 @@ pub fn create_or_claim(
             return Err(not_a_file(&shown));
         }
         Ok(_) => {
-            let ro = OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            let ro = plat::no_follow(OpenOptions::new().read(true), false)
                 .open(path)
                 .map_err(io_err(format!("cannot open {shown}")))?;
             let meta = ro
@@ -73,10 +69,7 @@ pub fn create_or_claim(
                 )));
             }
             let f = rw(false).map_err(io_err(format!("cannot open {shown} for writing")))?;
-            let m2 = f
-                .metadata()
-                .map_err(io_err(format!("cannot stat {shown}")))?;
-            if (m2.dev(), m2.ino()) != (meta.dev(), meta.ino()) {
+            if identity(&f, &shown)? != identity(&ro, &shown)? {
                 return Err(VerifyError::refused(format!(
                     "{shown} changed while iocap was checking it; not writing to it"
                 )));
@@ -96,6 +89,11 @@ pub fn set_marker(f: &File, path: &Path, complete: bool, size: u64) -> Result<()
         "cannot mark {} as iocap's test file",
         path.display()
     )))
+}
+
+/// The device and inode of `f` (Windows: volume serial and file index).
+fn identity(f: &File, shown: &str) -> Result<(u64, u64), VerifyError> {
+    marker::identity(f).map_err(io_err(format!("cannot stat {shown}")))
 }
 
 fn not_a_file(shown: &str) -> VerifyError {
@@ -119,30 +117,26 @@ pub fn open_io(
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
         return Err(not_a_file(&shown));
     }
-    let open = |extra: i32| {
-        OpenOptions::new()
-            .read(true)
-            .write(write)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
-            .open(path)
+    let open = |direct: bool| {
+        plat::no_follow(OpenOptions::new().read(true).write(write), direct).open(path)
     };
     let refuse = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some();
     let (f, d) = if !direct {
         (
-            open(0).map_err(io_err(format!("cannot open {shown}")))?,
+            open(false).map_err(io_err(format!("cannot open {shown}")))?,
             false,
         )
     } else {
         match if refuse {
-            Err(io::Error::from_raw_os_error(libc::EINVAL))
+            Err(plat::direct_refused_error())
         } else {
-            open(libc::O_DIRECT)
+            open(true)
         } {
             Ok(f) => (f, true),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            Err(e) if plat::is_direct_refused(&e) => {
                 warnings.push(direct_refused(&shown));
                 (
-                    open(0).map_err(io_err(format!("cannot open {shown}")))?,
+                    open(false).map_err(io_err(format!("cannot open {shown}")))?,
                     false,
                 )
             }
@@ -150,9 +144,8 @@ pub fn open_io(
         }
     };
     if let Some(orig) = same_as {
-        let (a, b) = (f.metadata(), orig.metadata());
-        if let (Ok(a), Ok(b)) = (a, b) {
-            if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+        if let (Ok(a), Ok(b)) = (marker::identity(&f), marker::identity(orig)) {
+            if a != b {
                 return Err(VerifyError::refused(format!(
                     "{shown} changed while iocap was opening it; not writing to it"
                 )));
@@ -164,85 +157,75 @@ pub fn open_io(
 
 pub fn direct_refused(shown: &str) -> String {
     format!(
-        "O_DIRECT was refused on {shown} (its file system does not support it); fell back to \
+        "{} was refused on {shown} (its file system does not support it); fell back to \
          buffered I/O, so reads may be answered by the page cache and some faults of the \
-         storage below it cannot be seen"
+         storage below it cannot be seen",
+        plat::DIRECT
     )
 }
 
 /// Reads exactly `buf.len()` bytes at `off`.
 pub fn pread_exact(f: &File, buf: &mut [u8], off: u64) -> io::Result<()> {
-    let (fd, ptr) = (f.as_raw_fd(), buf.as_mut_ptr());
     all(
         buf.len(),
         off,
         "the file ended before the page",
-        |done, len, at| {
-            // SAFETY: `ptr + done` and `len` describe the unread rest of `buf`, which lives and is
-            // not otherwise used until the synchronous call returns.
-            unsafe { libc::pread(fd, ptr.add(done).cast(), len, at) }
-        },
+        |done, at| read_at(f, &mut buf[done..], at),
     )
 }
 
 /// Writes all of `buf` at `off`.
 pub fn pwrite_all(f: &File, buf: &[u8], off: u64) -> io::Result<()> {
-    let (fd, ptr) = (f.as_raw_fd(), buf.as_ptr());
-    all(
-        buf.len(),
-        off,
-        "the write moved no bytes",
-        |done, len, at| {
-            // SAFETY: `ptr + done` and `len` describe the unwritten rest of `buf`, which lives and
-            // is not modified until the synchronous call returns; the kernel only reads it.
-            unsafe { libc::pwrite(fd, ptr.add(done).cast(), len, at) }
-        },
-    )
+    all(buf.len(), off, "the write moved no bytes", |done, at| {
+        write_at(f, &buf[done..], at)
+    })
 }
 
-/// Moves `len` bytes at file offset `off` with `call(done, rest, offset)` (a pread or pwrite
-/// of the `rest` bytes after the first `done`, at `offset`), resuming after a short transfer
-/// or EINTR; a call that moves nothing is an error saying `none`.
+/// One pread (Windows: a ReadFile at the offset, on a synchronous handle).
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(f, buf, at);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(f, buf, at);
+}
+
+/// One pwrite (Windows: a WriteFile at the offset, on a synchronous handle).
+fn write_at(f: &File, buf: &[u8], at: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::write_at(f, buf, at);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_write(f, buf, at);
+}
+
+/// Moves `len` bytes at file offset `off` with `call(done, offset)` (a read or write of the
+/// bytes after the first `done`, at `offset`), resuming after a short transfer or EINTR; a call
+/// that moves nothing is an error saying `none`.
 fn all(
     len: usize,
     off: u64,
     none: &str,
-    mut call: impl FnMut(usize, usize, libc::off_t) -> isize,
+    mut call: impl FnMut(usize, u64) -> io::Result<usize>,
 ) -> io::Result<()> {
     let mut done = 0;
     while done < len {
-        let n = call(done, len - done, (off + done as u64) as libc::off_t);
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
+        match call(done, off + done as u64) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    none.to_string(),
+                ))
             }
-            return Err(e);
+            Ok(n) => done += n,
         }
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                none.to_string(),
-            ));
-        }
-        done += n as usize;
     }
     Ok(())
 }
 
-/// A random 64-bit value from the kernel (the file id), or a mix of time and pid.
+/// A random 64-bit value from the system (the file id), or a mix of time and pid.
 pub fn random_u64() -> u64 {
-    let mut v = [0u8; 8];
-    // SAFETY: writes at most 8 bytes into `v`.
-    let n = unsafe { libc::getrandom(v.as_mut_ptr().cast(), 8, 0) };
-    if n == 8 {
-        return u64::from_le_bytes(v);
-    }
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_nanos() as u64;
-    t ^ (u64::from(std::process::id()) << 40)
+    plat::random_bytes().unwrap_or_else(|| now_ns() ^ (u64::from(std::process::id()) << 40))
 }
 
 /// Nanoseconds since the epoch.

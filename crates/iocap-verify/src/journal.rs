@@ -13,7 +13,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 pub const MAGIC: [u8; 8] = *b"IOCAPVJ1";
@@ -162,10 +161,7 @@ impl JournalWriter {
     /// Creates the journal empty, so a path that cannot be written fails before the fill; a
     /// journal left empty (a crash during the fill) has nothing to check.
     pub fn create_empty(path: &Path) -> io::Result<Self> {
-        let file = OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        let file = crate::plat::no_follow(OpenOptions::new().append(true).create_new(true), false)
             .open(path)?;
         Ok(Self { file })
     }
@@ -179,7 +175,8 @@ impl JournalWriter {
     /// Records that (page, generation) is durable. Called only after the write was.
     pub fn append(&self, r: Record) -> io::Result<()> {
         let bytes = r.encode();
-        // one write(2) on an O_APPEND descriptor: records from several threads never interleave
+        // one write(2) on an O_APPEND descriptor (Windows: one WriteFile on a handle with append
+        // access only): records from several threads never interleave
         let n = (&self.file).write(&bytes)?;
         if n != bytes.len() {
             return Err(io::Error::other("short write to the journal"));

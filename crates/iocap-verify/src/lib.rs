@@ -16,6 +16,7 @@ pub mod file;
 pub mod journal;
 pub mod map;
 pub mod page;
+mod plat;
 pub mod report;
 pub mod run;
 

@@ -291,12 +291,7 @@ fn opt(v: Option<u64>) -> String {
 }
 
 fn new_file(p: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(p)
+    crate::plat::no_follow(OpenOptions::new().write(true).create_new(true), false).open(p)
 }
 
 /// The default dump directory: `<target>.dumps` beside the target.

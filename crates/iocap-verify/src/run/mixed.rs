@@ -1,15 +1,15 @@
 //! The mixed phase: threads write and read the file the way a database does (see
 //! [`super::slots`]) until the duration ends or something halts the run, while this thread
 //! makes the journal durable every 100 ms. Each thread drives its slots through the engine's
-//! backend: io_uring gives `threads` threads of `qd` slots each, psync `threads × qd` threads of
-//! one slot, so either way a queue depth above 1 is real concurrency.
+//! backend: io_uring (Windows: IOCP) gives `threads` threads of `qd` slots each, psync (sync)
+//! `threads × qd` threads of one slot, so either way a queue depth above 1 is real concurrency.
+//! On Windows each thread has a handle of its own on the very file checked (ReOpenFile, as the
+//! engine's workers), overlapped for IOCP, unbuffered when the run is; a durable write is the
+//! write and then FlushFileBuffers, as the engine's Windows backends make it.
 
-use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use iocap_engine::backend::psync::Psync;
-use iocap_engine::backend::uring::Uring;
 use iocap_engine::buffers::SlotBuffers;
 use iocap_engine::EngineKind;
 use iocap_model::VerifyCounts;
@@ -20,20 +20,23 @@ use super::slots;
 use crate::error::{buffer, io_err, VerifyError};
 
 /// Runs the phase on `engine` for `cfg.duration`; adds what every thread did to `counts`.
+/// `direct`: whether the run's file bypasses the cache (the Windows threads' handles do too).
 pub(crate) fn run(
     sh: &Shared,
     engine: EngineKind,
+    direct: bool,
     cfg: &VerifyConfig,
     counts: &mut VerifyCounts,
 ) -> Result<(), VerifyError> {
-    let (threads, depth) = match engine {
-        EngineKind::IoUring => (u64::from(cfg.threads), cfg.qd as usize),
-        EngineKind::Psync => (u64::from(cfg.threads * cfg.qd), 1),
+    let (threads, depth) = if engine.one_io_per_thread() {
+        (u64::from(cfg.threads * cfg.qd), 1)
+    } else {
+        (u64::from(cfg.threads), cfg.qd as usize)
     };
     let deadline = Instant::now() + cfg.duration;
     let results: Vec<Result<VerifyCounts, VerifyError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| s.spawn(move || thread(sh, engine, t, depth)))
+            .map(|t| s.spawn(move || thread(sh, engine, direct, t, depth)))
             .collect();
         sync_journal_until(sh, deadline);
         sh.halt.store(true, Ordering::SeqCst);
@@ -72,6 +75,7 @@ fn sync_journal_until(sh: &Shared, deadline: Instant) {
 fn thread(
     sh: &Shared,
     engine: EngineKind,
+    direct: bool,
     t: u64,
     depth: usize,
 ) -> Result<VerifyCounts, VerifyError> {
@@ -80,29 +84,72 @@ fn thread(
         .map_err(io_err("cannot allocate buffers"))?;
     let scratch = buffer(pb)?;
     let seed = stream_seed(engine, sh.id.seed, t);
-    let fd = sh.f.as_raw_fd();
-    let done = match engine {
-        EngineKind::Psync => slots::run(sh, &mut Psync::new(fd), &mut bufs, scratch, seed),
-        EngineKind::IoUring => {
-            // plain reads and writes on the fd, as verify's rings always did: nothing registered
-            let mut ring =
-                Uring::new(fd, depth as u32, &bufs, false, false).map_err(io_err("io_uring"))?;
-            slots::run(sh, &mut ring, &mut bufs, scratch, seed)
-        }
-    };
-    done.map_err(|e| {
+    drive(sh, engine, direct, depth, &mut bufs, scratch, seed).map_err(|e| {
         // the kernel may still use the buffers: never free them
         std::mem::forget(bufs);
-        io_err("io_uring")(e)
+        io_err(engine.name())(e)
     })
 }
 
+/// Runs the slots of one thread on a backend of `engine` over `sh.f`'s descriptor.
+#[cfg(target_os = "linux")]
+fn drive(
+    sh: &Shared,
+    engine: EngineKind,
+    _direct: bool,
+    depth: usize,
+    bufs: &mut SlotBuffers,
+    scratch: iocap_engine::buffers::AlignedBuf,
+    seed: u64,
+) -> std::io::Result<VerifyCounts> {
+    use iocap_engine::backend::{psync::Psync, uring::Uring};
+    use std::os::fd::AsRawFd;
+    let fd = sh.f.as_raw_fd();
+    match engine {
+        EngineKind::Psync => slots::run(sh, &mut Psync::new(fd), bufs, scratch, seed),
+        EngineKind::IoUring => {
+            // plain reads and writes on the fd, as verify's rings always did: nothing registered
+            let mut ring = Uring::new(fd, depth as u32, bufs, false, false)?;
+            slots::run(sh, &mut ring, bufs, scratch, seed)
+        }
+    }
+}
+
+/// Runs the slots of one thread on a backend of `engine` over a handle of its own on `sh.f`
+/// (reopened: the same file, overlapped for IOCP, unbuffered when `direct`).
+#[cfg(windows)]
+fn drive(
+    sh: &Shared,
+    engine: EngineKind,
+    direct: bool,
+    depth: usize,
+    bufs: &mut SlotBuffers,
+    scratch: iocap_engine::buffers::AlignedBuf,
+    seed: u64,
+) -> std::io::Result<VerifyCounts> {
+    use iocap_engine::backend::{iocp::Iocp, wsync::WinSync};
+    use windows_sys::Win32::Storage::FileSystem::{FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED};
+    let unbuffered = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
+    match engine {
+        EngineKind::Sync => {
+            let f = iocap_engine::win::reopen(sh.f, true, unbuffered)?;
+            slots::run(sh, &mut WinSync::new(f), bufs, scratch, seed)
+        }
+        EngineKind::Iocp => {
+            let f = iocap_engine::win::reopen(sh.f, true, unbuffered | FILE_FLAG_OVERLAPPED)?;
+            slots::run(sh, &mut Iocp::new(f, depth as u32)?, bufs, scratch, seed)
+        }
+    }
+}
+
 /// The seed of thread `t`'s random stream. The odd constants are the ones the psync and the
-/// io_uring loops had before they were one loop, so a seed still draws the same operations.
+/// io_uring loops had before they were one loop, so a seed still draws the same operations
+/// (on Windows: sync draws psync's, IOCP io_uring's).
 fn stream_seed(engine: EngineKind, seed: u64, t: u64) -> u64 {
-    let k: u64 = match engine {
-        EngineKind::Psync => 0x9E37_79B9_7F4A_7C15,
-        EngineKind::IoUring => 0xD1B5_4A32_D192_ED03,
+    let k: u64 = if engine.one_io_per_thread() {
+        0x9E37_79B9_7F4A_7C15
+    } else {
+        0xD1B5_4A32_D192_ED03
     };
     seed ^ (t + 1).wrapping_mul(k)
 }

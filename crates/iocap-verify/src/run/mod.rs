@@ -5,8 +5,9 @@
 //! what the threads share.
 //!
 //! The mixed phase submits through the engine's backends (`iocap_engine::backend`): io_uring
-//! where a ring can be set up, else psync, chosen as `iocap run` chooses. The fill and the
-//! final pass are single-threaded sequential pread/pwrite ([`crate::file`]).
+//! where a ring can be set up, else psync (on Windows IOCP, or sync), chosen as `iocap run`
+//! chooses. The fill and the final pass are single-threaded sequential positioned reads and
+//! writes ([`crate::file`]).
 //!
 //! A failed read is recorded (`io_error`) and the run goes on. A failed write is recorded and
 //! stops the run cleanly: the page's content is then undefined, so it stays marked in flight and
@@ -77,7 +78,7 @@ pub fn run(cfg: &VerifyConfig, stop: &AtomicBool) -> Result<VerifyOutcome, Verif
         dumps.unwrap_or_else(|| default_dump_dir(&cfg.target)),
     );
     let sh = Shared::new(&target.f, id, &map, &sink, journal.as_ref(), stop);
-    mixed::run(&sh, engine, cfg, &mut counts)?;
+    mixed::run(&sh, engine, target.direct, cfg, &mut counts)?;
     if let Some(j) = &journal {
         j.sync().map_err(io_err("cannot sync the journal"))?;
     }
@@ -202,9 +203,20 @@ mod tests {
         }
     }
 
+    /// This system's engines and the names a result gives them.
+    #[cfg(target_os = "linux")]
+    const ENGINES: [(EngineChoice, &str); 2] = [
+        (EngineChoice::Psync, "psync"),
+        (EngineChoice::IoUring, "io_uring"),
+    ];
+    #[cfg(windows)]
+    const ENGINES: [(EngineChoice, &str); 2] =
+        [(EngineChoice::Psync, "sync"), (EngineChoice::Auto, "iocp")];
+
     #[test]
     fn both_engines_run_clean() {
-        for engine in [EngineChoice::Psync, EngineChoice::IoUring] {
+        for (engine, want) in ENGINES {
+            #[cfg(target_os = "linux")]
             if engine == EngineChoice::IoUring && iocap_engine::backend::uring::probe().is_err() {
                 continue;
             }
@@ -215,11 +227,6 @@ mod tests {
             };
             let v = run(&c, &AtomicBool::new(false)).unwrap().verify;
             assert!(v.passed, "{engine:?}: {:?}", v.failures);
-            let want = if engine == EngineChoice::Psync {
-                "psync"
-            } else {
-                "io_uring"
-            };
             assert_eq!(v.io_engine, want);
             assert!(v.counts.random_updates > 0 && v.counts.random_reads > 0);
         }
