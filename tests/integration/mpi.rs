@@ -78,6 +78,11 @@ fn assert_merged(t: &Value, n: usize, d: &Path, prefix: &str) {
     assert_eq!(t["total"]["lat_us"]["p99"].as_f64().unwrap(), p99);
     let spread = t["ranks"]["start_spread_us"].as_f64().unwrap();
     assert!((0.0..1e6).contains(&spread), "{spread}");
+    // every rank's host details, gathered by rank 0
+    for r in rs {
+        assert_eq!(r["host_info"]["hostname"], r["host"]);
+        assert!(r["host_info"]["cpus"].as_u64().unwrap() > 0, "{r}");
+    }
 }
 
 /// `iocap ARGS` against the store the mpirun runs in `d` saved into.

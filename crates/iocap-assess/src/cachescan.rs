@@ -13,7 +13,10 @@
 //! Two caches less than two doublings apart are therefore seen as one.
 //! The qd-32 IOPS must fall with the latency rise (by a tenth at least), and both must hold at
 //! the working set after the next one too, so that one noisy reading (a stall of the host in
-//! one step) is not called a cache.
+//! one step) is not called a cache. For the same reason a step cannot end a cache when it is
+//! itself faster, by the rise, than an earlier step of the same level: under LRU the mean only
+//! grows with the working set, so such a step was a lucky reading, and a rise from it is the
+//! noise coming back (seen on a memory-backed device whose reads vary from 5 to 25 µs).
 
 use iocap_model::{format_bytes, human_bytes, CacheLevel, CacheScan, CacheStep, ReadAfterWrite};
 
@@ -90,13 +93,24 @@ pub fn unconfirmed_last_rise(steps: &[CacheStep], levels: &[CacheLevel]) -> Opti
         .then(|| b.lat_us_trim_mean / a.lat_us_trim_mean)
 }
 
+/// Whether step `k` is faster, by a level's rise, than an earlier step since `start` (the
+/// first step of its level): a lucky reading, not the last working set that fits.
+fn lucky(steps: &[CacheStep], start: usize, k: usize) -> bool {
+    let here = steps[k].lat_us_trim_mean;
+    finite(here)
+        && steps[start..k]
+            .iter()
+            .any(|a| a.lat_us_trim_mean >= here * LEVEL_LAT_RISE)
+}
+
 /// The cache levels of a sweep, smallest first (see the module doc for the rule).
 pub fn levels(steps: &[CacheStep]) -> Vec<CacheLevel> {
     // the rise right after an edge is the same cache still emptying (see the module doc)
     let mut edges: Vec<usize> = Vec::new();
     for k in 0..steps.len().saturating_sub(1) {
         let just_after = edges.last().is_some_and(|&e| e + 1 == k);
-        if !just_after && leaves_cache(steps, k) {
+        let start = edges.last().map_or(0, |&e| e + 1);
+        if !just_after && !lucky(steps, start, k) && leaves_cache(steps, k) {
             edges.push(k);
         }
     }

@@ -32,4 +32,8 @@ pub struct RankScope {
     pub below_median: bool,
     /// Its own figures, as a test run on this host alone would state them.
     pub result: TestResult,
+    /// The host it ran on (kernel, CPU model, CPUs, memory), as the run's `host` says of rank
+    /// 0's; absent in runs saved before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_info: Option<crate::HostInfo>,
 }

@@ -84,9 +84,9 @@ pub fn broadcast_json<T: Serialize + DeserializeOwned>(
     serde_json::from_slice(&got).expect("rank 0 sent what this build serialised")
 }
 
-/// The host name of every rank, on every rank.
-pub fn all_hosts(world: &SimpleCommunicator) -> Vec<String> {
-    let all = gather_json(world, &crate::hostname());
+/// Every rank's host (name, kernel, CPU, memory), on every rank.
+pub fn all_hosts(world: &SimpleCommunicator) -> Vec<iocap_model::HostInfo> {
+    let all = gather_json(world, &iocap_engine::host::host_info());
     broadcast_json(world, all.as_ref())
 }
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use iocap_engine::probe::RawSamples;
-use iocap_model::{ConfigCheck, JobSpec, TestResult};
+use iocap_model::{ConfigCheck, HostInfo, JobSpec, TestResult};
 use iocap_session::{merge_test, place, EngineExecutor, Executor, Progress, RankPart};
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
 use mpi::traits::*;
@@ -55,6 +55,7 @@ pub struct MpiExecutor {
     world: SimpleCommunicator,
     rank: u32,
     hosts: Vec<String>,
+    host_infos: Vec<HostInfo>,
 }
 
 impl MpiExecutor {
@@ -81,6 +82,7 @@ impl MpiExecutor {
             world: SimpleCommunicator::world(),
             rank: place.rank,
             hosts: place.hosts.clone(),
+            host_infos: place.host_infos.clone(),
         }
     }
 
@@ -184,7 +186,7 @@ impl MpiExecutor {
                 .iter()
                 .map(|b| serde_json::from_slice(b).expect("a rank sent what this build serialised"))
                 .collect();
-            merge_all(sent, &self.hosts, started)
+            merge_all(sent, &self.host_infos, started)
         });
         let merged: std::result::Result<Vec<TestResult>, String> =
             broadcast_json(&self.world, merged.as_ref());
@@ -195,14 +197,14 @@ impl MpiExecutor {
 /// The merge of every rank's results, test by test, or the first rank's error.
 fn merge_all(
     all: Vec<Sent>,
-    hosts: &[String],
+    hosts: &[HostInfo],
     started: Instant,
 ) -> std::result::Result<Vec<TestResult>, String> {
     let mut parts: Vec<(u32, u64, Vec<TestResult>)> = Vec::new();
     for (r, s) in all.into_iter().enumerate().filter(|(_, s)| s.took_part) {
         match s.outcome {
             Ok(results) => parts.push((r as u32, s.start_ns, results)),
-            Err(e) => return Err(format!("rank {r} on {}: {e}", hosts[r])),
+            Err(e) => return Err(format!("rank {r} on {}: {e}", hosts[r].hostname)),
         }
     }
     let n = parts.first().map_or(0, |p| p.2.len());
@@ -213,9 +215,10 @@ fn merge_all(
                     .iter()
                     .map(|(r, start_ns, results)| RankPart {
                         rank: *r,
-                        host: hosts[*r as usize].clone(),
+                        host: hosts[*r as usize].hostname.clone(),
                         start_ns: *start_ns,
                         result: results[j].clone(),
+                        host_info: Some(hosts[*r as usize].clone()),
                     })
                     .collect(),
             )

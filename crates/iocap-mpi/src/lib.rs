@@ -22,6 +22,8 @@ pub struct Place {
     pub size: u32,
     /// The host name of every rank, by rank.
     pub hosts: Vec<String>,
+    /// Every rank's host details, by rank (each test's scope carries its rank's).
+    pub host_infos: Vec<iocap_model::HostInfo>,
 }
 
 static PLACE: OnceLock<Place> = OnceLock::new();
@@ -73,11 +75,12 @@ pub fn init() -> Option<Mpi> {
         return None;
     };
     let world = universe.world();
-    let hosts = comm::all_hosts(&world);
+    let host_infos = comm::all_hosts(&world);
     let _ = PLACE.set(Place {
         rank: comm::rank(&world),
-        size: hosts.len() as u32,
-        hosts,
+        size: host_infos.len() as u32,
+        hosts: host_infos.iter().map(|h| h.hostname.clone()).collect(),
+        host_infos,
     });
     Some(Mpi {
         _universe: universe,

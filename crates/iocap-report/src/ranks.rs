@@ -81,6 +81,7 @@ mod tests {
             })
             .tests
             .remove(0),
+            host_info: None,
         };
         r.tests[0].ranks = Some(Ranks {
             start_spread_us: 80.0,

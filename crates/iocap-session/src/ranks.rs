@@ -5,7 +5,8 @@
 
 use iocap_model::hist::{decode_hist, encode_hist, quantile_us};
 use iocap_model::{
-    CpuStats, IoFault, JobSpec, LatencyUs, OpStats, RankScope, Ranks, SecondSample, TestResult,
+    CpuStats, HostInfo, IoFault, JobSpec, LatencyUs, OpStats, RankScope, Ranks, SecondSample,
+    TestResult,
 };
 
 /// One rank's result of one test, and when it left the start barrier.
@@ -16,6 +17,8 @@ pub struct RankPart {
     /// Real-time clock when the rank left the start barrier, in ns since the Unix epoch.
     pub start_ns: u64,
     pub result: TestResult,
+    /// The host's details (kernel, CPU, memory), when the transport gathered them.
+    pub host_info: Option<HostInfo>,
 }
 
 /// `{host}` and `{rank}` in a spec's target paths replaced by this rank's, so a shared file
@@ -228,6 +231,7 @@ pub fn merge_test(parts: Vec<RankPart>) -> TestResult {
             start_offset_us: (p.start_ns - earliest) as f64 / 1e3,
             below_median: false,
             result: p.result,
+            host_info: p.host_info,
         })
         .collect();
     flag_slow(&mut scopes);

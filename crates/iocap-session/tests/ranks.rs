@@ -19,6 +19,7 @@ fn part(rank: u32, iops: f64, p50_us: f64, start_ns: u64) -> RankPart {
         host: format!("db{rank:02}"),
         start_ns,
         result: r.tests.into_iter().next().unwrap(),
+        host_info: Some(r.host),
     }
 }
 

@@ -315,6 +315,7 @@ fn a_multi_host_run_is_found_by_each_of_its_hosts() {
             start_offset_us: 0.0,
             below_median: false,
             result: many.tests[0].clone(),
+            host_info: None,
         };
         let ranks = vec![scope(0, "db01"), scope(1, "db02"), scope(2, "db03")];
         many.host.hostname = "db01".into();

@@ -191,3 +191,31 @@ fn read_after_write_verdict() {
     assert!(!holds_recent_writes(f64::NAN, 900.0));
     assert!(!holds_recent_writes(10.0, 0.0));
 }
+
+/// A memory-backed device whose reads vary from 5 to 25 µs between steps (the sweep CI saw on a
+/// loop device over tmpfs while other tests ran): one lucky fast step is not a cache's end.
+#[test]
+fn a_lucky_fast_step_does_not_end_a_cache() {
+    let lat = [21.2, 21.96, 7.45, 25.73, 26.56];
+    let iops = [295_906.0, 231_366.0, 262_710.0, 217_313.0, 235_090.0];
+    let steps: Vec<CacheStep> = (0..5)
+        .map(|i| CacheStep {
+            working_set_bytes: (16 * MIB) << i,
+            warm_s: 0.01,
+            qd32_test_idx: 2 * i as u32,
+            qd1_test_idx: 2 * i as u32 + 1,
+            lat_us_trim_mean: lat[i],
+            lat_us_p50: lat[i],
+            lat_us_p99: lat[i] * 5.0,
+            iops_qd32: iops[i],
+        })
+        .collect();
+    assert!(levels(&steps).is_empty(), "{:?}", levels(&steps));
+    // the same sweep with the fast step where its neighbours are: a real edge is still found
+    let mut real = steps.clone();
+    for s in &mut real[..3] {
+        s.lat_us_trim_mean = 7.45;
+        s.iops_qd32 = 295_000.0;
+    }
+    assert_eq!(levels(&real).len(), 1);
+}
