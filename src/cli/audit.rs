@@ -10,9 +10,7 @@ use clap::Args;
 use iocap_audit::{AuditOptions, DbFamily, Root};
 
 use super::{print_stdout, Exit};
-use iocap_flags::size_arg;
-use iocap_flags::FailOn;
-use iocap_flags::{listed, OutputArg};
+use iocap_flags::{listed, size_arg, FailOn, OutputArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

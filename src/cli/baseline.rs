@@ -8,8 +8,7 @@ use iocap_report::history::baselines_table;
 
 use super::{print_stdout, Exit};
 use iocap_console::keep::open_existing_store;
-use iocap_flags::StoreArg;
-use iocap_flags::{listed, OutputArg, OutputFormat};
+use iocap_flags::{listed, OutputArg, OutputFormat, StoreArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("db", |a| a

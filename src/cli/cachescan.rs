@@ -10,8 +10,7 @@ use iocap_session::{read_spec, ScanConfig};
 
 use super::execute::{run_text, session, Finish};
 use super::Exit;
-use iocap_flags::{duration_arg, size_arg};
-use iocap_flags::{CommonArgs, EngineArg, NoExtra, StepDurationArg};
+use iocap_flags::{duration_arg, size_arg, CommonArgs, EngineArg, NoExtra, StepDurationArg};
 
 #[derive(Args, Debug)]
 #[command(

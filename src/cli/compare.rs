@@ -7,9 +7,7 @@ use iocap_report::compare::{compare as compare_runs, render_all, Thresholds};
 
 use super::{print_stdout, Exit};
 use iocap_console::keep::open_existing_store;
-use iocap_flags::pct_arg;
-use iocap_flags::StoreArg;
-use iocap_flags::{listed, OutputArg};
+use iocap_flags::{listed, pct_arg, OutputArg, StoreArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

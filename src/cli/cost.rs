@@ -11,10 +11,7 @@ use iocap_session::{CostConfig, Session};
 
 use super::execute::{engine, finish, new_run, run_text};
 use super::Exit;
-use iocap_flags::OutputArg;
-use iocap_flags::SaveArgs;
-use iocap_flags::{rate_arg, size_arg};
-use iocap_flags::{SafetyArgs, SubmitFlag, TimingArgs};
+use iocap_flags::{rate_arg, size_arg, OutputArg, SafetyArgs, SaveArgs, SubmitFlag, TimingArgs};
 
 #[derive(Args, Debug)]
 #[command(

@@ -10,8 +10,7 @@ use iocap_diskspd::{
 
 use super::execute::{finish, session};
 use super::{print_stdout, Exit};
-use iocap_flags::OutputFormat;
-use iocap_flags::SaveArgs;
+use iocap_flags::{OutputFormat, SaveArgs};
 
 /// DiskSpd's `-h` (the same as `-Sh`) is not iocap's help here: only `--help` and `-?` are.
 const DISKSPD_H: &str = "\u{1}-h";

@@ -8,8 +8,7 @@ use iocap_session::{EngineExecutor, Session};
 use super::{print_stdout, Exit};
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::Terminal;
-use iocap_flags::CommonArgs;
-use iocap_flags::OutputFormat;
+use iocap_flags::{CommonArgs, OutputFormat};
 
 pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;

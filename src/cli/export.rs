@@ -10,9 +10,7 @@ use clap::Args;
 use super::{print_stdout, Exit};
 use iocap_console::files::write_new_file;
 use iocap_console::keep::open_existing_store;
-use iocap_flags::RunFilterArgs;
-use iocap_flags::StoreArg;
-use iocap_flags::{export_formats, report_formats, OutputFormat};
+use iocap_flags::{export_formats, report_formats, OutputFormat, RunFilterArgs, StoreArg};
 
 /// The format names other commands take after `--output`.
 const FORMAT_NAMES: [&str; 6] = ["json", "csv", "markdown", "md", "text", "html"];

@@ -9,9 +9,7 @@ use iocap_fsync::{DbFamily, Method, Offsets, Request};
 use super::execute::{finish, new_run, run_text};
 use super::Exit;
 use iocap_console::interrupt::INTERRUPTED;
-use iocap_flags::duration_arg;
-use iocap_flags::{choices, OutputFormat};
-use iocap_flags::{CommonArgs, NoExtra};
+use iocap_flags::{choices, duration_arg, CommonArgs, NoExtra, OutputFormat};
 
 /// `--profile`: the family, with the setting each one's recommendation is about.
 const FAMILIES: &[(&str, &str)] = &[

@@ -4,14 +4,12 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_flags::RunFilterArgs;
+use iocap_flags::{listed, OutputArg, OutputFormat, RunFilterArgs, StoreArg};
 use iocap_model::parse_duration;
 use iocap_report::history::{history_table, key_figure, show_text, Listed};
 
 use super::{print_stdout, Exit};
 use iocap_console::keep::open_existing_store;
-use iocap_flags::StoreArg;
-use iocap_flags::{listed, OutputArg, OutputFormat};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

@@ -9,8 +9,7 @@ use iocap_report::monitor::render_iostat_like;
 
 use super::{print_stdout, Exit};
 use iocap_console::interrupt::{interrupted, pause};
-use iocap_flags::duration_arg;
-use iocap_flags::{listed, OutputArg};
+use iocap_flags::{duration_arg, listed, OutputArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]

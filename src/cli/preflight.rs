@@ -11,12 +11,7 @@ use iocap_session::{PreflightConfig, PreflightRequest};
 
 use super::execute::{finish, run_text, session};
 use super::Exit;
-use iocap_flags::size_arg;
-use iocap_flags::OutputArg;
-use iocap_flags::RoleDirs;
-use iocap_flags::SaveArgs;
-use iocap_flags::SureArgs;
-use iocap_flags::{FailOn, SafetyArgs};
+use iocap_flags::{size_arg, FailOn, OutputArg, RoleDirs, SafetyArgs, SaveArgs, SureArgs};
 
 #[derive(Args, Debug)]
 pub struct PreflightArgs {

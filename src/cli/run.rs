@@ -6,8 +6,10 @@ use iocap_model::{test_name, write_pct_of, Burst, JobSpec, RwMode, TargetSpec, D
 
 use super::execute::{session, Finish};
 use super::Exit;
-use iocap_flags::{bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, Mix};
-use iocap_flags::{CommonArgs, DataAndSure, EngineArgs, TimingArgs};
+use iocap_flags::{
+    bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, CommonArgs, DataAndSure,
+    EngineArgs, Mix, TimingArgs,
+};
 
 /// `--engine`'s help in `iocap run`: this system's engines.
 #[cfg(not(windows))]

@@ -11,8 +11,9 @@ use iocap_session::SaturateSpec;
 
 use super::execute::{run_text, session, Finish};
 use super::Exit;
-use iocap_flags::{rw_arg, size_arg, us_arg};
-use iocap_flags::{CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg};
+use iocap_flags::{
+    rw_arg, size_arg, us_arg, CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg,
+};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("warmup", |a| a.help("Unmeasured time before each step")))]

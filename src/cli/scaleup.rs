@@ -10,8 +10,7 @@ use iocap_session::{RolePlaces, ScaleupSpec};
 
 use super::execute::{run_text, session, Finish};
 use super::Exit;
-use iocap_flags::{rw_arg, size_arg};
-use iocap_flags::{CommonArgs, EngineArgs, NoExtra, TimingArgs};
+use iocap_flags::{rw_arg, size_arg, CommonArgs, EngineArgs, NoExtra, TimingArgs};
 
 #[derive(Args, Debug)]
 pub struct ScaleupArgs {

@@ -11,8 +11,7 @@ use iocap_sqlio::{
 use super::execute::{finish, session};
 use super::{print_stdout, Exit};
 use iocap_console::interrupt::interrupted;
-use iocap_flags::{OutputArg, OutputFormat};
-use iocap_flags::{SaveArgs, StoreArg};
+use iocap_flags::{OutputArg, OutputFormat, SaveArgs, StoreArg};
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", |a| a.help("Output format for each test")))]

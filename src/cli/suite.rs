@@ -11,11 +11,7 @@ use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};
 use super::execute::tests_text;
 use super::{print_stdout, Exit};
 use iocap_console::keep::open_existing_store;
-use iocap_flags::CommonArgs;
-use iocap_flags::OutputFormat;
-use iocap_flags::RoleDirs;
-use iocap_flags::SureArgs;
-use iocap_flags::{duration_arg, size_arg};
+use iocap_flags::{duration_arg, size_arg, CommonArgs, OutputFormat, RoleDirs, SureArgs};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {

@@ -14,10 +14,9 @@ use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 use super::execute::new_run;
 use super::{print_stdout, Exit};
 use iocap_console::interrupt::INTERRUPTED;
-use iocap_flags::size_arg;
-use iocap_flags::SaveArgs;
-use iocap_flags::{verify_output, OutputArg};
-use iocap_flags::{DurationArg, EngineArg, SafetyArgs};
+use iocap_flags::{
+    size_arg, verify_output, DurationArg, EngineArg, OutputArg, SafetyArgs, SaveArgs,
+};
 
 /// `--engine`'s help in `iocap verify`: this system's engines.
 #[cfg(not(windows))]

@@ -436,3 +436,32 @@ fn without_mpirun_the_binary_runs_as_one_host() {
     // no MPI: the braces are part of the file's name
     assert!(dir.path().join("t{rank}.dat").exists());
 }
+
+/// srun's tasks that MPI cannot join (no PMI or PMIx) are refused, not run as separate tests;
+/// a batch script's own `iocap`, outside srun, runs alone.
+#[test]
+fn srun_without_pmi_is_refused_and_a_batch_script_runs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::iocap(dir.path())
+        .env("SLURM_STEP_NUM_TASKS", "4")
+        .args(["run", "--no-save"])
+        .args(RUN)
+        .arg("t.dat")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("without PMI or PMIx") && err.contains("--mpi=pmix"),
+        "{err}"
+    );
+    assert!(!dir.path().join("t.dat").exists(), "nothing written");
+    let out = crate::iocap(dir.path())
+        .env("SLURM_NTASKS", "4")
+        .args(["run", "--no-save", "--output", "json"])
+        .args(RUN)
+        .arg("t.dat")
+        .output()
+        .unwrap();
+    assert!(json(&out)["tests"][0].get("ranks").is_none());
+}

@@ -99,17 +99,6 @@ const UNKNOWN: &[char] = &[
     'k', 'm', 'q', 'u', 'A', 'E', 'G', 'H', 'J', 'K', 'M', 'Q', 'U', 'V', 'Y',
 ];
 
-fn expected_rw(l: &Line) -> RwMode {
-    match (l.random, l.write_pct) {
-        (true, 0) => RwMode::RandRead,
-        (true, 100) => RwMode::RandWrite,
-        (true, _) => RwMode::RandRw,
-        (false, 0) => RwMode::Read,
-        (false, 100) => RwMode::Write,
-        (false, _) => RwMode::Rw,
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(200)))]
 
@@ -121,7 +110,10 @@ proptest! {
         prop_assert_eq!(s.bs_bytes, bs);
         prop_assert_eq!((s.qd, s.threads), (l.requests, l.threads));
         prop_assert_eq!(s.write_pct, l.write_pct);
-        prop_assert_eq!(s.rw, expected_rw(&l));
+        // -r is random access, -w0 reads only, -w100 writes only, anything between a mix
+        prop_assert_eq!(s.rw.is_random(), l.random);
+        prop_assert_eq!(matches!(s.rw, RwMode::Read | RwMode::RandRead), l.write_pct == 0);
+        prop_assert_eq!(matches!(s.rw, RwMode::Write | RwMode::RandWrite), l.write_pct == 100);
         prop_assert_eq!(s.duration_s, f64::from(l.duration_s));
         prop_assert_eq!((s.warmup_s, s.cooldown_s), (f64::from(l.warmup_s), f64::from(l.cooldown_s)));
         prop_assert_eq!(s.size_bytes, l.create_gib << 30);

@@ -48,9 +48,10 @@ fn launched() -> bool {
 }
 
 /// Slurm's `srun` with several tasks but no PMI or PMIx for MPI (`MpiDefault=none`): each task
-/// would run alone, and save a run of its own.
+/// would run alone, and save a run of its own. `SLURM_STEP_NUM_TASKS` is set by srun for its
+/// step only: iocap started directly in a batch script of a many-task job runs alone, as asked.
 fn srun_without_pmi() -> Option<String> {
-    let tasks: u32 = std::env::var("SLURM_NTASKS").ok()?.parse().ok()?;
+    let tasks: u32 = std::env::var("SLURM_STEP_NUM_TASKS").ok()?.parse().ok()?;
     (tasks > 1 && !launched()).then(|| {
         format!(
             "iocap: srun started {tasks} tasks without PMI or PMIx, so they cannot run one \
