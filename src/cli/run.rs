@@ -8,7 +8,7 @@ use super::execute::{session, Finish};
 use super::Exit;
 use iocap_flags::{
     bs_split_arg, burst_arg, duration_arg, rate_arg, rw_arg, size_arg, CommonArgs, DataAndSure,
-    EngineArgs, Mix, TimingArgs,
+    EngineArgs, Mix, RateProcessArg, TimingArgs,
 };
 
 /// `--engine`'s help in `iocap run`: this system's engines.
@@ -81,6 +81,9 @@ pub struct RunArgs {
     /// Limit the whole test to this many MB/s (10^6 bytes)
     #[arg(long, value_parser = rate_arg)]
     pub rate_mbps: Option<f64>,
+    /// How throttled I/Os are spaced: linear (evenly) or poisson (independent arrivals)
+    #[arg(long, value_enum, default_value_t = RateProcessArg::Linear)]
+    pub rate_process: RateProcessArg,
     /// Open with O_DSYNC: each write completes only once durable
     #[arg(long)]
     pub write_through: bool,
@@ -130,6 +133,7 @@ impl RunArgs {
             align_bytes: self.align.unwrap_or(min_bs),
             rate_iops: self.rate_iops,
             rate_mb_s: self.rate_mbps,
+            rate_process: self.rate_process.process(),
             direct: !self.buffered,
             write_through: self.write_through,
             fsync_every: self.fsync_every,

@@ -225,3 +225,36 @@ fn an_unknown_method_is_refused_with_exit_2() {
         .stderr(predicate::str::contains("o_direct_o_dsync"));
     assert!(!dir.path().join("iocap-fsync.testfile").exists());
 }
+
+/// Log writes are new data every time (issue 23): after walking the file with the same 8 KiB
+/// buffer, no 512-byte sector of what was written equals another, so a device that
+/// deduplicates or compresses gains nothing from the log test.
+#[test]
+fn cycled_log_writes_leave_no_duplicate_sector() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = fsync_json(
+        dir.path(),
+        &[],
+        &[
+            "--sizes",
+            "8K",
+            "--methods",
+            "fdatasync",
+            "--offsets",
+            "cycle",
+            "--duration",
+            "0.2s",
+        ],
+    );
+    let ios = v["fsync"]["points"][0]["ops"].as_u64().unwrap_or(0);
+    let path = v["fsync"]["target"].as_str().unwrap();
+    let data = std::fs::read(dir.path().join(path)).unwrap();
+    let written = &data[..(ios.min(2048) as usize) * 8192];
+    assert!(written.len() >= 16 * 8192, "only {ios} writes: {v}");
+    let mut seen = std::collections::HashSet::new();
+    let dups = written
+        .chunks(512)
+        .filter(|s| !seen.insert(s.to_vec()))
+        .count();
+    assert_eq!(dups, 0, "{dups} repeated sectors in {ios} log writes");
+}

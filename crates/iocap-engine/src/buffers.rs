@@ -125,10 +125,10 @@ pub struct SlotBuffers {
     mem: AlignedBuf,
     bs: usize,
     slots: usize,
-    /// Offset and length of the last write stamped into each slot, to erase its stamps.
-    stamped: Box<[(u64, usize)]>,
     /// With `--compressible` or `--dedupe`: makes every write's bytes anew.
     shaper: Option<crate::datashape::Shaper>,
+    /// Draws each default write's whitening key (see [`whiten`]).
+    keys: Xoshiro256PlusPlus,
 }
 
 impl SlotBuffers {
@@ -143,8 +143,8 @@ impl SlotBuffers {
             mem: AlignedBuf::new(size)?,
             bs: stride,
             slots,
-            stamped: vec![(0, 0); slots].into_boxed_slice(),
             shaper: None,
+            keys: Xoshiro256PlusPlus::seed_from_u64(!seed),
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         for s in 0..slots {
@@ -178,32 +178,23 @@ impl SlotBuffers {
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), self.bs) }
     }
 
-    /// Stamps the first `len` bytes of slot `i` for a write at `offset` (see [`stamp_write`]),
-    /// first erasing the stamps of the slot's previous write where the new ones would not cover
-    /// them, so no stale stamp is written to a place it does not name. Only for slots with no
-    /// I/O in flight; no allocation.
+    /// Makes the first `len` bytes of slot `i` the data of a write at `offset`, the `seq`-th of
+    /// its worker: by default the slot's bytes are whitened anew (see [`whiten`]) and stamped
+    /// (see [`stamp_write`]); with a shape, made anew by the shaper. Whitening also turns every
+    /// stamp a previous write left in the slot into noise, so no stale stamp is written to a
+    /// place it does not name. Only for slots with no I/O in flight; no allocation.
     #[inline]
     pub fn stamp(&mut self, i: usize, len: usize, offset: u64, seq: u64) {
         if let Some(mut sh) = self.shaper.take() {
             // the whole write is made anew: no stale stamp can remain in it
             sh.fill(&mut self.slot_mut(i)[..len], offset, seq);
             self.shaper = Some(sh);
-            self.stamped[i] = (offset, len);
             return;
         }
-        let (prev_off, prev_len) = self.stamped[i];
-        let buf = self.slot_mut(i);
-        let same_places = prev_off % STAMP_BLOCK as u64 == offset % STAMP_BLOCK as u64;
-        if prev_len > 0 && !(same_places && prev_len <= len) {
-            let scrub = (!WRITE_STAMP_MAGIC ^ seq).to_le_bytes();
-            let mut pos = 0;
-            while pos + STAMP_BYTES <= prev_len {
-                buf[pos..pos + 8].copy_from_slice(&scrub);
-                pos = next_stamp(prev_off, pos);
-            }
-        }
-        stamp_write(&mut buf[..len], offset, seq);
-        self.stamped[i] = (offset, len);
+        let key = self.keys.next_u64();
+        let buf = &mut self.slot_mut(i)[..len];
+        whiten(buf, key);
+        stamp_write(buf, offset, seq);
     }
 
     /// Shapes every later write's data (`--compressible`, `--dedupe`; see `datashape`).
@@ -228,6 +219,42 @@ impl SlotBuffers {
             })
             .collect()
     }
+}
+
+/// Bytes whitened with one key: a sector, the granularity at which arrays deduplicate.
+pub const WHITEN_SECTOR: usize = 512;
+
+/// Makes `buf` differ, at every byte, from what it held before and from every other buffer
+/// whitened with another key, in one pass that costs about a memory copy: each 512-byte sector
+/// is XORed with its own 64-bit word, drawn from `key` and the sector's place by a bijective
+/// mixer. Over random bytes (every slot starts random) the result is random again, so a write is
+/// neither a repeat of an earlier write nor of another sector, at any offset: a deduplicating
+/// array finds no equal 512-byte sector, and a compressor, whatever its window, finds no match
+/// to copy (it sees only byte-equal runs). Fresh bytes from the PRNG for every write would give
+/// the same, at several times the cost (docs/PERFORMANCE.md, issue 23).
+#[inline]
+pub fn whiten(buf: &mut [u8], key: u64) {
+    for (n, sector) in buf.chunks_mut(WHITEN_SECTOR).enumerate() {
+        let k = mix64(key.wrapping_add((n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        let mut words = sector.chunks_exact_mut(8);
+        for w in &mut words {
+            // always 8 bytes (`chunks_exact`); the `if let` only spares a panic path
+            if let Ok(w) = <&mut [u8; 8]>::try_from(w) {
+                *w = (u64::from_ne_bytes(*w) ^ k).to_ne_bytes();
+            }
+        }
+        for (b, kb) in words.into_remainder().iter_mut().zip(k.to_ne_bytes()) {
+            *b ^= kb;
+        }
+    }
+}
+
+/// SplitMix64's finaliser: a bijection on u64 whose outputs for nearby inputs look unrelated.
+#[inline]
+fn mix64(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }
 
 /// Fills `buf` with pseudo-random bytes: incompressible and, per 4 KiB block, unique.
@@ -389,5 +416,41 @@ mod tests {
         assert_eq!(stamps(&mut b, 8192), [(0, 512), (3584, 4096), (7680, 8192)]);
         b.stamp(0, 4096, 1024, 3);
         assert_eq!(stamps(&mut b, 4096), [(0, 1024), (3072, 4096)]);
+    }
+
+    /// The default data: every write of a reused slot is new at every 512-byte sector, against
+    /// every earlier write of any slot, while the stamps still name each write.
+    #[test]
+    fn a_reused_slot_never_repeats_a_sector() {
+        let mut b = SlotBuffers::new(2, 8192, 11).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for seq in 0..1000u64 {
+            let slot = (seq % 2) as usize;
+            b.stamp(slot, 8192, seq * 8192, seq);
+            let buf = b.slot_mut(slot);
+            assert_eq!(&buf[..8], &WRITE_STAMP_MAGIC.to_le_bytes());
+            assert_eq!(u64::from_le_bytes(buf[16..24].try_into().unwrap()), seq);
+            for sector in buf.chunks(WHITEN_SECTOR) {
+                assert!(seen.insert(sector.to_vec()), "write {seq} repeats a sector");
+            }
+        }
+    }
+
+    #[test]
+    fn whitening_changes_every_byte_run_and_is_undone_by_its_key() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut buf = vec![0u8; 4096 + 100];
+        fill_random(&mut buf, &mut rng);
+        let before = buf.clone();
+        whiten(&mut buf, 42);
+        // no 8-byte word is left as it was (a repeat a compressor could copy)
+        let same = buf
+            .chunks(8)
+            .zip(before.chunks(8))
+            .filter(|(a, b)| a == b)
+            .count();
+        assert_eq!(same, 0);
+        whiten(&mut buf, 42);
+        assert_eq!(buf, before);
     }
 }

@@ -21,6 +21,7 @@ pub mod error;
 pub mod host;
 pub mod marker;
 pub mod offsets;
+pub mod pace;
 pub mod probe;
 pub mod procstat;
 pub mod runner;

@@ -423,6 +423,7 @@ fn run_context(
         depth: c.depth,
         fsync_every: spec.fsync_every,
         rate_interval_ns: job.rate_interval_ns,
+        rate_process: job.rate_process,
         burst_ns: job.burst_ns,
         write_seed: c.seed,
         auto_submit: engine.is_uring() && spec.submit == iocap_model::SubmitMode::Auto,

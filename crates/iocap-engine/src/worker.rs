@@ -34,6 +34,7 @@ use crate::backend::{Backend, Io, Op};
 use crate::buffers::SlotBuffers;
 use crate::clock;
 use crate::offsets::OffsetGen;
+use crate::pace::{Pacer, Process};
 use crate::stats::{LiveCounters, WorkerStats};
 
 /// Timeline and stop signals shared by all workers of a test; read-mostly.
@@ -96,8 +97,9 @@ pub struct WorkerConfig {
     pub target_idx: usize,
     pub depth: u32,
     pub fsync_every: u32,
-    /// Interval between I/O starts when throttled.
+    /// Mean interval between I/O starts when throttled, and how arrivals are spaced.
     pub rate_interval_ns: Option<u64>,
+    pub rate_process: Process,
     /// Issue only in bursts: (on, off) in nanoseconds, off above zero.
     pub burst_ns: Option<(u64, u64)>,
     pub write_seed: u64,
@@ -143,7 +145,9 @@ pub fn run<B: Backend>(
     clock::sleep_until(start);
     let measure_start = tl.measure_start_ns.load(Relaxed);
     let mut now = clock::now_ns();
-    let mut next_due = now;
+    let mut pacer = cfg
+        .rate_interval_ns
+        .map(|iv| Pacer::new(iv, cfg.rate_process, cfg.write_seed, now));
     let mut inflight = 0usize;
     let mut writes_since_sync = 0u32;
     let mut sync_pending = false;
@@ -181,20 +185,20 @@ pub fn run<B: Backend>(
         if now >= burst_edge {
             if let Some((on, off)) = cfg.burst_ns {
                 (burst_on, burst_edge) = burst_state(start, on, off, now);
-                if !burst_on {
+                if let (false, Some(p)) = (burst_on, pacer.as_mut()) {
                     // the throttle starts afresh with the next burst instead of catching up
-                    next_due = next_due.max(burst_edge);
+                    p.hold_until(burst_edge);
                 }
             }
         }
         if !stopping && burst_on {
             while let Some(&slot) = free.last() {
-                if let Some(iv) = cfg.rate_interval_ns {
-                    if next_due > now {
+                if let Some(p) = pacer.as_mut() {
+                    if p.due() > now {
                         break;
                     }
-                    // never burst more than 100 ms worth after a stall
-                    next_due = next_due.max(now.saturating_sub(100_000_000)) + iv;
+                    // behind the schedule, it catches up by 100 us at most: no burst (`pace`)
+                    p.take(now);
                 }
                 free.pop();
                 let s = slot as usize;
@@ -244,10 +248,11 @@ pub fn run<B: Backend>(
             }
         }
         // when new I/O may next start, if something other than a free slot holds it back
-        let held_until = match (cfg.rate_interval_ns, burst_on) {
+        let next_due = pacer.as_ref().map_or(0, Pacer::due);
+        let held_until = match (pacer.is_some(), burst_on) {
             (_, false) => Some(burst_edge.max(next_due)),
-            (Some(_), true) => Some(next_due),
-            (None, true) => None,
+            (true, true) => Some(next_due),
+            (false, true) => None,
         };
         if inflight == 0 && batch.is_empty() {
             if stopping {

@@ -197,6 +197,26 @@ fn throttling_holds_the_rate_for_both_engines() {
     }
 }
 
+/// `--rate-process poisson`: the gaps are drawn, the rate is kept on average (a Poisson count
+/// of 3,000 a second has a standard deviation of 55).
+#[test]
+fn poisson_arrivals_keep_the_rate() {
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(dir.path(), RwMode::RandRead, engine);
+        s.rate_iops = Some(3000.0);
+        s.rate_process = iocap_model::RateProcess::Poisson;
+        s.duration_s = 1.0;
+        let r = run(&s).result;
+        assert!(
+            (r.total.iops - 3000.0).abs() < 250.0,
+            "{engine:?}: {} IOPS",
+            r.total.iops
+        );
+        assert_eq!(r.spec.rate_process, iocap_model::RateProcess::Poisson);
+    }
+}
+
 #[test]
 fn fsync_every_n_writes() {
     for engine in ENGINES {

@@ -5,7 +5,7 @@
 //! [`super::sure`]'s.
 
 use clap::Args;
-use iocap_model::{EngineChoice, JobSpec, Severity, SubmitMode};
+use iocap_model::{EngineChoice, JobSpec, RateProcess, Severity, SubmitMode};
 
 use super::args::{duration_arg, engine_arg};
 use super::output::OutputArg;
@@ -96,6 +96,24 @@ impl SubmitFlag {
             SubmitArg::Auto => SubmitMode::Auto,
             SubmitArg::Batch => SubmitMode::Batch,
             SubmitArg::Each => SubmitMode::Each,
+        }
+    }
+}
+
+/// `--rate-process`: how throttled I/O starts are spaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RateProcessArg {
+    /// Evenly spaced, one interval apart (fio's default)
+    Linear,
+    /// Exponential gaps of the same mean: independent arrivals, as a database's clients
+    Poisson,
+}
+
+impl RateProcessArg {
+    pub fn process(self) -> RateProcess {
+        match self {
+            Self::Linear => RateProcess::Linear,
+            Self::Poisson => RateProcess::Poisson,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_engine::buffers::SlotBuffers;
+use iocap_engine::buffers::{whiten, SlotBuffers};
 use iocap_engine::clock::now_ns;
 use iocap_engine::stats::OpRecorder;
 use iocap_engine::{prepare_targets, NoFillProgress, TargetKind};
@@ -158,7 +158,7 @@ pub fn run(
             let looped = measure_point(
                 &file,
                 m,
-                &slot[..size as usize],
+                &mut slot[..size as usize],
                 range,
                 plan.offsets,
                 plan.duration_s,
@@ -299,7 +299,7 @@ enum Measured {
 fn measure_point(
     file: &File,
     m: Method,
-    buf: &[u8],
+    buf: &mut [u8],
     range: u64,
     offsets: Offsets,
     duration_s: f64,
@@ -366,7 +366,10 @@ fn measure_point(
         }
         let t1 = now_ns();
         rec.record(t1 - t0, size);
-        t0 = t1;
+        // the next write's bytes are new at every sector (as the engine's are), outside the
+        // timed interval: a device that compresses or deduplicates gains nothing
+        whiten(buf, rec.ios);
+        t0 = now_ns();
         if t1 >= end {
             return Ok(Measured::Done {
                 elapsed_ns: t1 - start,

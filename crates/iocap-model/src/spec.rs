@@ -82,6 +82,27 @@ pub enum EngineChoice {
     IoUringUnregistered,
 }
 
+/// How a throttled test spaces its I/O starts (`--rate-process`, fio's `rate_process`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateProcess {
+    /// Evenly spaced, one interval apart: the latency is the device's at a steady load.
+    #[default]
+    Linear,
+    /// Exponential gaps with the same mean (a Poisson process): independent clients, as a
+    /// database's arrive; queues form now and then even below the device's capacity.
+    Poisson,
+}
+
+impl RateProcess {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Poisson => "poisson",
+        }
+    }
+}
+
 /// When new I/Os reach the kernel (io_uring; psync issues each I/O as it goes anyway).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
@@ -192,6 +213,9 @@ pub struct JobSpec {
     pub rate_iops: Option<f64>,
     /// Total bandwidth limit in MB/s (10^6 bytes), turned into an I/O rate.
     pub rate_mb_s: Option<f64>,
+    /// How throttled I/O starts are spaced (with `rate_iops` or `rate_mb_s`).
+    #[serde(default)]
+    pub rate_process: RateProcess,
     /// O_DIRECT (true) or the page cache.
     pub direct: bool,
     /// O_DSYNC: every write is durable when it completes.
@@ -243,6 +267,7 @@ impl Default for JobSpec {
             align_bytes: 8 << 10,
             rate_iops: None,
             rate_mb_s: None,
+            rate_process: RateProcess::Linear,
             direct: true,
             write_through: false,
             fsync_every: 0,

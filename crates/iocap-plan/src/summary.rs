@@ -161,6 +161,9 @@ pub fn describe_workload(s: &JobSpec) -> String {
     if let Some(r) = s.rate_mb_s {
         words.push(format!("<= {r} MB/s"));
     }
+    if s.effective_rate_iops().is_some() && s.rate_process == iocap_model::RateProcess::Poisson {
+        words.push("poisson".into());
+    }
     words.join(" ")
 }
 

@@ -56,6 +56,9 @@ pub fn describe(r: &TestResult) -> String {
     }
     if let Some(rate) = s.effective_rate_iops() {
         parts.push(format!("throttled to {} IOPS", fmt::count(rate)));
+        if s.rate_process == iocap_model::RateProcess::Poisson {
+            parts.push("Poisson arrivals".into());
+        }
     }
     parts.join(", ")
 }

@@ -30,6 +30,7 @@ pub(super) struct Job<'a> {
     /// The sizes its I/Os draw from (the mix, or the one block size).
     pub sizes: Vec<BsWeight>,
     pub rate_interval_ns: Option<u64>,
+    pub rate_process: crate::pace::Process,
     pub burst_ns: Option<(u64, u64)>,
     /// Its contexts in the group's list.
     pub ctxs: std::ops::Range<usize>,
@@ -163,6 +164,10 @@ pub(super) fn plan_group<'a>(
             engine_warning,
             sizes,
             rate_interval_ns,
+            rate_process: match spec.rate_process {
+                iocap_model::RateProcess::Linear => crate::pace::Process::Linear,
+                iocap_model::RateProcess::Poisson => crate::pace::Process::Poisson,
+            },
             burst_ns,
             ctxs: from..ctxs.len(),
         });

@@ -33,7 +33,7 @@ fn fields<T>(out: &mut Vec<Difference>, b: &T, r: &T, list: &[Field<T>]) {
 }
 
 /// Every spec field but `name`, which merely labels the test.
-const SPEC_FIELDS: [Field<JobSpec>; 23] = [
+const SPEC_FIELDS: [Field<JobSpec>; 24] = [
     ("spec.targets", |s| s.targets.len().to_string()),
     ("spec.rw", |s| s.rw.name().into()),
     ("spec.write_pct", |s| s.write_pct.to_string()),
@@ -48,6 +48,7 @@ const SPEC_FIELDS: [Field<JobSpec>; 23] = [
     ("spec.align_bytes", |s| s.align_bytes.to_string()),
     ("spec.rate_iops", |s| opt(s.rate_iops)),
     ("spec.rate_mb_s", |s| opt(s.rate_mb_s)),
+    ("spec.rate_process", |s| s.rate_process.name().into()),
     ("spec.direct", |s| s.direct.to_string()),
     ("spec.write_through", |s| s.write_through.to_string()),
     ("spec.fsync_every", |s| s.fsync_every.to_string()),
