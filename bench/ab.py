@@ -7,9 +7,11 @@ going first; per round and workload the ratio B/A of IOPS and of CPU per I/O; th
 the median and the IQR of those ratios. Workloads (one 4G file, O_DIRECT, io_uring):
   a. 4K random read qd 32   e. 1M sequential read qd 8   f. 70/30 8K qd 16
 
+  b. 8K random write qd 32 (only when WORKLOADS names it: the write path, issue 23)
 Usage: A=old/iocap B=new/iocap python3 bench/ab.py DIR [LABEL]
-Writes its own section of docs/PERFORMANCE.md (between ab markers). Knobs: ROUNDS (6),
-DURATION (5 s), OUT. Run on a quiet machine.
+Writes its own section of docs/PERFORMANCE.md (between SECTION's markers, default ab). Knobs:
+ROUNDS (6), DURATION (5 s), WORKLOADS (letters, default "a e f"), SECTION, OUT. Run on a quiet
+machine.
 """
 
 import json
@@ -19,12 +21,16 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BEGIN, END = "<!-- ab:begin -->", "<!-- ab:end -->"
-WORKLOADS = {
+SECTION = os.environ.get("SECTION", "ab")
+BEGIN, END = f"<!-- {SECTION}:begin -->", f"<!-- {SECTION}:end -->"
+ALL_WORKLOADS = {
     "a. 4K random read qd 32": ["--rw", "randread", "--bs", "4K", "--qd", "32"],
+    "b. 8K random write qd 32": ["--rw", "randwrite", "--bs", "8K", "--qd", "32"],
     "e. 1M sequential read qd 8": ["--rw", "read", "--bs", "1M", "--qd", "8"],
     "f. 70/30 8K qd 16": ["--rw", "randrw", "--write-pct", "30", "--bs", "8K", "--qd", "16"],
 }
+PICK = os.environ.get("WORKLOADS", "a e f").split()
+WORKLOADS = {w: a for w, a in ALL_WORKLOADS.items() if w[0] in PICK}
 
 
 def run(exe, args, path, duration):
@@ -51,7 +57,7 @@ def main():
     label = sys.argv[2] if len(sys.argv) > 2 else "B against A"
     rounds = int(os.environ.get("ROUNDS", "6"))
     duration = int(os.environ.get("DURATION", "5"))
-    run(a, WORKLOADS["a. 4K random read qd 32"], path, 1)  # creates the file
+    run(a, ALL_WORKLOADS["a. 4K random read qd 32"], path, 1)  # creates the file
     ratios = {w: ([], []) for w in WORKLOADS}
     for k in range(rounds):
         for w, args in WORKLOADS.items():

@@ -7,7 +7,7 @@
 //! spliced into each struct by the [`job_table!`] macro instead.
 
 use crate::values::{BlockSize, BsSplit};
-use iocap_model::{BsWeight, Burst, JobSpec, Role, RwMode, SubmitMode, TargetSpec};
+use iocap_model::{BsWeight, Burst, JobSpec, RateProcess, Role, RwMode, SubmitMode, TargetSpec};
 
 /// Duration, warmup and cooldown when no level of a file gives one.
 pub const BASE_DURATION_S: f64 = 60.0;
@@ -44,6 +44,7 @@ pub(crate) struct JobFields {
     pub fsync_every: Option<u32>,
     pub rate_iops: Option<f64>,
     pub rate_mbps: Option<f64>,
+    pub rate_process: Option<RateProcess>,
     pub burst: Option<Burst>,
     pub seed: Option<u64>,
     pub submit: Option<SubmitMode>,
@@ -77,6 +78,7 @@ macro_rules! job_table {
             #[serde(default)] pub fsync_every: Option<crate::values::Every>,
             #[serde(default)] pub rate_iops: Option<crate::values::Rate>,
             #[serde(default)] pub rate_mbps: Option<crate::values::Rate>,
+            #[serde(default)] pub rate_process: Option<iocap_model::RateProcess>,
             #[serde(default)] pub burst: Option<crate::values::BurstCfg>,
             #[serde(default)] pub seed: Option<u64>,
             #[serde(default)] pub submit: Option<iocap_model::SubmitMode>,
@@ -104,6 +106,7 @@ macro_rules! job_table {
                     fsync_every: self.fsync_every.map(|c| c.0),
                     rate_iops: self.rate_iops.map(|r| r.0),
                     rate_mbps: self.rate_mbps.map(|r| r.0),
+                    rate_process: self.rate_process,
                     burst: self.burst.map(|b| iocap_model::Burst {
                         on_s: b.on.0,
                         off_s: b.off.0,
@@ -158,6 +161,7 @@ impl JobFields {
             fsync_every: t.fsync_every.or(b.fsync_every),
             rate_iops: t.rate_iops.or(b.rate_iops),
             rate_mbps: t.rate_mbps.or(b.rate_mbps),
+            rate_process: t.rate_process.or(b.rate_process),
             burst: t.burst.or(b.burst),
             seed: t.seed.or(b.seed),
             submit: t.submit.or(b.submit),
@@ -221,6 +225,7 @@ impl JobFields {
             align_bytes: self.align.unwrap_or(bs_bytes),
             rate_iops: self.rate_iops,
             rate_mb_s: self.rate_mbps,
+            rate_process: self.rate_process.unwrap_or(base.rate_process),
             direct: self.direct.unwrap_or(base.direct),
             write_through: self.write_through.unwrap_or(base.write_through),
             fsync_every: self.fsync_every.unwrap_or(0),
@@ -299,5 +304,26 @@ mod tests {
             ..JobFields::default()
         };
         assert_eq!(mixed.spec("m").unwrap().write_pct, BASE_MIXED_WRITE_PCT);
+    }
+
+    #[test]
+    fn a_suite_sets_the_rate_process_and_a_test_overrides_it() {
+        let text = r#"
+            name = "s"
+            [defaults]
+            rate_iops = 500
+            rate_process = "poisson"
+            [[test]]
+            name = "a"
+            [[test]]
+            name = "b"
+            rate_process = "linear"
+        "#;
+        let suite = crate::parse_suite(text).unwrap();
+        let process = |k: usize| suite.tests[k].workloads[0].spec.rate_process;
+        assert_eq!(process(0), RateProcess::Poisson);
+        assert_eq!(process(1), RateProcess::Linear);
+        let bad = text.replace("\"poisson\"", "\"bursty\"");
+        assert!(crate::parse_suite(&bad).is_err());
     }
 }

@@ -161,7 +161,8 @@ pub fn suite(name: &str) -> Result<Suite, PlanError> {
 ///
 /// [defaults]                    # any workload key: rw, bs, bs_split, qd, threads, write_pct,
 /// duration = "60s"              # size, duration, warmup, cooldown, align, direct,
-/// bs = "8K"                     # write_through, fsync_every, rate_iops, rate_mbps, burst,
+/// bs = "8K"                     # write_through, fsync_every, rate_iops, rate_mbps,
+///                               # rate_process ("linear", "poisson"), burst,
 ///                               # seed, role, submit ("auto", "batch", "each"),
 ///                               # compressible, dedupe (percent)
 /// [[test]]
