@@ -74,7 +74,7 @@ fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
         timing: a.timing.clone(),
         allow_overwrite: a.safety.allow_overwrite,
     };
-    let (places, sure) = (a.roles.places(), a.sure.clone());
+    let (places, sure) = (a.roles.places()?, a.sure.clone());
     request.config(
         Box::new(move |r| places.target(r)),
         Box::new(move |s| sure.apply(s)),

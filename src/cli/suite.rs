@@ -67,7 +67,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
     let plan = SuiteRun::plan(
         &s,
         &SuiteOverrides {
-            places: a.roles.places(),
+            places: a.roles.places()?,
             size_bytes: a.size,
             duration_s: a.duration,
             pause_s: a.pause,

@@ -1,5 +1,6 @@
 //! `export` and `report` (issue 14 items 8 and 9): `--format` for the format and `-o FILE` for
-//! the file, a format name after `--output` refused, no file overwritten without `--force`;
+//! the file, a format name after `--output` refused, no file overwritten without `--force`
+//! and no symbolic link written through even with it;
 //! the CSV's columns and quoting, `--all` and the history filters.
 
 use std::path::Path;
@@ -108,6 +109,60 @@ fn an_existing_file_is_never_overwritten_without_force() {
             .success();
         assert_ne!(std::fs::read_to_string(&mine).unwrap(), "my data", "{cmd}");
     }
+}
+
+#[test]
+fn an_output_symlink_is_refused_and_its_target_kept_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    saved(dir.path(), db, &["a.dat"]);
+    // the user's file elsewhere, and a link to it where the report is asked for
+    let elsewhere = tempfile::tempdir().unwrap();
+    let theirs = elsewhere.path().join("notes.txt");
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&theirs, &data).unwrap();
+    let link = dir.path().join("out.html");
+    std::os::unix::fs::symlink(&theirs, &link).unwrap();
+    for args in [
+        &["report", "last", "-o", "out.html", "--force"][..],
+        &["report", "last", "-o", "out.html"][..],
+        &[
+            "export", "last", "--format", "csv", "-o", "out.html", "--force",
+        ][..],
+        &["export", "last", "-o", "out.html"][..],
+        &[
+            "run",
+            "--duration",
+            "0.2s",
+            "--warmup",
+            "0s",
+            "--size",
+            "4M",
+        ][..],
+    ] {
+        let mut cmd = iocap(dir.path());
+        cmd.args(args).args(["--db", db]);
+        if args[0] == "run" {
+            cmd.args(["--html", "out.html", "b.dat"]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("out.html is a symbolic link"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&theirs).unwrap(), data, "{args:?}: replaced");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+    // a real path is still replaced with --force
+    iocap(dir.path())
+        .args(["report", "last", "-o", theirs.to_str().unwrap(), "--force"])
+        .args(["--db", db])
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&theirs).unwrap(), data);
 }
 
 #[test]

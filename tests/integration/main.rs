@@ -15,6 +15,7 @@ mod diskspd;
 mod exports;
 mod faults;
 mod fsync;
+mod hazards;
 mod install;
 mod monitor;
 #[cfg(feature = "mpi")]

@@ -1,24 +1,60 @@
 //! The files iocap writes for the user (an HTML report, an export, man pages): always new
-//! files, never over one the user has unless they said `--force`.
+//! files, never over one the user has unless they said `--force`. Every `-o`, `--output` and
+//! `--html` file goes through [`write_new_file`], so this is where the rules are kept:
+//! - a symbolic link is never written through, not even with `--force` (docs/safety.md, rule 3):
+//!   `-o LINK --force` would replace the file the link points to, somewhere the user did not
+//!   name. It is refused naming the link, before opening and again by `O_NOFOLLOW` at the open,
+//!   so a link planted in between is caught too;
+//! - `--force` replaces a regular file only: a FIFO, a device or a directory under that name
+//!   is refused by its kind (a FIFO would also block the open until a reader came).
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-/// Refuses a path that already exists: iocap never writes over a file the user has.
+/// Refuses a path that already exists: iocap never writes over a file the user has. A
+/// symbolic link counts as existing, even when it points nowhere.
 pub fn refuse_existing(p: &Path) -> Result<()> {
-    if p.exists() {
-        bail!(
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => Err(symlink(p)),
+        Ok(_) => bail!(
             "{} already exists; iocap does not overwrite files (remove it, or give another name)",
             p.display()
-        );
+        ),
+        Err(_) => Ok(()),
     }
-    Ok(())
 }
 
-/// Writes `text` to a new file (or over an existing one only with `force`).
+/// The refusal of a symbolic link as an output file.
+fn symlink(p: &Path) -> anyhow::Error {
+    let to = std::fs::read_link(p)
+        .map(|t| format!(" (to {})", t.display()))
+        .unwrap_or_default();
+    anyhow::anyhow!(
+        "{} is a symbolic link{to}; iocap never writes through a symbolic link, --force or \
+         not (give the real path, or remove the link)",
+        p.display()
+    )
+}
+
+/// What `--force` may not replace at `p`: a symbolic link, or anything but a regular file.
+fn refuse_unreplaceable(p: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => Err(symlink(p)),
+        Ok(m) if !m.is_file() => bail!(
+            "{} is a {}, not a file; iocap replaces only a regular file, even with --force",
+            p.display(),
+            iocap_model::file_kind(&m.file_type())
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `text` to a new file (or over an existing regular file only with `force`); a
+/// symbolic link is refused either way.
 pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
+    refuse_unreplaceable(p)?;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true);
     if force {
@@ -26,6 +62,14 @@ pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
     } else {
         opts.create_new(true);
     }
+    // O_NOFOLLOW: a link planted after the check fails the open (ELOOP) instead of being
+    // followed; O_NONBLOCK: a FIFO planted there fails it (ENXIO) instead of blocking it.
+    // Neither changes how a regular file is written.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut opts,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+    );
     let mut f = opts.open(p).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             anyhow::anyhow!(
@@ -33,12 +77,28 @@ pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
                  name, or add --force)",
                 p.display()
             )
+        } else if is_symlink_refused(&e) {
+            symlink(p)
         } else {
             anyhow::anyhow!("cannot create {}: {e}", p.display())
         }
     })?;
     f.write_all(text.as_bytes())
         .with_context(|| format!("cannot write {}", p.display()))
+}
+
+/// Whether the open failed on a symbolic link (O_NOFOLLOW's ELOOP).
+fn is_symlink_refused(e: &std::io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    // elsewhere the check before the open is the guard
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = e;
+        false
+    }
 }
 
 /// Makes `dir` ready to be written into: created when missing, refused when it holds anything.
@@ -86,5 +146,28 @@ mod tests {
         std::fs::write(new.join("x"), "").unwrap();
         let e = new_or_empty_dir(&new, "man --dir").unwrap_err();
         assert!(e.to_string().contains("is not empty"), "{e}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_symlink_or_a_fifo_is_never_written_even_with_force() {
+        let d = tempfile::tempdir().unwrap();
+        let theirs = d.path().join("theirs.txt");
+        std::fs::write(&theirs, "the user's").unwrap();
+        let link = d.path().join("out.html");
+        std::os::unix::fs::symlink(&theirs, &link).unwrap();
+        for force in [false, true] {
+            let e = write_new_file(&link, "ours", force).unwrap_err();
+            assert!(e.to_string().contains("is a symbolic link"), "{e}");
+        }
+        assert!(refuse_existing(&link).is_err());
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "the user's");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        let fifo = d.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = write_new_file(&fifo, "ours", true).unwrap_err();
+        assert!(e.to_string().contains("is a FIFO"), "{e}");
     }
 }

@@ -2,7 +2,7 @@
 //! and block devices and returns a [`iocap_model::TestResult`]. It knows nothing of command
 //! lines, result stores or reports: front ends build the spec, this crate measures, others show.
 //!
-//! Layout: [`target`] opens and protects targets, [`backend`] holds the io_uring and psync
+//! Layout: [`target`] opens and protects targets ([`lock`] keeps a second run off them), [`backend`] holds the io_uring and psync
 //! engines behind one trait, [`worker`] is the hot loop, [`offsets`] says where each I/O goes and
 //! how long it is, [`runner`] plans threads (for one test or several run together) and samples
 //! them, [`stats`] records latencies.
@@ -19,6 +19,7 @@ pub mod devinfo;
 pub mod devinfo;
 pub mod error;
 pub mod host;
+pub mod lock;
 pub mod marker;
 pub mod offsets;
 pub mod pace;

@@ -19,6 +19,17 @@ pub fn symlink(shown: &str) -> TargetError {
     ))
 }
 
+/// Refusing a target that is neither a regular file nor a block device (a FIFO, a socket, a
+/// character device such as /dev/null, a directory), by its kind as stat read it: judged
+/// before anything opens it, since a FIFO's read-only open waits for a writer.
+pub fn not_a_target(shown: &str, meta: &std::fs::Metadata) -> TargetError {
+    TargetError::Invalid(format!(
+        "{shown} is a {}; iocap tests a regular file or a {}",
+        iocap_model::file_kind(&meta.file_type()),
+        plat::DEVICE
+    ))
+}
+
 /// Refusing a write to a file iocap did not create.
 pub fn foreign_file(shown: &str) -> TargetError {
     TargetError::Refused(format!(
@@ -65,6 +76,11 @@ fn check_one(spec: &JobSpec, path: &Path) -> Result<(), TargetError> {
             return Err(TargetError::Invalid(format!("cannot inspect {shown}: {e}")));
         }
     };
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() && !plat::is_block_device(&m) {
+            return Err(not_a_target(&shown, &m));
+        }
+    }
     if !spec.writes() {
         return Ok(());
     }

@@ -8,7 +8,12 @@
 //!   md stack, or used as swap;
 //! - a file that is not ours is opened read-only to be checked, and reopened for writing only
 //!   after permission was established; writes never follow symlinks;
-//! - the test range never exceeds what exists: a user's file is never extended.
+//! - the test range never exceeds what exists: a user's file is never extended;
+//! - a path that is neither a regular file nor a block device (a FIFO, a socket, a character
+//!   device such as /dev/null) is refused by its kind, read with stat before anything opens
+//!   it: opening a FIFO for reading waits for a writer, and no open may hang a run;
+//! - a file iocap may write is locked for as long as it is filled and tested
+//!   ([`crate::lock`]): a second run on it refuses, naming the process that holds it.
 
 use std::fs::File;
 use std::io;
@@ -23,6 +28,7 @@ use thiserror::Error;
 use crate::buffers::{fill_random, SlotBuffers};
 use crate::devinfo;
 use crate::error::IoFailure;
+use crate::lock::{self, FileLock};
 use crate::marker::{self, Marker};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +62,8 @@ pub struct PreparedTarget {
     pub threads: u32,
     pub cpu_mask: Option<u64>,
     pub warnings: Vec<String>,
+    /// The lock on a file iocap may write, held while this target lives (the whole test).
+    pub lock: FileLock,
 }
 
 #[derive(Debug, Error)]
@@ -138,12 +146,25 @@ fn prepare_one(
         }
     };
 
+    if let Some(Some(_)) = &lmeta {
+        // by stat, before any open: a FIFO's open would wait for a writer (and a link is
+        // followed here, for reads; writes through one are refused below)
+        if let Ok(m) = std::fs::metadata(path) {
+            if !m.is_file() && !plat::is_block_device(&m) {
+                return Err(crate::safety::not_a_target(&shown, &m));
+            }
+        }
+    }
+
     let kind;
     let mut range;
+    let mut held = FileLock::none();
     match lmeta {
         None => {
             let want = size.unwrap_or(spec.size_bytes);
-            create_file(path, want, spec.seed, obs, stop)?;
+            let warning;
+            (held, warning) = create_file(path, want, spec.seed, obs, stop)?;
+            warnings.extend(warning);
             created = true;
             kind = TargetKind::File;
             range = want;
@@ -187,6 +208,12 @@ fn prepare_one(
                          destroy its contents; pass --allow-overwrite if that is intended, or \
                          name a new file"
                     )));
+                }
+                if ours || writes {
+                    // before the fill is looked at: a fill under way is another run's
+                    let (l, warning) = lock::lock(&f, &shown)?;
+                    held = l;
+                    warnings.extend(warning);
                 }
                 let actual = meta.len();
                 // a fill that was cut short (killed, power lost) is finished to the size it was
@@ -247,6 +274,9 @@ fn prepare_one(
                     ));
                     range = dev_size;
                 }
+            } else if let Some(m) = &meta {
+                // swapped in after the stat above (the open did not wait: O_NONBLOCK)
+                return Err(crate::safety::not_a_target(&shown, m));
             } else {
                 return Err(TargetError::Invalid(format!(
                     "{shown} is neither a regular file nor a {}",
@@ -307,6 +337,7 @@ fn prepare_one(
         threads: spec.threads,
         cpu_mask: None,
         warnings,
+        lock: held,
     })
 }
 
@@ -388,13 +419,16 @@ fn open_for_test(
 /// Chunk size for filling new files.
 const FILL_CHUNK: usize = 1 << 20;
 
+/// Creates `path` and fills it; the lock taken on it at creation, before its marker says
+/// it is ours, so no other run can take the fill for an abandoned one (and a warning where the
+/// file system takes no lock).
 fn create_file(
     path: &Path,
     size: u64,
     seed: u64,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
-) -> Result<(), TargetError> {
+) -> Result<(FileLock, Option<String>), TargetError> {
     let shown = path.display();
     let parent = parent_dir(path);
     if !parent.is_dir() {
@@ -405,6 +439,12 @@ fn create_file(
     }
     check_space(&parent, size, &shown.to_string())?;
     let f = plat::create_new(path).map_err(io_err(format!("cannot create {shown}")))?;
+    let remove = || {
+        // ours, and unusable: do not leave a half-written file behind
+        let _ = std::fs::remove_file(path);
+        marker::remove_sidecar(path);
+    };
+    let held = lock::lock(&f, &shown.to_string()).inspect_err(|_| remove())?;
     let res = marker::write(
         &f,
         path,
@@ -419,11 +459,10 @@ fn create_file(
         fill(path, 0, size, seed, obs, stop)
     });
     if res.is_err() {
-        // ours, and unusable: do not leave a half-written file behind
-        let _ = std::fs::remove_file(path);
-        marker::remove_sidecar(path);
+        // still locked: no other run takes the half-written file for one to finish
+        remove();
     }
-    res
+    res.map(|_| held)
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -545,6 +584,7 @@ pub fn worker_handle(t: &PreparedTarget, writes: bool, overlapped: bool) -> io::
 pub(crate) mod plat {
     use std::fs::{File, Metadata, OpenOptions};
     use std::io;
+    use std::os::fd::AsRawFd;
     use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
     use std::path::Path;
 
@@ -571,8 +611,31 @@ pub(crate) mod plat {
         m.file_type().is_block_device()
     }
 
+    /// Read-only, for the checks. Non-blocking (see [`open_no_wait`]).
     pub fn open_read(path: &Path) -> io::Result<File> {
-        File::open(path)
+        open_no_wait(OpenOptions::new().read(true), libc::O_CLOEXEC, path)
+    }
+
+    /// Opens `path` with O_NONBLOCK, then clears the flag so I/O waits as usual. The target's
+    /// kind is checked by stat before it is opened, but a FIFO put in its place after that
+    /// check would make a read-only open wait for a writer, for ever: Rust's `open` retries
+    /// EINTR, so the first Ctrl-C (SIGINT or SIGTERM, whose handler only sets a flag) would be
+    /// swallowed and the run would hang. With O_NONBLOCK such an open returns at once, and the
+    /// check on the descriptor refuses the FIFO. The flag must not stay: io_uring takes a
+    /// non-blocking file's reads as "do not wait" and would fail them with EAGAIN.
+    fn open_no_wait(opts: &mut OpenOptions, custom: i32, path: &Path) -> io::Result<File> {
+        let f = opts.custom_flags(custom | libc::O_NONBLOCK).open(path)?;
+        let fd = f.as_raw_fd();
+        // SAFETY: fcntl on a descriptor `f` owns; F_SETFL keeps every other flag (O_DIRECT too)
+        let ok = unsafe {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            fl >= 0 && libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK) == 0
+        };
+        if ok {
+            Ok(f)
+        } else {
+            Err(io::Error::last_os_error())
+        }
     }
 
     pub fn device_in_use(m: Option<&Metadata>, path: &Path) -> Option<String> {
@@ -599,11 +662,11 @@ pub(crate) mod plat {
         if direct {
             custom |= libc::O_DIRECT;
         }
-        OpenOptions::new()
-            .read(true)
-            .write(spec.writes())
-            .custom_flags(custom)
-            .open(path)
+        open_no_wait(
+            OpenOptions::new().read(true).write(spec.writes()),
+            custom,
+            path,
+        )
     }
 
     pub fn direct_refused_error() -> io::Error {

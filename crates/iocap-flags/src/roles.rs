@@ -23,12 +23,16 @@ pub struct RoleDirs {
 }
 
 impl RoleDirs {
-    pub fn places(&self) -> RolePlaces {
-        RolePlaces {
+    /// The places given, each of which must exist (a mistyped directory is an error naming its
+    /// flag, never a test file made in its place: [`RolePlaces::check`]).
+    pub fn places(&self) -> anyhow::Result<RolePlaces> {
+        let p = RolePlaces {
             data: self.data.clone(),
             log: self.log.clone(),
             temp: self.temp.clone(),
             backup: self.backup.clone(),
-        }
+        };
+        p.check().map_err(anyhow::Error::msg)?;
+        Ok(p)
     }
 }

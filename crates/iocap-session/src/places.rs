@@ -18,6 +18,31 @@ pub struct RolePlaces {
 }
 
 impl RolePlaces {
+    /// Refuses a place that does not exist, naming its flag: `--data /data/typo_dir` must not
+    /// become a test file called `typo_dir` (nor `typo_dir/iocap.testfile` a directory made
+    /// for it). A place holding `{rank}` or `{host}` is a template, made per rank under MPI.
+    pub fn check(&self) -> Result<(), String> {
+        let given = [
+            (Role::Data, &self.data),
+            (Role::Log, &self.log),
+            (Role::Temp, &self.temp),
+            (Role::Backup, &self.backup),
+        ];
+        for (role, place) in given {
+            let Some(p) = place else { continue };
+            if is_template(p) || p.exists() {
+                continue;
+            }
+            return Err(format!(
+                "--{role} {}: no such directory. iocap tests in a directory that exists (or an \
+                 existing file or block device) and never makes one in its place: create it, or \
+                 check the path",
+                p.display()
+            ));
+        }
+        Ok(())
+    }
+
     /// The place given for `role`, or the data directory's.
     fn place(&self, role: Role) -> PathBuf {
         let data = self.data.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -50,8 +75,13 @@ impl RolePlaces {
 /// A directory, `.`, or a path holding `{host}` or `{rank}` (under MPI each rank's own
 /// directory, docs/mpi.md).
 fn is_dir_or_new(p: &Path) -> bool {
+    p.is_dir() || p.to_string_lossy() == "." || is_template(p)
+}
+
+/// A path holding `{rank}` or `{host}`, replaced per rank under MPI.
+fn is_template(p: &Path) -> bool {
     let s = p.to_string_lossy();
-    p.is_dir() || s == "." || s.contains("{rank}") || s.contains("{host}")
+    s.contains("{rank}") || s.contains("{host}")
 }
 
 #[cfg(test)]
@@ -80,5 +110,24 @@ mod tests {
         };
         assert_eq!(r.target(Role::Log), f.display().to_string());
         assert_eq!(r.target(Role::Data), "./iocap.testfile");
+    }
+
+    #[test]
+    fn a_place_that_does_not_exist_is_refused_by_its_flag() {
+        let d = tempfile::tempdir().unwrap();
+        let typo = d.path().join("typo_dir");
+        let r = RolePlaces {
+            data: Some(d.path().to_path_buf()),
+            backup: Some(typo.clone()),
+            ..Default::default()
+        };
+        let e = r.check().unwrap_err();
+        assert!(e.starts_with("--backup ") && e.contains("typo_dir"), "{e}");
+        assert!(e.contains("no such directory"), "{e}");
+        let r = RolePlaces {
+            log: Some(d.path().join("{rank}")),
+            ..Default::default()
+        };
+        assert_eq!(r.check(), Ok(()));
     }
 }

@@ -83,6 +83,7 @@ impl Store {
         };
         let mut db: Box<dyn sql::Sql> = match location {
             Location::Sqlite(p) => {
+                sqlite::check_kind(p)?;
                 if !p.is_file() {
                     return Err(missing(p.display().to_string()));
                 }

@@ -32,11 +32,33 @@ impl rusqlite::ToSql for Value {
     }
 }
 
+/// Refuses a store path that is neither a regular file nor missing (SQLite creates a missing
+/// one), by its kind, before SQLite opens anything: given `/dev/null` SQLite said only "disk
+/// I/O error" and left `/dev/null-journal` in /dev, a FIFO would block its open, and a
+/// directory gave "unable to open database file". A link to a regular file is followed.
+pub(crate) fn check_kind(path: &Path) -> Result<(), StoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(StoreError::Usage(format!(
+            "{} is a {}, not a SQLite file: give the store as a file path (a new one is \
+             created) or a PostgreSQL connection string",
+            path.display(),
+            iocap_model::file_kind(&m.file_type())
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(StoreError::Usage(format!(
+            "cannot use {} as the store: {e}",
+            path.display()
+        ))),
+    }
+}
+
 impl Sqlite {
     /// Opens or creates the store file; its directory is created if missing. Nothing is written
     /// to an existing file here: the caller checks that it is iocap's (or empty) first, then
     /// calls [`Sql::ready`].
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        check_kind(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 StoreError::Db(format!(
@@ -62,6 +84,7 @@ impl Sqlite {
     /// Opens an existing store that this process may not write (a read-only mount, another
     /// user's file): read-only and immutable, so SQLite needs no `-shm` file beside it.
     pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        check_kind(path)?;
         let uri = format!("file:{}?immutable=1", path.display());
         let conn = Connection::open_with_flags(
             uri,

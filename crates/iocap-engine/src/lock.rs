@@ -1,0 +1,228 @@
+//! One run at a time on a file iocap may write. Two runs started on the same new file both
+//! filled it (the second saw a fill under way, `state=filling`, and refilled it from offset 0);
+//! two tests on one file measure each other. So `prepare_targets` takes an exclusive lock on
+//! every file it may write (its own test files, which even a read test fills when unfinished,
+//! and a user's file written with `--allow-overwrite`) before it looks at the fill, and the
+//! [`PreparedTarget`](crate::PreparedTarget) holds it until the test is over. A second run
+//! refuses at once (exit 2), naming the process that holds the lock.
+//!
+//! The mechanism, chosen for what each kind of lock does on Linux:
+//! - `flock(2)`, on a descriptor of our own (a dup of the one checked): the lock belongs to the
+//!   open file description, so the other descriptors prepare, fill and test through may be
+//!   opened and closed freely. A classic POSIX lock (`F_SETLK`) would be dropped as soon as the
+//!   process closed *any* descriptor of the file, which preparing does several times.
+//! - The holder's pid: `F_GETLK` cannot name it for `flock` or for OFD locks (their `l_pid` is
+//!   -1), but `/proc/locks` lists each `flock` with the pid that took it, by device and inode;
+//!   `/proc/PID/comm` gives its command. Nothing is written into the file or its marker.
+//! - Within one process, a file prepared twice at once (two workloads of a suite on one role's
+//!   file, two targets naming one file) shares the lock: `flock` would refuse the second open
+//!   file description even in the same process, so held locks are kept in a table by identity.
+//! - On NFS, `flock` is emulated with POSIX locks by the client and may be lost when a
+//!   descriptor closes; where the file system takes no lock at all (ENOLCK), the run goes on
+//!   with a warning that another run is not kept out.
+//!
+//! Windows: no lock is taken. Its byte-range locks (`LockFileEx`) are mandatory, so they would
+//! stop the test's own I/O through the handles each worker reopens; two runs on one file there
+//! are not kept apart.
+
+use std::fs::File;
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::target::TargetError;
+
+/// The lock on one prepared file: released when the last [`PreparedTarget`] of this process that
+/// holds it is dropped.
+///
+/// [`PreparedTarget`]: crate::PreparedTarget
+#[derive(Debug, Clone, Default)]
+pub struct FileLock {
+    _held: Option<Arc<Held>>,
+}
+
+/// A locked descriptor, by the identity of its file.
+#[derive(Debug)]
+struct Held {
+    _fd: File,
+    key: FileId,
+}
+
+/// A file's identity: its device and inode ([`crate::marker::identity`]).
+type FileId = (u64, u64);
+
+/// The locks this process holds, so a file prepared twice at once shares one.
+static HELD: Mutex<Vec<(FileId, Weak<Held>)>> = Mutex::new(Vec::new());
+
+impl FileLock {
+    /// No lock: a block device (O_EXCL keeps writers apart), a user's file only read.
+    pub fn none() -> Self {
+        Self { _held: None }
+    }
+
+    fn of(h: Arc<Held>) -> Self {
+        Self { _held: Some(h) }
+    }
+}
+
+/// Takes the exclusive lock on the file open as `f` (found at `shown`), or shares the one this
+/// process holds on it. `Ok((lock, Some(warning)))` where the file system takes no lock.
+pub fn lock(f: &File, shown: &str) -> Result<(FileLock, Option<String>), TargetError> {
+    let key = crate::marker::identity(f)
+        .map_err(|e| TargetError::Invalid(format!("cannot stat {shown}: {e}")))?;
+    let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
+    held.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(h) = held
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, w)| w.upgrade())
+    {
+        return Ok((FileLock::of(h), None));
+    }
+    // a descriptor of its own: the lock lives as long as it does, whatever becomes of `f`
+    let fd = f
+        .try_clone()
+        .map_err(|e| TargetError::Invalid(format!("cannot lock {shown}: {e}")))?;
+    match plat::try_lock(&fd) {
+        Ok(()) => {}
+        Err(e) if plat::is_held(&e) => return Err(busy(shown, key)),
+        Err(e) => {
+            let why = format!(
+                "{shown} could not be locked ({e}): another iocap run on it would not be kept \
+                 out"
+            );
+            return Ok((FileLock::none(), Some(why)));
+        }
+    }
+    let h = Arc::new(Held { _fd: fd, key });
+    held.push((h.key, Arc::downgrade(&h)));
+    Ok((FileLock::of(h), None))
+}
+
+/// The refusal of a file another process holds, naming that process where it can be read.
+fn busy(shown: &str, key: FileId) -> TargetError {
+    let who = match plat::holder(key) {
+        Some((pid, Some(comm))) => format!("process {pid} ({comm})"),
+        Some((pid, None)) => format!("process {pid}"),
+        None => "another process (its pid could not be read from /proc/locks)".into(),
+    };
+    TargetError::Refused(format!(
+        "{shown} is in use: {who} holds its lock, filling or testing it. iocap runs one test \
+         at a time on a file; wait for that run to end, or give another file"
+    ))
+}
+
+/// The pids holding a `flock` on the file of device `dev` (major, minor) and inode `ino`, in
+/// the text of `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF`; the device's
+/// numbers in hex; a waiting lock's line has `->` and is skipped).
+#[cfg(any(target_os = "linux", test))]
+fn flock_holders(text: &str, dev: (u32, u32), ino: u64) -> Vec<u32> {
+    text.lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if w.get(1) != Some(&"FLOCK") {
+                return None;
+            }
+            let mut id = w.get(5)?.split(':');
+            let major = u32::from_str_radix(id.next()?, 16).ok()?;
+            let minor = u32::from_str_radix(id.next()?, 16).ok()?;
+            let inode: u64 = id.next()?.parse().ok()?;
+            ((major, minor) == dev && inode == ino)
+                .then(|| w[4].parse().ok())
+                .flatten()
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+mod plat {
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::AsRawFd;
+
+    /// `flock(LOCK_EX | LOCK_NB)`: never waits.
+    pub fn try_lock(f: &File) -> io::Result<()> {
+        // SAFETY: flock on a descriptor this File owns
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    pub fn is_held(e: &io::Error) -> bool {
+        e.raw_os_error() == Some(libc::EWOULDBLOCK)
+    }
+
+    /// The pid holding the lock on the file `(dev, ino)`, and its command.
+    pub fn holder((dev, ino): super::FileId) -> Option<(u32, Option<String>)> {
+        let text = std::fs::read_to_string("/proc/locks").ok()?;
+        let pid = *super::flock_holders(&text, (libc::major(dev), libc::minor(dev)), ino)
+            .iter()
+            .find(|p| **p != std::process::id())?;
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty());
+        Some((pid, comm))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod plat {
+    use std::fs::File;
+    use std::io;
+
+    /// No lock (see the module's note on Windows).
+    pub fn try_lock(_: &File) -> io::Result<()> {
+        Ok(())
+    }
+
+    pub fn is_held(_: &io::Error) -> bool {
+        false
+    }
+
+    pub fn holder(_: super::FileId) -> Option<(u32, Option<String>)> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_locks_names_the_holder_of_the_file() {
+        let text = "\
+1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF
+1: -> FLOCK  ADVISORY  WRITE 5151 fe:00:1234 0 EOF
+2: POSIX  ADVISORY  WRITE 777 fe:00:1234 0 EOF
+3: FLOCK  ADVISORY  WRITE 99 103:02:1234 0 EOF
+4: OFDLCK ADVISORY  READ  -1 00:15:1234 0 EOF
+";
+        assert_eq!(flock_holders(text, (0xfe, 0), 1234), vec![4242]);
+        assert_eq!(flock_holders(text, (0x103, 2), 1234), vec![99]);
+        assert!(flock_holders(text, (0xfe, 0), 1235).is_empty());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_second_description_is_refused_but_this_process_shares_its_own() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t");
+        std::fs::write(&p, b"x").unwrap();
+        let a = File::open(&p).unwrap();
+        let (first, warn) = lock(&a, "t").unwrap();
+        assert!(warn.is_none());
+        // another open of the file in this process shares the lock held
+        let b = File::open(&p).unwrap();
+        let (second, _) = lock(&b, "t").unwrap();
+        // flock itself refuses a second description, as it would another process
+        let c = File::open(&p).unwrap();
+        let e = plat::try_lock(&c).unwrap_err();
+        assert!(plat::is_held(&e), "{e}");
+        drop((a, b, first));
+        assert!(plat::try_lock(&c).is_err(), "still held by the second");
+        drop(second);
+        plat::try_lock(&c).unwrap();
+    }
+}
