@@ -14,9 +14,10 @@ pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
 
 /// The executor of this process: the engine, showing progress on the terminal, stopped by
-/// Ctrl-C.
+/// Ctrl-C or SIGTERM (and naming which).
 pub fn engine() -> EngineExecutor {
     EngineExecutor::new(Box::<Terminal>::default(), &INTERRUPTED)
+        .naming_stops(iocap_console::interrupt::stopped_by)
 }
 
 /// Runs `flow` in a new session of `command` on the engine, with `--repeat`; the finished run

@@ -70,7 +70,7 @@ pub struct ShowArgs {
 pub fn show(a: ShowArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let run = store.load(&a.run)?;
-    let text = || show_text(&run, &super::execute::run_text(&run));
+    let text = || show_text(&run, &iocap_report::text::run_body(&run));
     let out = match a.output.output {
         OutputFormat::Text => iocap_report::fit_lines(&text()),
         OutputFormat::Csv => iocap_report::csv::render(&run),

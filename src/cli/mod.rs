@@ -39,7 +39,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-/// Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted by Ctrl-C.
+/// Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted (Ctrl-C or
+/// SIGTERM, the fill of a test file included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
@@ -224,6 +225,10 @@ pub fn main() -> ExitCode {
                         1
                     )
                 );
+            }
+            // what failed after Ctrl-C or SIGTERM (the fill of a test file) failed for it
+            if iocap_console::interrupt::interrupted() {
+                return Exit::Interrupted.into();
             }
             Exit::Error.into()
         }

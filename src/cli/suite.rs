@@ -91,7 +91,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
         .repeating(a.common.extra.repeat, a.common.extra.repeat_pause);
     let end = plan.run(&mut session, |run, first_new| {
         a.common.save.save_progress(run)?;
-        if a.common.output.is_text() {
+        if a.common.output.is_text() && first_new < run.tests.len() {
             let text = tests_text(&run.tests[first_new..]) + "\n";
             print_stdout(&iocap_report::fmt::printable_lines(&text));
         }
@@ -107,10 +107,13 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
 
 fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Result<Exit> {
     match a.common.output.output {
-        OutputFormat::Text if !run.repeats.is_empty() => {
-            print_stdout(&iocap_report::text::render_repeats(&run.repeats));
+        OutputFormat::Text => {
+            // the tests were printed as they ran: the partial line closes them
+            let repeats =
+                (!run.repeats.is_empty()).then(|| iocap_report::text::render_repeats(&run.repeats));
+            let text = iocap_report::partial::banner(run) + &repeats.unwrap_or_default();
+            print_stdout(&iocap_report::fmt::printable_lines(&text));
         }
-        OutputFormat::Text => {}
         OutputFormat::Csv => print_stdout(&iocap_report::csv::render(run)),
         _ => print_stdout(&iocap_report::json(run)),
     }

@@ -431,4 +431,6 @@ fn ctrl_c_in_a_repeat_pause_exits_130() {
         "the first run, not the ones after the pause"
     );
     assert_eq!(tests[0]["interrupted"], false, "the run itself finished");
+    // the run was cut short all the same, and says by what
+    assert_eq!(v["interrupted_by"], "SIGINT");
 }

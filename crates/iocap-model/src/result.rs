@@ -65,6 +65,13 @@ pub struct RunResult {
     /// below the OS found by a working-set sweep; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cachescan: Option<crate::CacheScan>,
+    /// What stopped the run before it finished: the signal (`SIGINT`, which Ctrl-C sends, or
+    /// `SIGTERM`), on Windows the console event (`CTRL_C_EVENT`, `CTRL_BREAK_EVENT`,
+    /// `CTRL_CLOSE_EVENT`, ...), or `stop` when a stop came some other way. Its figures then
+    /// cover only what ran. `null` for a run that was not interrupted, and in runs saved before
+    /// it was recorded (their `tests[].interrupted` still tells).
+    #[serde(default)]
+    pub interrupted_by: Option<String>,
 }
 
 /// What kind of run a result is: which command's view shows it. Not stored: it follows from
@@ -128,6 +135,45 @@ impl RunResult {
         Some((names.len() as u32, s.planned))
     }
 
+    /// Whether, and why, the run's figures cover only part of what it set out to measure: an
+    /// interruption (by which signal), an I/O error that stopped a test, or a suite that did
+    /// not reach its last test (a killed process leaves no other mark). `None` for a whole run.
+    /// Every view says so first.
+    pub fn cut_short(&self) -> Option<CutShort> {
+        let failed = self.tests.iter().any(|t| t.error.is_some());
+        let interrupted = self.tests.iter().any(|t| t.interrupted);
+        let cause = match (&self.interrupted_by, failed, interrupted) {
+            (_, true, _) => StopCause::IoError,
+            (Some(by), _, _) => StopCause::Signal(by.clone()),
+            (None, _, true) => StopCause::Unknown,
+            (None, false, false) => {
+                let (done, planned) = self.partial()?;
+                return Some(CutShort {
+                    cause: StopCause::Unknown,
+                    done,
+                    planned: Some(planned),
+                });
+            }
+        };
+        let (done, planned) = match self.suite_progress() {
+            Some((done, planned)) => (done, Some(planned)),
+            None => (self.tests_completed(), None),
+        };
+        Some(CutShort {
+            cause,
+            done,
+            planned,
+        })
+    }
+
+    /// Tests that ran to their end: neither interrupted nor stopped by an I/O error.
+    fn tests_completed(&self) -> u32 {
+        self.tests
+            .iter()
+            .filter(|t| !t.interrupted && t.error.is_none())
+            .count() as u32
+    }
+
     /// A suite run that stopped before its last test (killed, Ctrl-C, an error): `(finished,
     /// planned)`; `None` for a whole run or another command's.
     pub fn partial(&self) -> Option<(u32, u32)> {
@@ -146,13 +192,31 @@ impl RunResult {
             .tests
             .iter()
             .any(|t| t.interrupted || t.error.is_some());
-        stopped.then(|| {
-            self.tests
-                .iter()
-                .filter(|t| !t.interrupted && t.error.is_none())
-                .count() as u32
-        })
+        stopped.then(|| self.tests_completed())
     }
+}
+
+/// A run whose figures cover only part of what it set out to measure ([`RunResult::cut_short`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutShort {
+    pub cause: StopCause,
+    /// Tests that ran to their end (for a suite, its tests finished, each counted once).
+    pub done: u32,
+    /// For a suite: the tests it planned; `None` for other commands, whose count of tests is
+    /// not fixed beforehand.
+    pub planned: Option<u32>,
+}
+
+/// What cut a run short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopCause {
+    /// A signal or console event, by name (`SIGINT`, `SIGTERM`, `CTRL_BREAK_EVENT`, `stop`).
+    Signal(String),
+    /// An I/O error stopped a test.
+    IoError,
+    /// Not recorded: a run saved before [`RunResult::interrupted_by`] existed, or a suite
+    /// whose process was killed.
+    Unknown,
 }
 
 /// One test run several times with `--repeat`: its figures across the runs.
@@ -458,6 +522,46 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a run is partial, and why: the signal that interrupted it (even between tests,
+    /// where no test is marked), an I/O error, or a run saved before the signal was recorded.
+    #[test]
+    fn a_run_is_cut_short_by_a_signal_an_error_or_an_unfinished_suite() {
+        let mut r = crate::fixture::run(&crate::fixture::FixtureRun::default());
+        assert_eq!(r.cut_short(), None);
+        r.interrupted_by = Some("SIGTERM".into());
+        let c = r.cut_short().unwrap();
+        assert_eq!(c.cause, StopCause::Signal("SIGTERM".into()));
+        assert_eq!((c.done, c.planned), (1, None));
+        let mut cut = r.tests[0].clone();
+        cut.interrupted = true;
+        r.tests.push(cut);
+        assert_eq!(r.cut_short().unwrap().done, 1);
+        r.interrupted_by = None;
+        assert_eq!(r.cut_short().unwrap().cause, StopCause::Unknown);
+        r.tests[1].error = Some(IoFault {
+            op: "read".into(),
+            path: "/f".into(),
+            offset_bytes: 0,
+            len_bytes: 4096,
+            errno: 5,
+            message: "EIO".into(),
+        });
+        assert_eq!(r.cut_short().unwrap().cause, StopCause::IoError);
+        // a killed suite leaves only its count of tests
+        r.tests.truncate(1);
+        r.suite = Some(SuiteInfo {
+            name: "s".into(),
+            planned: 2,
+        });
+        let c = r.cut_short().unwrap();
+        assert_eq!(
+            (c.cause, c.done, c.planned),
+            (StopCause::Unknown, 1, Some(2))
+        );
+        r.suite.as_mut().unwrap().planned = 1;
+        assert_eq!(r.cut_short(), None);
+    }
 
     #[test]
     fn timestamps() {

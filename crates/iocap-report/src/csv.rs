@@ -1,13 +1,15 @@
 //! CSV: one row per test and scope (total, read, write, fsync, then each target's total), with
 //! every latency figure in microseconds. Made for spreadsheets and `awk`; the JSON carries more.
-//! The columns added later (label, start, workload shape, targets) come after the first ones,
-//! so scripts that read columns by position keep working. Values are quoted as RFC 4180 says.
+//! The columns added later (label, start, workload shape, targets, partial) come after the
+//! first ones, so scripts that read columns by position keep working. Values are quoted as
+//! RFC 4180 says. `partial` is `true` on every row of a run cut short (Ctrl-C, SIGTERM, an I/O
+//! error, a suite that did not finish): its figures cover only what ran.
 
 use iocap_model::{OpStats, RunResult, TestResult};
 
 const HEADER: &str = "run_id,test,scope,target,ios,bytes,iops,mib_s,mb_s,lat_us_min,lat_us_mean,\
 lat_us_stddev,lat_us_p50,lat_us_p90,lat_us_p95,lat_us_p99,lat_us_p99_9,lat_us_p99_99,\
-lat_us_p99_999,lat_us_max,label,started_at,rw,bs_bytes,qd,threads,targets";
+lat_us_p99_999,lat_us_max,label,started_at,rw,bs_bytes,qd,threads,targets,partial";
 
 fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -50,6 +52,7 @@ fn row(out: &mut String, run: &RunResult, t: &TestResult, scope: &str, target: &
         t.spec.threads.to_string(),
         // one cell: several targets apart by a space-free separator a path rarely holds
         quote(&targets.join(";")),
+        crate::partial::csv_cell(run).to_string(),
     ]);
     out.push_str(&cells.join(","));
     out.push('\n');

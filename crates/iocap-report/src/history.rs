@@ -8,7 +8,7 @@ use iocap_model::{Baseline, RunResult, RunSummary};
 
 use crate::fmt::{self, printable, printable_lines};
 use crate::headline::headline;
-use crate::{partial_note, table_whole, width};
+use crate::{table_whole, width};
 
 /// One listed run and its key figure (`preflight: 42,000 8K random read IOPS at p99 <= 10 ms`).
 pub struct Listed<'a> {
@@ -22,10 +22,12 @@ pub fn key_figure(run: &RunSummary, full: Option<&RunResult>) -> String {
     let Some(full) = full else {
         return format!("{} IOPS", fmt::count(run.iops));
     };
-    match (full.partial(), full.stopped_early()) {
-        (Some((done, planned)), _) => format!("partial {done}/{planned}: {}", headline(full)),
-        (_, Some(_)) => format!("partial: {}", headline(full)),
-        _ => headline(full).to_string(),
+    match full.cut_short() {
+        Some(c) => match c.planned {
+            Some(planned) => format!("partial {}/{planned}: {}", c.done, headline(full)),
+            None => format!("partial: {}", headline(full)),
+        },
+        None => headline(full).to_string(),
     }
 }
 
@@ -137,14 +139,16 @@ pub fn baselines_table(list: &[Baseline]) -> String {
     t.to_string() + "\n"
 }
 
-/// `iocap show`'s text: the run's id, host, start, label, tags, note and whether it is
-/// partial, then `body`, its view ([`crate::run_text`]), with every stored string escaped.
+/// `iocap show`'s text: whether the run is partial first, then its id, host, start, label, tags
+/// and note, then `body`, its view ([`crate::text::run_body`]), with every stored string
+/// escaped.
 pub fn show_text(run: &RunResult, body: &str) -> String {
     let mut head = format!(
-        "run {} on {}, started {}",
-        run.run_id,
+        "{}run {} on {}, started {}",
+        crate::partial::banner(run),
+        printable(&run.run_id),
         printable(&run.host.hostname),
-        run.started_at
+        printable(&run.started_at)
     );
     if let Some(l) = &run.label {
         head.push_str(&format!("\nlabel: {}", printable(l)));
@@ -154,9 +158,6 @@ pub fn show_text(run: &RunResult, body: &str) -> String {
     }
     if let Some(n) = &run.note {
         head.push_str(&format!("\nnote: {}", printable_lines(n)));
-    }
-    if let Some(p) = partial_note(run) {
-        head.push_str(&format!("\n{p}"));
     }
     // every other stored string of the views, escaped too
     format!("{head}\n\n{}", printable_lines(body))

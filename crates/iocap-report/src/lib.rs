@@ -14,6 +14,7 @@ pub mod html;
 pub mod markdown;
 pub mod monitor;
 pub mod oscounters;
+pub mod partial;
 pub mod ranks;
 mod rows;
 pub mod suite;
@@ -23,6 +24,7 @@ pub mod terminal;
 pub mod text;
 pub mod verify;
 
+pub use partial::partial_note;
 pub use text::{run_text, tests_text};
 
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
@@ -83,27 +85,6 @@ pub fn fit_lines(text: &str) -> String {
         ));
     }
     out
-}
-
-/// For a suite run that stopped early: `partial: 3 of 4 tests finished; continue it with: iocap
-/// suite run SUITE --resume RUN, SUITE being suite 'oltp' (...)`; `None` for a whole run.
-pub fn partial_note(run: &RunResult) -> Option<String> {
-    if let Some(done) = run.stopped_early() {
-        let what = run.command.as_deref().unwrap_or("run");
-        return Some(format!(
-            "partial: this {what} was stopped (Ctrl-C or an error) after {done} complete \
-             test{}; its figures cover only those: run it again for the whole",
-            if done == 1 { "" } else { "s" }
-        ));
-    }
-    let (done, planned) = run.partial()?;
-    let name = run.suite.as_ref().map_or("SUITE", |s| s.name.as_str());
-    Some(format!(
-        "partial: {done} of {planned} tests finished; continue it with: iocap suite run SUITE \
-         --resume {}, SUITE being suite '{}' (its built-in name or its file)",
-        run.run_id,
-        fmt::printable(name)
-    ))
 }
 
 /// A terminal table with `header`: borders only, the first column left-aligned and every

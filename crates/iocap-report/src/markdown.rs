@@ -174,8 +174,9 @@ fn device_cell(dev: Option<&str>, fs: Option<&str>) -> String {
     }
 }
 
-/// A Markdown document of `runs`: per run a heading, host and workload lines, throughput and
-/// latency tables, per-target figures when a test has several targets, and warnings.
+/// A Markdown document of `runs`: per run a heading, for a run cut short the banner that says
+/// so, host and workload lines, throughput and latency tables, per-target figures when a test
+/// has several targets, and warnings.
 pub fn render(runs: &[RunResult]) -> String {
     let mut out = String::from("# iocap results\n");
     for r in runs {
@@ -192,6 +193,10 @@ pub fn render(runs: &[RunResult]) -> String {
             out.pop();
         }
         out.push_str(&format!("\n## {title}\n\n"));
+        if let Some(p) = crate::partial_note(r) {
+            // a block quote in bold, before anything else of the run
+            out.push_str(&format!("> **{}**\n\n", esc(&p)));
+        }
         let h = &r.host;
         out.push_str(&format!(
             "- Host: {}, Linux {}, {}, {} CPUs, {} memory\n",

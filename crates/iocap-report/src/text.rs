@@ -165,13 +165,12 @@ pub fn tests_text(tests: &[TestResult]) -> String {
     out
 }
 
-/// The text view of a whole run, as the command that made it printed it, chosen by its
-/// [`RunKind`]. A verify run's view is still the CLI's (issue 15 moves it here): until then it
-/// shows its tests.
-/// `iocap run`'s view: each test (the targets of one test are not a group), then the spread
-/// across `--repeat` runs.
+/// `iocap run`'s view: for a run cut short, the line that says so first
+/// ([`crate::partial::banner`]); each test (the targets of one test are not a group), then the
+/// spread across `--repeat` runs.
 pub fn single_run_text(run: &RunResult) -> String {
-    let mut text = run
+    let mut text = crate::partial::banner(run);
+    text += &run
         .tests
         .iter()
         .map(render_test)
@@ -184,7 +183,15 @@ pub fn single_run_text(run: &RunResult) -> String {
     text
 }
 
+/// The text view of a whole run, as the command that made it printed it: for a run cut short,
+/// the line that says so first ([`crate::partial::banner`]), then [`run_body`].
 pub fn run_text(run: &RunResult) -> String {
+    crate::partial::banner(run) + &run_body(run)
+}
+
+/// The view of a run chosen by its [`RunKind`], without the partial banner (`iocap show` puts
+/// that above its heading).
+pub fn run_body(run: &RunResult) -> String {
     use crate::assess;
     let view = match run.kind() {
         RunKind::Preflight => run

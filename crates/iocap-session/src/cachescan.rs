@@ -195,7 +195,11 @@ pub fn scan(s: &mut Session, c: &ScanConfig) -> Result<CacheScan> {
         match step(s, c, ws)? {
             Some(s) => steps.push(s),
             None => {
-                stop_reason = "stopped by an error or Ctrl-C".into();
+                stop_reason = match s.exec.stopped_by() {
+                    Some(by) if by != "stop" => format!("interrupted by {by}"),
+                    Some(_) => "interrupted".into(),
+                    None => "stopped by an error".into(),
+                };
                 break;
             }
         }

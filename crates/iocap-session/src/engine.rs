@@ -32,6 +32,8 @@ pub trait Progress {
 pub struct EngineExecutor {
     progress: Box<dyn Progress>,
     stop: &'static AtomicBool,
+    /// What set `stop`, by name, as the front end's signal handler knows it.
+    named: fn() -> Option<&'static str>,
 }
 
 /// The note of each spec whose block-size mix was fitted to its device, `None` for the others.
@@ -42,7 +44,18 @@ const WARM_BS: u64 = 1 << 20;
 
 impl EngineExecutor {
     pub fn new(progress: Box<dyn Progress>, stop: &'static AtomicBool) -> Self {
-        Self { progress, stop }
+        Self {
+            progress,
+            stop,
+            named: || None,
+        }
+    }
+
+    /// Names what set the stop flag (the signal or console event the front end's handler
+    /// recorded), for [`Executor::stopped_by`].
+    pub fn naming_stops(mut self, named: fn() -> Option<&'static str>) -> Self {
+        self.named = named;
+        self
     }
 
     /// A progress observer for the creation of a test file.
@@ -146,6 +159,11 @@ impl Executor for EngineExecutor {
 
     fn interrupted(&self) -> bool {
         self.stop.load(Ordering::SeqCst)
+    }
+
+    fn stopped_by(&self) -> Option<String> {
+        self.interrupted()
+            .then(|| (self.named)().unwrap_or("stop").to_string())
     }
 
     fn pause(&mut self, secs: f64) -> bool {

@@ -31,6 +31,12 @@ pub trait Executor {
     /// Ctrl-C (or a stop from elsewhere) was asked for.
     fn interrupted(&self) -> bool;
 
+    /// Once [`Executor::interrupted`]: what asked for the stop, by name (`SIGINT`, `SIGTERM`, a
+    /// Windows console event), or `stop` when it cannot be told; `None` before.
+    fn stopped_by(&self) -> Option<String> {
+        self.interrupted().then(|| "stop".into())
+    }
+
     /// Waits `secs` (so write caches drain), ending early on a stop; whether it was stopped.
     fn pause(&mut self, secs: f64) -> bool;
 

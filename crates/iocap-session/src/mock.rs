@@ -52,6 +52,11 @@ impl MockExecutor {
         }
     }
 
+    /// A stop asked for now, as Ctrl-C between tests (in a pause) asks for one.
+    pub fn interrupt(&mut self) {
+        self.interrupted = true;
+    }
+
     /// A device whose IOPS grow with the queue depth up to `max_iops` at `knee_qd`, then stay;
     /// the latency follows Little's law, `qd / IOPS`.
     pub fn knee(max_iops: f64, knee_qd: u32) -> Self {

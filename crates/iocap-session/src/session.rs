@@ -55,6 +55,7 @@ pub fn new_run(command: &str) -> RunResult {
         fsync: None,
         repeats: vec![],
         cachescan: None,
+        interrupted_by: None,
     }
 }
 
@@ -188,8 +189,10 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// The closing steps: the spread across repeats and the host's configuration; the run.
+    /// The closing steps: the spread across repeats, the host's configuration, and what
+    /// interrupted the run, if anything did (its views then say it is partial); the run.
     pub fn finish(mut self) -> RunResult {
+        self.run.interrupted_by = self.exec.stopped_by();
         self.run.repeats = iocap_assess::repeats(&self.run.tests);
         crate::config::record_config(&*self.exec, &mut self.run);
         self.run

@@ -129,6 +129,8 @@ impl SuiteRun {
         mut done: impl FnMut(&RunResult, usize) -> Result<()>,
     ) -> Result<SuiteEnd> {
         let had: HashSet<String> = s.run.tests.iter().map(|t| t.name.clone()).collect();
+        // a resumed run is no longer the interrupted one it was
+        s.run.interrupted_by = None;
         let mut ran = 0;
         for (i, step) in self.steps.iter().enumerate() {
             if step.specs.iter().all(|(_, sp)| had.contains(&sp.name)) {
@@ -143,11 +145,11 @@ impl SuiteRun {
                     ));
                 }
                 if s.exec.pause(self.pause_s) {
-                    return Ok(SuiteEnd::Interrupted);
+                    return interrupted(s, &mut done);
                 }
             }
             if s.exec.interrupted() {
-                return Ok(SuiteEnd::Interrupted);
+                return interrupted(s, &mut done);
             }
             let n = self.steps.len();
             s.exec.say(&format!(
@@ -168,6 +170,7 @@ impl SuiteRun {
             s.run.repeats = iocap_assess::repeats(&s.run.tests);
             ran += 1;
             crate::config::record_config(&*s.exec, &mut s.run);
+            s.run.interrupted_by = s.exec.stopped_by();
             done(&s.run, first_new)?;
             let new = &s.run.tests[first_new..];
             if new.iter().any(|r| r.error.is_some()) {
@@ -179,4 +182,15 @@ impl SuiteRun {
         }
         Ok(SuiteEnd::Finished)
     }
+}
+
+/// A stop between tests: the run records what interrupted it and `done` gets it once more
+/// (no new test), so the saved run says so too.
+fn interrupted(
+    s: &mut Session,
+    done: &mut impl FnMut(&RunResult, usize) -> Result<()>,
+) -> Result<SuiteEnd> {
+    s.run.interrupted_by = s.exec.stopped_by();
+    done(&s.run, s.run.tests.len())?;
+    Ok(SuiteEnd::Interrupted)
 }

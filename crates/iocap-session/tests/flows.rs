@@ -118,6 +118,21 @@ fn a_failed_step_ends_the_ramp_and_skips_the_throttled_points() {
     assert!(run.saturation.unwrap().throttled.is_empty());
 }
 
+/// An interrupted saturate records what stopped it, so every view can say it is partial and
+/// name the signal (issue 23 item 5); a whole one records nothing.
+#[test]
+fn an_interrupted_ramp_is_recorded_as_interrupted() {
+    let mut exec = MockExecutor::knee(80_000.0, 64);
+    exec.interrupt_at = Some(1);
+    let run = saturate(&mut exec, 1, true);
+    assert_eq!(run.tests.len(), 2, "qd 1 and the interrupted qd 2");
+    assert_eq!(run.interrupted_by.as_deref(), Some("stop"));
+    let cut = run.cut_short().expect("partial");
+    assert_eq!(cut.done, 1);
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    assert_eq!(saturate(&mut exec, 1, false).interrupted_by, None);
+}
+
 #[test]
 fn scaleup_runs_each_volume_alone_then_together() {
     let mut exec = MockExecutor::knee(20_000.0, 16);
@@ -197,6 +212,7 @@ fn a_stopped_suite_keeps_its_tests_and_resumes_where_it_stopped() {
         "each test handed over as it ended"
     );
     let stopped = s.run.clone();
+    assert_eq!(stopped.interrupted_by.as_deref(), Some("stop"));
     assert_eq!(stopped.tests[1].group, stopped.tests[2].group);
     assert_eq!(stopped.tests[2].role.as_deref(), Some("log"));
     assert_eq!(
@@ -212,7 +228,43 @@ fn a_stopped_suite_keeps_its_tests_and_resumes_where_it_stopped() {
     let end = plan.run(&mut s, |_, _| Ok(())).unwrap();
     assert_eq!(end, SuiteEnd::Finished);
     assert_eq!(s.run.tests.len(), 4);
+    assert_eq!(
+        s.run.interrupted_by, None,
+        "a resumed suite that finished is whole"
+    );
     assert_eq!(again.names(), vec!["scan"]);
+}
+
+/// Ctrl-C in a test, or between tests (no new test then): the run handed over to be saved says
+/// it was interrupted, so the saved copy does too.
+#[test]
+fn a_suite_stopped_in_a_pause_is_saved_as_interrupted() {
+    let mut exec = MockExecutor::knee(50_000.0, 8);
+    exec.interrupt_at = Some(0);
+    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut handed = Vec::new();
+    // the first test ends interrupted
+    let end = suite()
+        .run(&mut s, |run, first| {
+            handed.push((first, run.interrupted_by.clone()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(end, SuiteEnd::Interrupted);
+    assert_eq!(handed, vec![(0, Some("stop".to_string()))]);
+
+    let mut exec = MockExecutor::knee(50_000.0, 8);
+    exec.interrupt();
+    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut handed = Vec::new();
+    let end = suite()
+        .run(&mut s, |run, first| {
+            handed.push((first, run.tests.len(), run.interrupted_by.clone()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(end, SuiteEnd::Interrupted);
+    assert_eq!(handed, vec![(0, 0, Some("stop".to_string()))]);
 }
 
 #[test]

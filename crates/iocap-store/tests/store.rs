@@ -87,10 +87,13 @@ fn sample() -> RunResult {
 fn what_was_saved_is_what_comes_back_percentiles_included() {
     on_both(|loc| {
         let mut s = Store::open(loc).unwrap();
-        let r = sample();
+        let mut r = sample();
+        // an interrupted run stays one: show, report and history say it is partial
+        r.interrupted_by = Some("SIGTERM".into());
         s.save(&r).unwrap();
         let back = s.load(&r.run_id).unwrap();
         assert!(back == r, "the stored result differs from the saved one");
+        assert_eq!(back.interrupted_by.as_deref(), Some("SIGTERM"));
         // the histograms were stored as rows too, and give back the same percentiles
         let hists = s.histograms(&r.run_id).unwrap();
         let scopes: Vec<&str> = hists.iter().map(|h| h.1.as_str()).collect();

@@ -79,7 +79,7 @@ pub(super) fn assemble(
     let interrupted = tl.interrupt.load(Relaxed);
     if interrupted {
         warnings.push(format!(
-            "interrupted: the figures cover the {duration_s:.1} s measured before Ctrl-C"
+            "interrupted: the figures cover the {duration_s:.1} s measured before the stop"
         ));
     }
     if duration_s <= 0.0 {

@@ -72,6 +72,10 @@ pub struct RunRef {
     pub label: Option<String>,
     pub started_at: String,
     pub hostname: String,
+    /// Set when the run was cut short (Ctrl-C, SIGTERM, an I/O error, a suite that did not
+    /// finish): why, and that its figures cover only what ran. Absent for a whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
 }
 
 /// One run against the base.
@@ -199,6 +203,7 @@ fn run_ref(r: &RunResult) -> RunRef {
         label: r.label.clone(),
         started_at: r.started_at.clone(),
         hostname: r.host.hostname.clone(),
+        partial: crate::partial::sentence(r),
     }
 }
 

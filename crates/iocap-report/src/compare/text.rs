@@ -6,7 +6,7 @@
 use super::{Comparison, Flag, RunComparison, TestComparison, Verdict};
 use crate::assess::wrap;
 use crate::fmt::{self, MISSING_DASH};
-use crate::{plural, table};
+use crate::{plural, table, width};
 
 fn metric_label(m: &str) -> &str {
     match m {
@@ -184,13 +184,20 @@ fn render_diffs(out: &mut String, r: &RunComparison) {
     }
 }
 
-/// Side-by-side tables for a terminal, one section per compared run.
+/// Side-by-side tables for a terminal, one section per compared run, each opening with a line
+/// for a side (base or run) that was cut short.
 pub fn render_text(c: &Comparison) -> String {
     let mut out = String::new();
     let th = &c.thresholds;
     for (k, r) in c.runs.iter().enumerate() {
         if k > 0 {
             out.push('\n');
+        }
+        // a side cut short says so before its figures
+        for (side, p) in [("base", &c.base.partial), ("run", &r.run.partial)] {
+            if let Some(p) = p {
+                out.push_str(&wrap(&format!("PARTIAL {side}: "), &one_line(p), width()));
+            }
         }
         out.push_str(&format!(
             "run {} vs base {}\n",

@@ -1,5 +1,6 @@
 //! The self-contained HTML report: one file a DBA can mail, archive or print, that opens with no
-//! network and no script. It reads, top to bottom: the preflight verdicts (when a run has them),
+//! network and no script. It reads, top to bottom: a banner for each run cut short (its figures
+//! cover only what ran), the preflight verdicts (when a run has them),
 //! a plain-language summary (and how later runs compare with the first), the host and test
 //! setup, the saturation curve and scale-up (when a run has them), charts drawn by
 //! [`crate::svg`], every warning, and the full figures as the terminal view shows them, with
@@ -82,6 +83,7 @@ table.capacity tr.sentence td{white-space:normal;color:#333;padding-bottom:8px;b
 table.capacity tbody.v-fail tr.sentence td{color:#7f1010}
 .capacity-lines{margin:4px 0 8px}.caption{margin:10px 0 0;color:#555;font-size:13.5px}.capacity-lines li{margin:2px 0}
 .summary .together{color:#333}
+.partial-banner{border:1px solid #b91c1c;border-left:6px solid #b91c1c;background:#fdecec;color:#7f1010;border-radius:6px;padding:8px 16px;margin:10px 0 16px}
 footer{margin-top:36px;color:#777;font-size:12.5px}
 @media print{
  @page{margin:14mm}
@@ -128,6 +130,25 @@ fn swatch(i: usize) -> String {
     )
 }
 
+/// Above everything else, for each run cut short (Ctrl-C, SIGTERM, an I/O error, a suite that
+/// did not finish), a banner that says its figures cover only what ran.
+fn partial_banner(out: &mut String, runs: &[RunResult], names: &[String]) {
+    for (i, r) in runs.iter().enumerate() {
+        if let Some(p) = crate::partial_note(r) {
+            let who = if runs.len() > 1 {
+                format!("{}{}: ", swatch(i), escape(&names[i]))
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                out,
+                r#"<p class="partial-banner" role="alert">{who}<strong>{}</strong></p>"#,
+                escape(&p)
+            );
+        }
+    }
+}
+
 /// Renders `runs` as one self-contained HTML page: preflight, summary, setup, saturation,
 /// scale-up, charts, warnings and full figures (the assessment sections only for runs that have
 /// the result). The page needs no network and runs no script; charts are inline SVG. With several
@@ -158,6 +179,7 @@ pub fn render(runs: &[RunResult]) -> String {
     if runs.is_empty() {
         out.push_str("<p>No results to show.</p>");
     } else {
+        partial_banner(&mut out, runs, &names);
         preflight::preflight(&mut out, runs, &names);
         summary::summary(&mut out, runs, &names);
         ranks::ranks(&mut out, runs, &names);
