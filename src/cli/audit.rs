@@ -63,7 +63,7 @@ pub fn audit(a: AuditArgs) -> Result<Exit> {
             &report,
         )));
     } else {
-        print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"));
+        print_stdout(&iocap_report::to_json(&report)?);
     }
     let failed = FailOn::trips(a.fail_on, report.checks.iter().map(|c| c.severity));
     Ok(if failed { Exit::CheckFailed } else { Exit::Ok })

@@ -78,7 +78,7 @@ pub fn baseline(a: BaselineArgs) -> Result<Exit> {
                     host.map(|h| format!(" for host {h}")).unwrap_or_default()
                 ),
                 OutputFormat::Text => print_stdout(&baselines_table(&list)),
-                _ => print_stdout(&(serde_json::to_string_pretty(&list)? + "\n")),
+                _ => print_stdout(&iocap_report::to_json(&list)?),
             }
         }
         BaselineAction::Clear { host, target } => {

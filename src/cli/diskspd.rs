@@ -18,10 +18,12 @@ const DISKSPD_H: &str = "\u{1}-h";
 const HELP: &str = "\
 iocap diskspd: run a test given in DiskSpd's flags
 
-usage: iocap diskspd [-b<size>] [-d<secs>] [-W<secs>] [-C<secs>] [-o<n>] [-t<n>|-F<n>]
-                     [-r[align]|-s[i][stride]] [-w<pct>] [-c<size>] [-S[bhuw]|-h] [-L] [-D]
-                     [-g<bytes/ms>] [-z[seed]] [-Z...] [-Rtext|-Rxml] TARGET...
-                     [--output json|csv] [--db PATH|URL] [--no-save] [--label L] [--tag T]...
+usage: iocap diskspd [-b<size>] [-d<secs>] [-W<secs>] [-C<secs>] [-o<n>]
+                     [-t<n>|-F<n>] [-r[align]|-s[i][stride]] [-w<pct>]
+                     [-c<size>] [-S[bhuw]|-h] [-L] [-D] [-g<bytes/ms>]
+                     [-z[seed]] [-Z...] [-Rtext|-Rxml] TARGET...
+                     [--output json|csv] [--db PATH|URL] [--no-save]
+                     [--label L] [--tag T]...
 
 Flags, their mapping and every difference from DiskSpd: docs/diskspd.md.
 ";

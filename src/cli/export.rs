@@ -61,7 +61,7 @@ pub fn export(a: ExportArgs) -> Result<Exit> {
         OutputFormat::Csv => iocap_report::csv::render_many(&runs),
         OutputFormat::Markdown => iocap_report::markdown::render(&runs),
         _ if runs.len() == 1 => iocap_report::json(&runs[0]),
-        _ => serde_json::to_string_pretty(&runs)? + "\n",
+        _ => iocap_report::to_json(&runs)?,
     };
     match &a.output {
         Some(p) => {

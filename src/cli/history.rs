@@ -52,7 +52,7 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
                 eprintln!("(the newest {}; --limit 0 lists all)", a.limit);
             }
         }
-        _ => print_stdout(&(serde_json::to_string_pretty(&runs)? + "\n")),
+        _ => print_stdout(&iocap_report::to_json(&runs)?),
     }
     Ok(Exit::Ok)
 }

@@ -66,6 +66,10 @@ impl From<Exit> for ExitCode {
     long_about = "iocap measures what the storage under a database server can do: IOPS, MB/s \
 and latency percentiles for database-shaped I/O, on files or block devices, with io_uring or \
 plain pread/pwrite. It never writes to data it did not create unless told to.",
+    // where to start, right after the description (clap's default puts before_help first)
+    help_template = "{about-with-newline}\n{before-help}{usage-heading} {usage}\n\n{all-args}{after-help}",
+    before_help = "Start here: iocap preflight --quick --data DIR (about two minutes): what the \
+storage under DIR can do for a database, with verdicts.",
     after_help = "Exit codes: 0 ok, 1 a check failed, 2 usage or operational error, 130 interrupted.",
     args_override_self = true,
     max_term_width = 80
@@ -176,9 +180,8 @@ pub fn main() -> ExitCode {
         if cli.version.version {
             return install::print_version(&cli.version).into();
         }
-        // clap's own "requires a subcommand" error, as without the optional version flags
-        let e = Cli::command().subcommand_required(true).try_get_matches();
-        let _ = e.map_err(|e| e.print());
+        // the help, where to start first (clap's error would list every command on one line)
+        eprint!("{}", Cli::command().render_help());
         return Exit::Error.into();
     };
     iocap_console::interrupt::install();

@@ -37,8 +37,8 @@ pub struct RunArgs {
     /// Default: ./iocap.testfile
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// Workload: read, write, randread, randwrite, rw or randrw (rw mixes sequential, randrw random)
-    #[arg(long, default_value = "randread", value_parser = rw_arg, aliases = ["readwrite"])]
+    /// Workload (rw mixes sequential reads and writes, randrw random ones)
+    #[arg(long, default_value = "randread", value_parser = rw_arg(), aliases = ["readwrite"])]
     pub rw: RwMode,
     /// Share of writes in percent for rw and randrw [default: 50]
     #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100),

@@ -21,8 +21,8 @@ pub struct SaturateArgs {
     /// Files or block devices, tested together at each step [default: ./iocap.testfile]
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// Workload: randread, randwrite, randrw, read, write or rw
-    #[arg(long, default_value = "randread", value_parser = rw_arg)]
+    /// Workload
+    #[arg(long, default_value = "randread", value_parser = rw_arg())]
     pub rw: RwMode,
     /// Share of writes in percent for rw and randrw
     #[arg(long, value_name = "PCT", default_value_t = 30)]

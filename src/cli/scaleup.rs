@@ -22,7 +22,7 @@ pub struct ScaleupArgs {
     /// together (run under mpirun or srun; docs/mpi.md)
     #[arg(long)]
     pub hosts: bool,
-    #[arg(long, default_value = "randread", value_parser = rw_arg)]
+    #[arg(long, default_value = "randread", value_parser = rw_arg())]
     pub rw: RwMode,
     #[arg(long, default_value = "8K", value_parser = size_arg)]
     pub bs: u64,

@@ -55,7 +55,7 @@ pub fn suite(a: SuiteArgs) -> Result<Exit> {
     match a.action {
         SuiteAction::List => print_stdout(&iocap_report::suite::list(&iocap_plan::list_runnable())),
         SuiteAction::Show { suite } => {
-            print_stdout(&iocap_report::fit_lines(&load_suite(&suite)?.render()));
+            print_stdout(&iocap_report::suite::show(&load_suite(&suite)?))
         }
         SuiteAction::Run(r) => return run(*r),
     }
@@ -122,20 +122,18 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
         return Ok(code);
     }
     let (finished, _) = run.suite_progress().unwrap_or_default();
+    let name = iocap_report::fmt::printable(&s.name);
     if (finished as usize) < s.tests.len() {
         eprintln!(
             "iocap: suite {} stopped after {finished} of {} tests; continue it with: iocap suite \
              run {} --resume {}",
-            s.name,
+            name,
             s.tests.len(),
             a.suite,
             run.run_id
         );
     } else if !a.common.save.no_save {
-        eprintln!(
-            "iocap: suite {} finished; saved as run {}",
-            s.name, run.run_id
-        );
+        eprintln!("iocap: suite {name} finished; saved as run {}", run.run_id);
     }
     Ok(code)
 }

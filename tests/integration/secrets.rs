@@ -1,7 +1,9 @@
 //! Issue 14: what a store must not let out or in. A PostgreSQL password, in any form of
 //! connection string libpq takes, is never printed and no conninfo string becomes a file; the
 //! password may come from `PGPASSWORD` or a password file; terminal escape sequences in stored
-//! strings reach no terminal raw; a store whose `iocap_meta` is gone is refused in a line.
+//! strings reach no terminal raw; a store whose `iocap_meta` is gone is refused in a line. Issue
+//! 23: nor do those of suite files, and the exports escape them (JSON losslessly) and keep
+//! formulas out of spreadsheets.
 
 use std::path::Path;
 use std::time::Duration;
@@ -292,4 +294,117 @@ fn a_store_without_iocap_meta_is_refused_in_a_line() {
         }
     }
     assert_eq!(std::fs::read(&path).unwrap(), before, "the store changed");
+}
+
+/// The raw bytes of a bidirectional override (U+202E), which reorders what follows it.
+fn has_raw_bidi(out: &[u8]) -> bool {
+    out.windows(3).any(|w| w == [0xe2, 0x80, 0xae])
+}
+
+/// Runs `iocap ARGS` in `dir`, which must succeed; its stdout.
+fn stdout_of(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = iocap(dir).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Issue 23: `export --format csv` wrote a label's ESC raw to the terminal, Markdown and JSON
+/// passed U+202E through, and a label starting with `=` reached a spreadsheet as a formula.
+/// JSON escapes the control and bidirectional characters (`\u202e`) and reads back exactly; CSV
+/// and Markdown show them escaped; a text cell that would start a formula starts with `'`, a
+/// number does not.
+#[test]
+fn exports_escape_controls_and_bidi_and_neutralise_formulas() {
+    let dir = tempfile::tempdir().unwrap();
+    let formula = "=HYPERLINK(\"http://x\")\u{202e}\x1b[2J";
+    for label in [formula, "-1.5"] {
+        let label_flag = format!("--label={label}");
+        let json = stdout_of(
+            dir.path(),
+            &[
+                &["run"][..],
+                &QUICK,
+                &["--db", "r.db", &label_flag, "--output", "json"],
+            ]
+            .concat(),
+        );
+        assert!(!has_raw_bidi(&json) && !has_raw_controls(&json));
+        let run: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(run["label"], label, "JSON reads back exactly");
+    }
+    let export = |format: &str| {
+        stdout_of(
+            dir.path(),
+            &["export", "--all", "--db", "r.db", "--format", format],
+        )
+    };
+    let json = export("json");
+    assert!(!has_raw_bidi(&json) && !has_raw_controls(&json));
+    assert!(String::from_utf8_lossy(&json).contains("\\u202e"));
+    let runs: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(runs[0]["label"], formula);
+    // Markdown escapes the `[` too, so it starts no link
+    for (format, shown) in [
+        ("csv", "\\u{202e}\\e[2J"),
+        ("markdown", "\\u{202e}\\e\\[2J"),
+    ] {
+        let out = export(format);
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            !has_raw_bidi(&out) && !has_raw_controls(&out),
+            "{format}: {text:?}"
+        );
+        assert!(text.contains(shown), "{format}: {text}");
+    }
+    let csv = String::from_utf8(export("csv")).unwrap();
+    assert!(csv.contains(",\"'=HYPERLINK(\"\"http://x\"\")"), "{csv}");
+    assert!(csv.contains(",-1.5,"), "a number stays a number: {csv}");
+    assert!(!csv.contains("'-1.5"), "{csv}");
+}
+
+/// Issue 23: a suite file's name, description and test names, and the bad line a suite parse
+/// error quotes, reached the terminal raw.
+#[test]
+fn suite_files_reach_the_terminal_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = r#"
+name = "evil\u001b[2J"
+description = "d\u202e\u0007"
+pause = "0s"
+[defaults]
+duration = "0.3s"
+warmup = "0s"
+size = "16M"
+[[test]]
+name = "t\u001b]0;X\u0007"
+rw = "randread"
+"#;
+    std::fs::write(dir.path().join("evil.toml"), suite).unwrap();
+    let show = stdout_of(dir.path(), &["suite", "show", "evil.toml"]);
+    let text = String::from_utf8_lossy(&show);
+    assert!(!has_raw_controls(&show) && !has_raw_bidi(&show), "{text:?}");
+    assert!(text.contains("evil\\e[2J: d\\u{202e}\\a"), "{text}");
+    let out = iocap(dir.path())
+        .args(["suite", "run", "evil.toml", "--no-save"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for o in [&out.stdout, &out.stderr] {
+        assert!(!has_raw_controls(o), "{:?}", String::from_utf8_lossy(o));
+    }
+    assert!(err.contains("t\\e]0;X\\a"), "{err}");
+    std::fs::write(dir.path().join("bad.toml"), "name = \"x\"\nrw \x1b[2J\n").unwrap();
+    let out = iocap(dir.path())
+        .args(["suite", "show", "bad.toml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!has_raw_controls(&out.stderr), "{err:?}");
+    assert!(err.contains("\\e[2J"), "{err}");
 }

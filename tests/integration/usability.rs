@@ -1,6 +1,9 @@
 //! What a new user meets (issue 14): every view fits an 80-column terminal, the live line
 //! names the test and its step, a memory-backed target is called so, missing paths are refused
 //! without creating anything, fio's flag names work, and a file that is not a suite says so.
+//! Issue 23: bare `iocap` and its help fit and say where to start, and so do the widths found
+//! since (sqlio's and diskspd's help, a compare of different workloads, a `--bs-split`
+//! heading, audit's paths); bash completion offers `--rw`'s and `--engine`'s values.
 
 use crate::{iocap, json_of};
 
@@ -229,4 +232,142 @@ fn a_file_that_is_not_a_suite_says_so() {
         err.contains("is not a suite file") && err.contains("line 1"),
         "{err}"
     );
+}
+
+/// Runs `iocap ARGS` with `COLUMNS=80` in `dir`, whatever its exit; the code, stdout, stderr.
+fn at_80_any(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = iocap(dir).env("COLUMNS", "80").args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+/// Issue 23: bare `iocap` listed every command on one 235-column line, the hidden `store-fill`
+/// among them; neither it nor `--help` said where to start.
+#[test]
+fn bare_iocap_and_its_help_fit_and_name_preflight_quick_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, bare) = at_80_any(dir.path(), &[]);
+    assert_eq!(code, Some(2), "{out}{bare}");
+    assert!(!bare.contains("store-fill"), "{bare}");
+    for (what, text) in [
+        ("iocap", bare),
+        ("iocap --help", at_80(dir.path(), &["--help"])),
+        ("iocap -h", at_80(dir.path(), &["-h"])),
+    ] {
+        assert_fits(what, &text);
+        let start = text.find("iocap preflight --quick");
+        let commands = text.find("Commands:");
+        assert!(
+            matches!((start, commands), (Some(s), Some(c)) if s < c),
+            "{what} names no place to start before its commands:\n{text}"
+        );
+    }
+}
+
+/// Issue 23: `sqlio --help` and `diskspd --help` (their own usage text) were 96 and 93 columns.
+#[test]
+fn sqlio_and_diskspd_help_fit_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [["sqlio", "--help"], ["diskspd", "--help"]] {
+        assert_fits(&args.join(" "), &at_80(dir.path(), &args));
+    }
+}
+
+/// Issue 23: a compare of different workloads printed a 206-column line, and a `--bs-split`
+/// run's heading was 89 columns.
+#[test]
+fn a_compare_of_different_workloads_and_a_bs_split_heading_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = ["--duration", "0.3s", "--warmup", "0s", "--size", "16M"];
+    let mut ids = Vec::new();
+    for shape in [
+        &["--rw", "randread", "--bs", "8K"][..],
+        &[
+            "--rw",
+            "write",
+            "--bs",
+            "64K",
+            "--qd",
+            "2",
+            "--threads",
+            "2",
+        ][..],
+    ] {
+        let args = [&["run"][..], &quick, shape, &["--db", "r.db", "t.dat"]].concat();
+        let text = at_80(dir.path(), &[&args[..], &["--output", "json"]].concat());
+        let run: serde_json::Value = serde_json::from_str(&text).unwrap();
+        ids.push(run["run_id"].as_str().unwrap().to_string());
+    }
+    let compare = at_80(dir.path(), &["compare", &ids[0], &ids[1], "--db", "r.db"]);
+    assert!(compare.contains("different workload"), "{compare}");
+    assert_fits("compare", &compare);
+    let split = "512:10,8K:20,16K:20,64K:50";
+    let args = [
+        &["run"][..],
+        &quick,
+        &["--bs-split", split, "--no-save", "t.dat"],
+    ]
+    .concat();
+    let text = at_80(dir.path(), &args);
+    assert!(text.contains(split), "{text}");
+    assert_fits("run --bs-split", &text);
+}
+
+/// Issue 23: audit's table broke paths in the middle (`/sys/class/block/vd` / `a/queue/...`).
+/// Every path of the evidence, and the audited path itself, stays whole on one line.
+#[test]
+fn audit_keeps_paths_whole_within_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("database-files-of-the-accounting");
+    std::fs::create_dir(&deep).unwrap();
+    let deep = deep.to_str().unwrap();
+    let text = at_80(dir.path(), &["audit", deep]);
+    assert_fits("audit", &text);
+    let report = crate::json_of(dir.path(), &["audit", deep, "--output", "json"]);
+    let mut words = vec![deep.to_string()];
+    for c in report["checks"].as_array().unwrap() {
+        let evidence = c["evidence"].as_str().unwrap();
+        words.extend(
+            evidence
+                .split_whitespace()
+                .filter(|w| w.contains('/') && w.chars().count() < 70)
+                .map(String::from),
+        );
+    }
+    for w in words {
+        assert!(
+            text.lines().any(|l| l.contains(&w)),
+            "'{w}' is broken across lines:\n{text}"
+        );
+    }
+}
+
+/// Issue 23: bash completion of `--rw` and `--engine` offered file names.
+#[test]
+fn bash_completion_offers_the_values_of_rw_and_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = at_80(dir.path(), &["completions", "bash"]);
+    let lines: Vec<&str> = script.lines().collect();
+    for (flag, want) in [
+        (
+            "--rw)",
+            "compgen -W \"read write randread randwrite rw randrw\"",
+        ),
+        (
+            "--engine)",
+            "compgen -W \"auto io_uring io_uring_unregistered psync\"",
+        ),
+    ] {
+        let at: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].trim() == flag)
+            .collect();
+        assert!(!at.is_empty(), "no {flag} in the bash completion");
+        for i in at {
+            assert!(
+                lines[i + 1].contains(want),
+                "{flag} offers: {}",
+                lines[i + 1]
+            );
+        }
+    }
 }

@@ -152,12 +152,14 @@ impl iocap_session::Progress for Terminal {
     fn live(&mut self) -> Box<dyn RunObserver> {
         Box::new(LiveLine::new(&self.label))
     }
+    // a label or a line may name a test from a suite file: its controls read escaped
     fn label(&mut self, what: &str) {
-        self.label = what.to_string();
+        self.label = fmt::printable(what).into_owned();
     }
     fn say(&mut self, line: &str) {
+        let line = fmt::printable(line);
         let line = if line.starts_with("== ") {
-            line.to_string()
+            line.into_owned()
         } else {
             format!("iocap: {line}")
         };

@@ -1,17 +1,65 @@
 //! clap value parsers for the commands' flags: thin wrappers over the model's parsers
 //! (`iocap_model::flags` and `units`), which hold the rules and their messages.
 
-use iocap_model::{parse_bs_split, BsWeight, UntilStableFlag};
+use std::ffi::OsStr;
+
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Arg, Command};
+use iocap_model::{parse_bs_split, BsWeight, EngineChoice, RwMode, System, UntilStableFlag};
 
 /// clap wants `fn(&str) -> Result<T, String>`; the model's unit parsers fail with a `UnitError`.
 fn text<T, E: ToString>(r: Result<T, E>) -> Result<T, String> {
     r.map_err(|e| e.to_string())
 }
 
-pub use iocap_model::{
-    parse_burst as burst_arg, parse_engine as engine_arg, parse_latency_us as us_arg,
-    parse_pct as pct_arg, parse_rw as rw_arg,
+pub use iocap_model::{parse_burst as burst_arg, parse_latency_us as us_arg, parse_pct as pct_arg};
+
+/// A value parser that offers `names` (to the help and to shell completion, which would offer
+/// file names otherwise) and parses with the model's `parse`, which also takes other
+/// spellings (any case, aliases) and words its own refusal.
+#[derive(Clone)]
+pub struct Offered<T> {
+    names: &'static [&'static str],
+    parse: fn(&str) -> Result<T, String>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Offered<T> {
+    type Value = T;
+
+    fn parse_ref(&self, cmd: &Command, arg: Option<&Arg>, value: &OsStr) -> Result<T, clap::Error> {
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(PossibleValue::new)))
+    }
+}
+
+const RW_NAMES: [&str; 6] = {
+    let mut names = [""; 6];
+    let mut i = 0;
+    while i < 6 {
+        names[i] = RwMode::ALL[i].name();
+        i += 1;
+    }
+    names
 };
+
+/// `--rw`: read, write, randread, randwrite, rw or randrw.
+pub fn rw_arg() -> Offered<RwMode> {
+    Offered {
+        names: &RW_NAMES,
+        parse: iocap_model::parse_rw,
+    }
+}
+
+/// `--engine`: this system's engine names.
+pub fn engine_arg() -> Offered<EngineChoice> {
+    Offered {
+        names: System::HOST.engines(),
+        parse: iocap_model::parse_engine,
+    }
+}
 
 pub fn size_arg(s: &str) -> Result<u64, String> {
     text(iocap_model::parse_size(s))

@@ -66,7 +66,8 @@ pub const ENGINE_HELP: &str =
 #[derive(Args, Debug, Clone)]
 pub struct EngineArg {
     // the help is this system's: ENGINE_HELP
-    #[arg(long, default_value = "auto", value_parser = engine_arg, help = ENGINE_HELP)]
+    #[arg(long, default_value = "auto", value_parser = engine_arg(), help = ENGINE_HELP,
+        hide_possible_values = true)]
     pub engine: EngineChoice,
 }
 

@@ -43,6 +43,14 @@ impl System {
         }
     }
 
+    /// The engine names this system takes, one per engine, as shell completion offers them.
+    pub fn engines(self) -> &'static [&'static str] {
+        match self {
+            System::Linux => &["auto", "io_uring", "io_uring_unregistered", "psync"],
+            System::Windows => &["auto", "iocp", "sync"],
+        }
+    }
+
     /// The engines to name instead of another system's.
     fn engines_instead(self) -> &'static str {
         match self {
@@ -113,6 +121,15 @@ mod tests {
             ("sync", EngineChoice::Psync),
         ] {
             assert_eq!(EngineChoice::parse_on(name, Windows), Ok(want), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_offered_name_is_taken() {
+        for system in [Linux, Windows] {
+            for name in system.engines() {
+                assert!(EngineChoice::parse_on(name, system).is_ok(), "{name}");
+            }
         }
     }
 

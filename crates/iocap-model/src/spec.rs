@@ -26,6 +26,16 @@ pub enum RwMode {
 }
 
 impl RwMode {
+    /// Every workload, in the order the help and shell completion offer them.
+    pub const ALL: [RwMode; 6] = [
+        Self::Read,
+        Self::Write,
+        Self::RandRead,
+        Self::RandWrite,
+        Self::Rw,
+        Self::RandRw,
+    ];
+
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s.to_ascii_lowercase().as_str() {
             "read" => Self::Read,
@@ -37,7 +47,7 @@ impl RwMode {
             _ => return None,
         })
     }
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Self::Read => "read",
             Self::Write => "write",

@@ -1,11 +1,10 @@
-//! The terminal view of `iocap audit`: where each path lives, the table of checks, what to do
-//! about each one that is not PASS, and the count of each severity.
+//! The terminal view of `iocap audit`: where each path lives, each check with its evidence,
+//! what to do about each one that is not PASS, and the count of each severity.
 
-use comfy_table::CellAlignment;
 use iocap_audit::{AuditReport, Check, Resolved, Severity};
 
-use crate::fmt::UNKNOWN;
-use crate::table;
+use crate::assess::wrap_indented;
+use crate::fmt::{printable, UNKNOWN};
 
 /// The report as text.
 pub fn render(report: &AuditReport) -> String {
@@ -13,7 +12,7 @@ pub fn render(report: &AuditReport) -> String {
     for t in &report.targets {
         out.push_str(&target(t));
     }
-    out.push_str(&format!("\n{}\n", checks(&report.checks)));
+    out.push_str(&format!("\n{}", checks(&report.checks)));
     out.push_str(&todo(&report.checks));
     let count = |s: Severity| report.checks.iter().filter(|c| c.severity == s).count();
     out.push_str(&format!(
@@ -53,24 +52,29 @@ fn target(t: &Resolved) -> String {
     )
 }
 
-/// The table of checks, every column left-aligned.
-fn checks(checks: &[Check]) -> comfy_table::Table {
-    let mut table = table(&["check", "severity", "subject", "evidence"]);
-    for i in 0..4 {
-        if let Some(col) = table.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Left);
-        }
-    }
+/// Each check on a line (severity, ID, subject), its evidence indented below it, all wrapped
+/// at spaces to [`crate::width`]: a table's narrow columns would cut the paths the evidence
+/// names (`/sys/class/block/sda/queue/scheduler`) in the middle.
+fn checks(checks: &[Check]) -> String {
+    let width = crate::width();
+    let mut out = String::new();
     for c in checks {
-        table.add_row(vec![
-            c.id.clone(),
-            c.severity.name().to_string(),
-            c.subject.clone(),
-            c.evidence.clone(),
-        ]);
+        let head = format!("{:<7} ", c.severity.name());
+        let what = format!("{} ({})", c.id, printable(&c.subject));
+        out.push_str(&wrap_indented(&head, &what, width, INDENT));
+        let evidence = printable(&c.evidence);
+        out.push_str(&wrap_indented(
+            &" ".repeat(INDENT),
+            &evidence,
+            width,
+            INDENT,
+        ));
     }
-    table
+    out
 }
+
+/// Where the evidence starts: past the longest severity, `UNKNOWN`.
+const INDENT: usize = 8;
 
 /// What to do about each check that is not PASS.
 fn todo(checks: &[Check]) -> String {
@@ -136,7 +140,10 @@ mod tests {
             ),
             "{t}"
         );
-        assert!(t.contains("│ device.scheduler"), "{t}");
+        assert!(
+            t.contains("\nPASS    device.scheduler (sda)\n        read from sysfs\n"),
+            "{t}"
+        );
         assert!(
             t.contains("\nWARN    device.write_cache (sda): Set it.\n"),
             "{t}"
@@ -145,5 +152,20 @@ mod tests {
             t.ends_with("\n2 checks: 1 PASS, 1 WARN, 0 FAIL, 0 INFO, 0 UNKNOWN\n"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn evidence_wraps_at_spaces_and_keeps_paths_whole() {
+        let path = "/sys/class/block/nvme0n1/queue/read_ahead_kb";
+        let c = Check {
+            id: "device.read_ahead_kb".into(),
+            severity: Severity::Warn,
+            subject: "nvme0n1".into(),
+            evidence: format!("read_ahead_kb 8192, above the 4096 for this device, from {path}"),
+            recommendation: "Lower it.".into(),
+        };
+        let t = checks(&[c]);
+        assert!(t.lines().all(|l| l.chars().count() <= 80), "{t}");
+        assert!(t.lines().any(|l| l == format!("        {path}")), "{t}");
     }
 }

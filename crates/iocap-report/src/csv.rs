@@ -4,19 +4,43 @@
 //! first ones, so scripts that read columns by position keep working. Values are quoted as
 //! RFC 4180 says. `partial` is `true` on every row of a run cut short (Ctrl-C, SIGTERM, an I/O
 //! error, a suite that did not finish): its figures cover only what ran.
+//!
+//! The text cells (run id, test, target, label, start) hold what users and other hosts wrote,
+//! and a CSV file is opened in spreadsheets and terminals alike: their control and
+//! bidirectional characters read escaped, as in the text views (`\e`, `\u{202e}`), and one that
+//! would start a formula (`=`, `+`, `-`, `@`, a tab or CR first) starts with `'`, as OWASP's
+//! rule against CSV injection says, unless it is a number (`-1.5`). The figures are numbers.
+//! JSON is the exact form of a result.
 
 use iocap_model::{OpStats, RunResult, TestResult};
+
+use crate::fmt::printable_lines;
 
 const HEADER: &str = "run_id,test,scope,target,ios,bytes,iops,mib_s,mb_s,lat_us_min,lat_us_mean,\
 lat_us_stddev,lat_us_p50,lat_us_p90,lat_us_p95,lat_us_p99,lat_us_p99_9,lat_us_p99_99,\
 lat_us_p99_999,lat_us_max,label,started_at,rw,bs_bytes,qd,threads,targets,partial";
 
+/// A text cell: controls escaped, a formula neutralised, then quoted.
 fn quote(s: &str) -> String {
+    let s = printable_lines(s);
+    let s = if starts_formula(&s) {
+        format!("'{s}")
+    } else {
+        s.into_owned()
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
+}
+
+/// Whether a spreadsheet would take `s` as a formula (OWASP's list: `=`, `+`, `-`, `@`, tab,
+/// CR first) rather than a number such as `-1.5` or `+3e2`.
+fn starts_formula(s: &str) -> bool {
+    let number = s.parse::<f64>().is_ok_and(f64::is_finite)
+        && s.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c));
+    s.starts_with(['=', '+', '-', '@', '\t', '\r']) && !number
 }
 
 fn row(out: &mut String, run: &RunResult, t: &TestResult, scope: &str, target: &str, o: &OpStats) {
@@ -95,6 +119,20 @@ mod tests {
         assert_eq!(super::quote("a,b"), "\"a,b\"");
         assert_eq!(super::quote("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(super::quote("plain"), "plain");
-        assert_eq!(super::quote("two\r\nlines"), "\"two\r\nlines\"");
+        assert_eq!(super::quote("two\r\nlines"), "\"two\\r\nlines\"");
+    }
+
+    #[test]
+    fn controls_escaped_and_formulas_neutralised() {
+        use super::quote;
+        assert_eq!(quote("a\x1b[2J\u{202e}"), "a\\e[2J\\u{202e}");
+        assert_eq!(quote("=1+2"), "'=1+2");
+        assert_eq!(quote("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        for f in ["+A1", "-A1", "@SUM(A1)", "\tx", "-", "-inf", "+nan", "-1+2"] {
+            assert!(quote(f).starts_with('\''), "{f}: {}", quote(f));
+        }
+        for n in ["-1.5", "+3", "-2e3", "1.5", "plain", "a=b", ""] {
+            assert_eq!(quote(n), n);
+        }
     }
 }

@@ -38,10 +38,11 @@ pub fn history_table(runs: &[Listed], wide: bool) -> String {
     } else {
         narrow_table(runs)
     };
-    t.to_string() + "\n"
+    fmt::unbind(&t.to_string()) + "\n"
 }
 
-/// Run id, host, label and key figure, fitted to the terminal.
+/// Run id, host, label and key figure, fitted to the terminal; a figure and its unit stay on
+/// one line ([`fmt::bind_units`]).
 fn narrow_table(runs: &[Listed]) -> Table {
     let width = width().min(usize::from(u16::MAX)) as u16;
     // the run id starts with its UTC start time: no column of its own here
@@ -63,7 +64,7 @@ fn narrow_table(runs: &[Listed]) -> Table {
             r.run_id.clone(),
             printable(&r.hosts_label()).into_owned(),
             printable(r.label.as_deref().unwrap_or_default()).into_owned(),
-            printable(&l.headline).into_owned(),
+            fmt::bind_units(&printable(&l.headline)),
         ]);
     }
     t
@@ -161,4 +162,48 @@ pub fn show_text(run: &RunResult, body: &str) -> String {
     }
     // every other stored string of the views, escaped too
     format!("{head}\n\n{}", printable_lines(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 23: the key figure column wrapped between `776` and `µs`. For labels of every
+    /// length, each unit in the table has its figure before it on the same line.
+    #[test]
+    fn a_figure_and_its_unit_share_a_line() {
+        for n in 0..40 {
+            let run = RunSummary {
+                run_id: "20261126T182945-9d0161".into(),
+                started_at: "2026-11-26T18:29:45Z".into(),
+                hostname: "db01".into(),
+                label: Some("x".repeat(n)),
+                tags: Vec::new(),
+                tests: 1,
+                workload: "randread 8K".into(),
+                targets: Vec::new(),
+                iops: 60_683.0,
+                mb_s: 474.1,
+                lat_us_p99: Some(776.0),
+                ranks: 0,
+            };
+            let headline = "run: 60,683 IOPS, p99 776 µs (randread 8K)".to_string();
+            let table = history_table(
+                &[Listed {
+                    run: &run,
+                    headline,
+                }],
+                false,
+            );
+            for line in table.lines() {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                for (i, w) in words.iter().enumerate() {
+                    if w.starts_with("µs") || w.starts_with("IOPS") {
+                        let figure = i > 0 && words[i - 1].ends_with(|c: char| c.is_ascii_digit());
+                        assert!(figure, "label of {n}: '{w}' without its figure:\n{table}");
+                    }
+                }
+            }
+        }
+    }
 }

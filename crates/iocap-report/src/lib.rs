@@ -30,11 +30,17 @@ pub use text::{run_text, tests_text};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use iocap_model::RunResult;
 
-/// The JSON contract: the result struct itself, pretty-printed.
+/// The JSON contract: the result struct itself, pretty-printed ([`to_json`]).
 pub fn json(run: &RunResult) -> String {
-    let mut s = serde_json::to_string_pretty(run).expect("results always serialise");
+    to_json(run).expect("results always serialise")
+}
+
+/// `v` as pretty JSON and a line break, the way every JSON output is written: exact data, with
+/// the characters a terminal acts on as `\uXXXX` escapes ([`fmt::json_escaped`]).
+pub fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> serde_json::Result<String> {
+    let mut s = fmt::json_escaped(serde_json::to_string_pretty(v)?);
     s.push('\n');
-    s
+    Ok(s)
 }
 
 /// The I/O size of a spec in a few characters: `8K`, or `512-60K mix` for a block-size mix.

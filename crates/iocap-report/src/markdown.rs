@@ -3,7 +3,9 @@
 //! needs to trust them (host, workload, engine, targets, warnings).
 //!
 //! Labels, notes, paths and warnings are user or system strings: they are escaped so a `|`, a
-//! newline or a stray `*` cannot break a table or turn into formatting.
+//! newline or a stray `*` cannot break a table or turn into formatting, and their control and
+//! bidirectional characters read escaped (`\e`, `\u{202e}`), as in the text views, so none
+//! acts on a terminal or reorders the text of a rendered page.
 
 use iocap_model::{human_bytes, RunResult, TestResult};
 
@@ -14,8 +16,8 @@ use crate::rows::{
 use crate::text::describe;
 
 /// Escapes a string for Markdown prose and table cells: backslash-escapes the characters that
-/// split cells or start formatting, and turns line breaks into `<br>` so a cell stays on one
-/// line.
+/// split cells or start formatting, turns line breaks into `<br>` so a cell stays on one line,
+/// a tab into a space, and shows the other characters that act on a terminal escaped.
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut prev = ' ';
@@ -36,7 +38,8 @@ fn esc(s: &str) -> String {
                 out.push_str("<br>");
             }
             '\n' => out.push_str("<br>"),
-            c if c.is_control() => out.push(' '),
+            '\t' => out.push(' '),
+            c if fmt::acts_on_terminal(c) => fmt::push_escaped(&mut out, c),
             c => out.push(c),
         }
         prev = c;
@@ -157,7 +160,7 @@ fn render_test(out: &mut String, t: &TestResult) {
 
 /// `, on nvme0n1p2 (xfs)`, or nothing when neither is known.
 fn device(dev: Option<&str>, fs: Option<&str>) -> String {
-    match (dev, fs) {
+    match (dev.map(esc), fs.map(esc)) {
         (Some(d), Some(f)) => format!(", on {d} ({f})"),
         (Some(d), None) => format!(", on {d}"),
         (None, Some(f)) => format!(", on {f}"),
@@ -167,9 +170,9 @@ fn device(dev: Option<&str>, fs: Option<&str>) -> String {
 
 /// `nvme0n1p2 (xfs)` for a table cell, `–` when neither is known.
 fn device_cell(dev: Option<&str>, fs: Option<&str>) -> String {
-    match (dev, fs) {
+    match (dev.map(esc), fs.map(esc)) {
         (Some(d), Some(f)) => format!("{d} ({f})"),
-        (Some(x), None) | (None, Some(x)) => x.to_string(),
+        (Some(x), None) | (None, Some(x)) => x,
         (None, None) => MISSING_DASH.into(),
     }
 }
@@ -241,5 +244,6 @@ mod tests {
         assert_eq!(esc("*bold* <b>"), "\\*bold\\* \\<b\\>");
         assert_eq!(esc("plain 8K/s"), "plain 8K/s");
         assert_eq!(esc("io_uring /d/_tmp_/x"), "io_uring /d/\\_tmp\\_/x");
+        assert_eq!(esc("a\tb\x1bc\u{202e}d"), "a b\\ec\\u{202e}d");
     }
 }

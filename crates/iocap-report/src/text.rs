@@ -86,10 +86,14 @@ fn latency_text(ops: &[(&str, &iocap_model::OpStats)]) -> String {
 pub fn render_test(r: &TestResult) -> String {
     let mut out = String::new();
     let what = describe(r);
+    // a long name (a --bs-split mix) with its workload: wrapped at spaces
     if what.starts_with(&r.name) {
-        out.push_str(&format!("{what}\n"));
+        out.push_str(&crate::fit_lines(&printable(&what)));
     } else {
-        out.push_str(&format!("{}: {what}\n", printable(&r.name)));
+        out.push_str(&crate::fit_lines(&format!(
+            "{}: {what}",
+            printable(&r.name)
+        )));
     }
     out.push_str(&format!(
         "measured {}{}\n\n",

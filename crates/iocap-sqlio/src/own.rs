@@ -9,13 +9,15 @@ use crate::SqlioError;
 pub const HELP: &str = "\
 iocap sqlio: run a test given in SQLIO's flags
 
-usage: iocap sqlio [-kR|-kW] [-s<secs>] [-frandom|-fsequential] [-o<n>] [-b<KB>] [-t<n>]
-                   [-LS|-LP] [-BN|-BY|-BH|-BS] [-F<paramfile> | PATH...]
-                   [--allow-overwrite] [--engine auto|io_uring|psync] [--output text|json|csv]
-                   [--db PATH|URL] [--no-save] [--label L] [--tag T]... [--note N] [--html FILE]
+usage: iocap sqlio [-kR|-kW] [-s<secs>] [-frandom|-fsequential] [-o<n>] [-b<KB>]
+                   [-t<n>] [-LS|-LP] [-BN|-BY|-BH|-BS] [-F<paramfile> | PATH...]
+                   [--allow-overwrite] [--engine auto|io_uring|psync]
+                   [--output text|json|csv] [--db PATH|URL] [--no-save]
+                   [--label L] [--tag T]... [--note N] [--html FILE]
 
 Defaults are SQLIO's: -kR -t1 -s30 -b2 -BN, one outstanding I/O, testfile.dat.
-Parameter files hold lines of `path threads mask size_MB`; `#` comments a line out.
+Parameter files hold lines of `path threads mask size_MB`; `#` comments a line
+out.
 ";
 
 /// The output formats `--output` takes here.

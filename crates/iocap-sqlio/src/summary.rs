@@ -13,7 +13,9 @@ pub fn render_header(call: &SqlioCall) -> String {
     let spec = &call.spec;
     let mut s = String::from("iocap sqlio (SQLIO-compatible front end)\n");
     let timer = match call.latency_timer {
-        Some('P') => "latency: measured for every I/O (-LP asked for the processor timer; iocap uses the monotonic clock)",
+        Some('P') => {
+            "latency: measured for every I/O (-LP: the monotonic clock, not the CPU's timer)"
+        }
         Some(_) => "latency: measured for every I/O (-LS: system timer, the monotonic clock)",
         None => "latency: measured for every I/O (iocap always does, -L or not)",
     };
@@ -67,7 +69,7 @@ pub fn render_header(call: &SqlioCall) -> String {
         'Y' => "buffering: page cache and device cache both in use (-BY)",
         'H' => "buffering: device cache only, the page cache is bypassed (-BH: O_DIRECT)",
         'S' => "buffering: page cache in use, writes go through to the device (-BS: O_DSYNC)",
-        _ => "buffering: none, I/O bypasses the page cache and writes are durable (-BN: O_DIRECT + O_DSYNC)",
+        _ => "buffering: none, no page cache and durable writes (-BN: O_DIRECT + O_DSYNC)",
     };
     let _ = writeln!(s, "{buffering}");
     if call.targets.iter().all(|p| p.size_mb == 0) {

@@ -200,3 +200,20 @@ fn header_for_defaults() {
     assert!(!h.contains("parameter file"));
     assert!(render_header(&call(&["-BY", "-fsequential"])).contains("-BY"));
 }
+
+/// Issue 23: the `-BN` line was 93 columns (and `-LP`'s 103). Every line iocap writes before
+/// the test fits 80 (SQLIO's histogram rows after it keep SQLIO's own width, docs/sqlio.md).
+#[test]
+fn header_lines_fit_80_columns() {
+    for (b, l) in [
+        ("-BN", "-LS"),
+        ("-BY", "-LP"),
+        ("-BH", "-LS"),
+        ("-BS", "-LP"),
+    ] {
+        let args = ["-kW", "-s10", "-frandom", "-o8", "-b8", b, l, "t.dat"];
+        for line in render_header(&call(&args)).lines() {
+            assert!(line.chars().count() <= 80, "{b} {l}: {line}");
+        }
+    }
+}

@@ -438,10 +438,7 @@ pub fn compare(base: &RunResult, runs: &[RunResult], th: &Thresholds) -> Compari
 /// The comparison as pretty JSON with a trailing newline.
 pub fn render_json(c: &Comparison) -> String {
     // Non-finite floats can only come from the thresholds; serde_json writes them as null.
-    let mut s =
-        serde_json::to_string_pretty(c).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    crate::to_json(c).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n"))
 }
 
 /// Several comparisons (one per run held against its baseline): as text, one after another,
@@ -449,10 +446,7 @@ pub fn render_json(c: &Comparison) -> String {
 pub fn render_all(cs: &[Comparison], json: bool) -> String {
     match cs {
         [c] if json => render_json(c),
-        _ if json => {
-            serde_json::to_string_pretty(cs).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-                + "\n"
-        }
+        _ if json => crate::to_json(cs).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
         _ => cs
             .iter()
             .map(|c| crate::fmt::printable_lines(&render_text(c)).into_owned())

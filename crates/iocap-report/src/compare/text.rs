@@ -185,8 +185,13 @@ fn render_diffs(out: &mut String, r: &RunComparison) {
 }
 
 /// Side-by-side tables for a terminal, one section per compared run, each opening with a line
-/// for a side (base or run) that was cut short.
+/// for a side (base or run) that was cut short; every line fits [`crate::width`] (a long one,
+/// such as the two workloads of a test that differs, wrapped at spaces).
 pub fn render_text(c: &Comparison) -> String {
+    crate::fit_lines(&render_sections(c))
+}
+
+fn render_sections(c: &Comparison) -> String {
     let mut out = String::new();
     let th = &c.thresholds;
     for (k, r) in c.runs.iter().enumerate() {
@@ -234,10 +239,14 @@ pub fn render_text(c: &Comparison) -> String {
             ));
         } else {
             let head = format!("{}: ", plural(n, "regression"));
-            out.push_str(&wrap(&head, &flag_list(&r.regressions), 80));
+            out.push_str(&wrap(&head, &flag_list(&r.regressions), crate::width()));
         }
         if !r.improvements.is_empty() {
-            out.push_str(&wrap("better: ", &flag_list(&r.improvements), 80));
+            out.push_str(&wrap(
+                "better: ",
+                &flag_list(&r.improvements),
+                crate::width(),
+            ));
         }
         if !r.within_noise.is_empty() {
             out.push_str(&wrap(
@@ -246,7 +255,7 @@ pub fn render_text(c: &Comparison) -> String {
                     "{} (beyond a threshold, not beyond the two runs' noise)",
                     flag_list(&r.within_noise)
                 ),
-                80,
+                crate::width(),
             ));
         }
     }

@@ -1,11 +1,13 @@
 //! An error as the user reads it: the message and each cause once. Error types that print
 //! their source in their own message (`"{context}: {source}"`) and also report it as the source
 //! are not repeated. Here with the other ways text is written for a terminal, so every front
-//! end words its errors alike.
+//! end words its errors alike. An error may quote what a user's file holds (a suite parse error
+//! shows the bad line): its control characters read escaped, as [`super::printable_lines`]
+//! shows them.
 
 use std::error::Error;
 
-/// `iocap: error: ` and the message with its causes.
+/// `iocap: error: ` and the message with its causes, terminal controls escaped.
 pub fn error_text(e: &(dyn Error + 'static)) -> String {
     let mut msg = format!("iocap: error: {e}");
     let mut cause = e.source();
@@ -17,7 +19,7 @@ pub fn error_text(e: &(dyn Error + 'static)) -> String {
         }
         cause = c.source();
     }
-    msg
+    super::printable_lines(&msg).into_owned()
 }
 
 #[cfg(test)]
@@ -51,6 +53,15 @@ mod tests {
         assert_eq!(
             super::error_text(e.as_ref()),
             "iocap: error: reading /y: No such file or directory (os error 2)"
+        );
+    }
+
+    #[test]
+    fn what_an_error_quotes_reads_escaped() {
+        let e = anyhow::anyhow!("line 2:\n  | rw \x1b[2J\u{202e}");
+        assert_eq!(
+            super::error_text(e.as_ref()),
+            "iocap: error: line 2:\n  | rw \\e[2J\\u{202e}"
         );
     }
 }

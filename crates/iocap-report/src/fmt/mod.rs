@@ -15,7 +15,8 @@ pub use error::error_text;
 /// whole microseconds (`850 µs`, `12.5 ms`): the model's, as the measuring crates' sentences use
 /// them too.
 pub use iocap_model::{format_bytes, format_us, human_bytes};
-pub use printable::{printable, printable_lines};
+pub(crate) use printable::push_escaped;
+pub use printable::{acts_on_terminal, json_escaped, printable, printable_lines};
 
 /// A missing figure in the terminal tables, the HTML report and the CSV-like columns.
 pub const MISSING: &str = "-";
@@ -88,9 +89,54 @@ pub fn secs(s: f64) -> String {
     format!("{s:.1} s")
 }
 
+/// A space that a table's cell never wraps at: [`bind_units`] puts it between a figure and its
+/// unit, [`unbind`] makes it a plain space again once the table is laid out.
+const BOUND: char = '\u{a0}';
+
+/// `s` with each figure bound to the unit after it (`776 µs`, `26,930 IOPS`, `12 %`), so a
+/// table that wraps the cell (at spaces) never leaves the number at the end of one line and
+/// its unit on the next. Undo with [`unbind`] on the rendered table.
+pub fn bind_units(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev = ' ';
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
+        let unit = next.is_alphabetic() || next == '%';
+        out.push(if c == ' ' && prev.is_ascii_digit() && unit {
+            BOUND
+        } else {
+            c
+        });
+        prev = c;
+    }
+    out
+}
+
+/// A laid-out table with the spaces of [`bind_units`] plain again.
+pub fn unbind(table: &str) -> String {
+    table.replace(BOUND, " ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_stay_with_their_figures() {
+        let s = "run: 26,930 IOPS, p99 776 µs at 12 % (write 64K), qd 16 x 1 thread";
+        let bound = bind_units(s);
+        for pair in [
+            "26,930\u{a0}IOPS",
+            "p99 776\u{a0}µs",
+            "12\u{a0}%",
+            "x 1\u{a0}thread",
+        ] {
+            assert!(bound.contains(pair), "{pair}: {bound}");
+        }
+        assert!(bound.contains("(write 64K), qd 16"), "{bound}");
+        assert_eq!(unbind(&bound), s);
+    }
 
     #[test]
     fn latency_units() {

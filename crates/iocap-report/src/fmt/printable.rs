@@ -1,7 +1,9 @@
 //! Stored strings shown in a terminal. A label, tag, note, target path or hostname comes from
 //! whoever saved the run, perhaps another user of a shared store; printed raw, an escape
 //! sequence in it (`\e[2J`, `\e]0;title\a`) would clear or retitle the reader's terminal. The
-//! text views show every control character escaped; JSON stays exact (serde escapes it).
+//! text views show every control character escaped, and so do CSV and Markdown, which people
+//! open in a terminal, an editor or a spreadsheet. JSON stays exact: [`json_escaped`] writes
+//! the same characters as JSON's own `\uXXXX` escapes, which every reader turns back into them.
 
 use std::borrow::Cow;
 
@@ -17,14 +19,56 @@ pub fn printable_lines(s: &str) -> Cow<'_, str> {
     escape(s, true)
 }
 
-fn unsafe_char(c: char, keep_lines: bool) -> bool {
+/// Whether `c` acts on a terminal or reorders the text after it: a C0 or C1 control, DEL, or a
+/// bidirectional embedding, override or isolate.
+pub fn acts_on_terminal(c: char) -> bool {
     match c {
-        '\n' | '\t' => !keep_lines,
         c if c.is_control() => true, // C0, DEL and C1
         // bidirectional embeddings, overrides and isolates
         '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
         _ => false,
     }
+}
+
+fn unsafe_char(c: char, keep_lines: bool) -> bool {
+    match c {
+        '\n' | '\t' => !keep_lines,
+        c => acts_on_terminal(c),
+    }
+}
+
+/// `c` as [`printable`] shows it (`\e`, `\xNN`, `\u{NN}`), for a character that
+/// [`acts_on_terminal`].
+pub(crate) fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\x1b' => out.push_str("\\e"),
+        '\x07' => out.push_str("\\a"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+    }
+}
+
+/// A JSON text with every character that [`acts_on_terminal`] written as a `\uXXXX` escape:
+/// the same document to any JSON reader. serde_json escapes C0 itself; DEL, C1 and the
+/// bidirectional controls it writes raw. Outside strings a JSON text holds none of them, so
+/// each one found is inside a string, where the escape means the character itself.
+pub fn json_escaped(json: String) -> String {
+    if !json.chars().any(|c| unsafe_char(c, true)) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if unsafe_char(c, true) {
+            // every such character is in the Basic Multilingual Plane: one \uXXXX
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn escape(s: &str, keep_lines: bool) -> Cow<'_, str> {
@@ -33,18 +77,10 @@ fn escape(s: &str, keep_lines: bool) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if !unsafe_char(c, keep_lines) {
+        if unsafe_char(c, keep_lines) {
+            push_escaped(&mut out, c);
+        } else {
             out.push(c);
-            continue;
-        }
-        match c {
-            '\x1b' => out.push_str("\\e"),
-            '\x07' => out.push_str("\\a"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
         }
     }
     Cow::Owned(out)
@@ -67,6 +103,21 @@ mod tests {
         for s in ["san-a raid10 → 7.2", "/data/ü.dat", "µs ±3 %", ""] {
             assert!(matches!(printable(s), Cow::Borrowed(t) if t == s), "{s}");
         }
+    }
+
+    #[test]
+    fn json_escapes_read_back_exactly() {
+        let s = "a\u{202e}b\u{7f}\u{9b}\u{2066}\x1b\n\tü";
+        let json = json_escaped(serde_json::to_string_pretty(&[s]).unwrap());
+        assert!(
+            !json.chars().any(|c| acts_on_terminal(c) && c != '\n'),
+            "{json}"
+        );
+        assert!(
+            json.contains("a\\u202eb\\u007f\\u009b\\u2066\\u001b\\n\\tü"),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<Vec<String>>(&json).unwrap(), [s]);
     }
 
     #[test]
