@@ -2,8 +2,9 @@
 //! and block devices and returns a [`iocap_model::TestResult`]. It knows nothing of command
 //! lines, result stores or reports: front ends build the spec, this crate measures, others show.
 //!
-//! Layout: [`target`] opens and protects targets ([`lock`] keeps a second run off them), [`backend`] holds the io_uring and psync
-//! engines behind one trait, [`worker`] is the hot loop, [`offsets`] says where each I/O goes and
+//! Layout: [`target`] opens and protects targets ([`lock`] keeps a second run off them),
+//! [`backend`] holds the io_uring and psync engines behind one trait, [`worker`] is the hot loop,
+//! [`pace`] its throttle and [`buffers`] what it writes, [`offsets`] says where each I/O goes and
 //! how long it is, [`runner`] plans threads (for one test or several run together) and samples
 //! them, [`stats`] records latencies.
 
