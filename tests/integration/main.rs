@@ -19,6 +19,7 @@ mod install;
 mod monitor;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod nonsense;
 mod run;
 mod safety;
 mod secrets;
