@@ -167,6 +167,10 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
+            if let Some(plain) = iocap_flags::plain_error(&e) {
+                eprintln!("{plain}");
+                return Exit::Error.into();
+            }
             let code = if e.use_stderr() {
                 Exit::Error
             } else {

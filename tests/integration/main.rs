@@ -20,6 +20,7 @@ mod install;
 mod monitor;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod nonsense;
 mod partial;
 mod run;
 mod safety;

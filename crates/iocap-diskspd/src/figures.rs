@@ -7,7 +7,7 @@
 //! first of them. Where a figure cannot be told from the result (the read/write split of a
 //! target in a result that lacks it, an IOPS series per target), it is `None` and prints `N/A`.
 
-use iocap_model::hist::{decode_hist, quantile_us};
+use iocap_model::hist::{decode_hist, quantile_within_us};
 use iocap_model::{OpStats, TestResult};
 
 /// Reads, writes or both, as DiskSpd's three tables.
@@ -166,7 +166,7 @@ pub(crate) fn quantiles_ms(stats: &OpStats, qs: &[f64]) -> Vec<Option<f64>> {
                 q if q <= 0.0 => Some(lat.min),
                 q if q >= 1.0 => Some(lat.max),
                 q => match &hist {
-                    Some(h) if !h.is_empty() => Some(quantile_us(h, q)),
+                    Some(h) if !h.is_empty() => Some(quantile_within_us(h, q, lat.min, lat.max)),
                     _ => stated(q),
                 },
             };

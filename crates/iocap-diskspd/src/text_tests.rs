@@ -209,6 +209,35 @@ fn percentile_table() {
 }
 
 #[test]
+fn no_percentile_row_prints_above_max() {
+    // the engine states the exact max; the histogram's top bucket reaches past it, and its
+    // middle (what a percentile reads) may too
+    let run = diskspd("-r -L t.dat");
+    let mut r = read_test(&["t.dat"]);
+    let t = &mut r.tests[0];
+    let h = iocap_model::hist::decode_hist(t.total.lat_hist_ns.as_deref().unwrap()).unwrap();
+    let exact_max_us = h.lowest_equivalent(h.max()) as f64 / 1000.0;
+    assert!(h.median_equivalent(h.max()) as f64 / 1000.0 - exact_max_us >= 1.0);
+    for stats in [&mut t.total, &mut t.read] {
+        let lat = stats.lat_us.as_mut().unwrap();
+        lat.max = exact_max_us;
+        lat.p99_999 = lat.p99_999.min(exact_max_us);
+    }
+    let lat = t.total.lat_us.clone().unwrap();
+    let text = render_text(&r, &run);
+    let chart = block(&text, "Total latency distribution:");
+    let total = |row: &str| -> f64 { cells(row)[3].parse().unwrap() };
+    let max_row = chart.last().unwrap();
+    assert_eq!(cells(max_row)[3], format!("{:.3}", exact_max_us / 1000.0));
+    for row in &chart[2..] {
+        assert!(total(row) <= total(max_row), "{row} above {max_row}");
+    }
+    // the 5-nines row is the p99.999 the JSON states
+    let five = chart.iter().find(|l| cells(l)[0] == "5-nines").unwrap();
+    assert_eq!(cells(five)[3], format!("{:.3}", lat.p99_999 / 1000.0));
+}
+
+#[test]
 fn columns_line_up_with_the_header() {
     let bars = |l: &str| -> Vec<usize> { l.match_indices('|').map(|(i, _)| i).collect() };
     for line in [

@@ -8,6 +8,7 @@
 //! how long it is, [`runner`] plans threads (for one test or several run together) and samples
 //! them, [`stats`] records latencies.
 
+pub mod affinity;
 pub mod autosubmit;
 pub mod backend;
 pub mod buffers;

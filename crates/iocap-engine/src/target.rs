@@ -106,6 +106,10 @@ pub fn prepare_targets(
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
 ) -> Result<Vec<PreparedTarget>, TargetError> {
+    // a mask naming a CPU that is not there is refused before any target is touched
+    for mask in spec.targets.iter().filter_map(|t| t.cpu_mask) {
+        crate::affinity::check_mask(mask).map_err(TargetError::Invalid)?;
+    }
     spec.targets
         .iter()
         .map(|t| {
@@ -116,6 +120,12 @@ pub fn prepare_targets(
             let mut pt = prepare_one(spec, &path, t.size_bytes, obs, stop)?;
             pt.threads = t.threads.unwrap_or(spec.threads);
             pt.cpu_mask = t.cpu_mask.filter(|m| *m != 0);
+            // a random test over an existing file's range is judged once the range is known
+            let shown = path.display().to_string();
+            spec.check_random_range(pt.range_bytes, &shown)
+                .map_err(|e| TargetError::Invalid(e.to_string()))?;
+            pt.warnings
+                .extend(spec.few_random_offsets(pt.range_bytes, &shown, pt.threads));
             Ok(pt)
         })
         .collect()

@@ -20,11 +20,13 @@ pub struct SafetyArgs {
     pub allow_overwrite: bool,
 }
 
-/// `--duration`: the measured time of each test.
+/// `--duration`: the measured time of each test. It answers to `--step-duration` too, and
+/// [`StepDurationArg`] to `--duration`, so one name serves every measuring command (scaleup's
+/// and saturate's were told apart only by which one each took).
 #[derive(Args, Debug, Clone)]
 pub struct DurationArg {
     /// Measured time of each test
-    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    #[arg(long, default_value = "10s", value_parser = duration_arg, alias = "step-duration")]
     pub duration: f64,
 }
 
@@ -45,11 +47,11 @@ pub struct TimingArgs {
     pub warmup: WarmupArg,
 }
 
-/// `--step-duration`: the measured time of each step of a sweep.
+/// `--step-duration` (or `--duration`): the measured time of each step of a sweep.
 #[derive(Args, Debug, Clone)]
 pub struct StepDurationArg {
     /// Measured time of each step
-    #[arg(long, default_value = "10s", value_parser = duration_arg)]
+    #[arg(long, default_value = "10s", value_parser = duration_arg, alias = "duration")]
     pub step_duration: f64,
 }
 

@@ -11,6 +11,7 @@
 mod args;
 mod common;
 mod filter;
+mod misread;
 mod output;
 mod roles;
 mod save;
@@ -19,6 +20,7 @@ mod sure;
 pub use args::*;
 pub use common::*;
 pub use filter::RunFilterArgs;
+pub use misread::{plain_error, plain_error_in};
 pub use output::*;
 pub use roles::RoleDirs;
 pub use save::{SaveArgs, StoreArg};
@@ -55,6 +57,22 @@ mod tests {
         assert_eq!(m.timing.duration.duration, 60.0);
         assert_eq!(m.common.output.output, OutputFormat::Json);
         assert_eq!(m.common.save.tags, ["a"]);
+    }
+
+    /// A sweep, as saturate and cachescan end.
+    #[derive(Parser, Debug)]
+    struct Sweep {
+        #[command(flatten)]
+        step: StepDurationArg,
+    }
+
+    #[test]
+    fn duration_and_step_duration_are_one_flag_everywhere() {
+        for flag in ["--duration", "--step-duration"] {
+            assert_eq!(parse(&[flag, "3s"]).unwrap().timing.duration.duration, 3.0);
+            let s = Sweep::try_parse_from(["iocap", flag, "4s"]).unwrap();
+            assert_eq!(s.step.step_duration, 4.0);
+        }
     }
 
     #[test]

@@ -41,6 +41,19 @@ pub fn quantile_us(h: &Histogram<u64>, q: f64) -> f64 {
     h.median_equivalent(v).clamp(lo.min(hi), hi) as f64 / 1000.0
 }
 
+/// The value at quantile `q` in microseconds kept inside `min_us..=max_us`, the exact extremes
+/// a result states: the histogram's own extremes are the edges of their buckets, which can lie
+/// past the exact ones, so a high percentile read from it alone could exceed the stated max.
+/// Every view that reads a percentile from a stored histogram reads it through this.
+pub fn quantile_within_us(h: &Histogram<u64>, q: f64, min_us: f64, max_us: f64) -> f64 {
+    let v = quantile_us(h, q);
+    if min_us <= max_us {
+        v.clamp(min_us, max_us)
+    } else {
+        v
+    }
+}
+
 /// The mean in microseconds of the fastest `keep` share (0..=1) of the recorded values: a mean
 /// that a few stalls (a descheduled thread, a hiccup of the host) do not move, while a share of
 /// slow values larger than `1 - keep` still does. NaN for an empty histogram.

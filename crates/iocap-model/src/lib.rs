@@ -17,6 +17,7 @@ pub mod flags;
 pub mod fsync;
 pub mod hist;
 pub mod os;
+pub mod places;
 pub mod ranks;
 pub mod result;
 pub mod spec;

@@ -385,11 +385,17 @@ impl JobSpec {
                 t.path
             ));
         }
+        self.validate_mix()?;
         if self.align_bytes == 0 || self.align_bytes % 512 != 0 {
             return bad(format!(
                 "alignment {} B must be a non-zero multiple of 512 B",
                 self.align_bytes
             ));
+        }
+        for t in &self.targets {
+            if let Some(range) = t.size_bytes {
+                self.check_random_range(range, &t.path)?;
+            }
         }
         if self.duration_s.is_nan() || self.duration_s <= 0.0 {
             return bad("duration must be greater than zero");
@@ -440,33 +446,46 @@ impl JobSpec {
         if self.fsync_every > 0 && !self.writes() {
             return bad("--fsync-every needs a workload that writes");
         }
-        if !self.bs_split.is_empty() {
-            for b in &self.bs_split {
-                if !(MIN_BS_BYTES..=MAX_BS_BYTES).contains(&b.bs_bytes) || b.bs_bytes % 512 != 0 {
-                    return bad(format!(
-                        "block size {} B in the mix must be a multiple of 512 B from 512 B to 64 MiB",
-                        b.bs_bytes
-                    ));
-                }
-                if b.weight == 0 {
-                    return bad("every block size of a mix needs a share above 0");
-                }
-            }
-            if total_weight(&self.bs_split) > u64::from(u32::MAX) {
-                return bad("the shares of a block-size mix add up to more than 4294967295");
-            }
-            let max = self.bs_split.iter().map(|b| b.bs_bytes).max().unwrap_or(0);
-            if self.bs_bytes != max {
-                return bad(format!(
-                    "with a block-size mix, the block size must be its largest ({max} B), not {} B",
-                    self.bs_bytes
-                ));
-            }
-        }
         if let Some(b) = self.burst {
             if !(b.on_s.is_finite() && b.on_s > 0.0 && b.off_s.is_finite() && b.off_s >= 0.0) {
                 return bad("a burst needs a time on above zero and a time off of zero or more");
             }
+        }
+        Ok(())
+    }
+
+    /// A block-size mix's own rules: every size a multiple of 512 B in range, every share
+    /// above 0, and the block size its largest. Checked before the alignment, which defaults
+    /// to the mix's smallest size, so a bad size is named as a size.
+    fn validate_mix(&self) -> Result<(), SpecError> {
+        if self.bs_split.is_empty() {
+            return Ok(());
+        }
+        for b in &self.bs_split {
+            let bs = b.bs_bytes;
+            if !(MIN_BS_BYTES..=MAX_BS_BYTES).contains(&bs) {
+                return bad(format!(
+                    "block size {bs} B in the mix is out of range: iocap takes 512 B to 64 MiB"
+                ));
+            }
+            if bs % 512 != 0 {
+                return bad(format!(
+                    "block size {bs} B in the mix is not a multiple of 512 B"
+                ));
+            }
+            if b.weight == 0 {
+                return bad("every block size of a mix needs a share above 0");
+            }
+        }
+        if total_weight(&self.bs_split) > u64::from(u32::MAX) {
+            return bad("the shares of a block-size mix add up to more than 4294967295");
+        }
+        let max = self.bs_split.iter().map(|b| b.bs_bytes).max().unwrap_or(0);
+        if self.bs_bytes != max {
+            return bad(format!(
+                "with a block-size mix, the block size must be its largest ({max} B), not {} B",
+                self.bs_bytes
+            ));
         }
         Ok(())
     }
@@ -672,6 +691,21 @@ mod tests {
             ..spec()
         };
         assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn a_bad_size_in_a_mix_is_named_as_a_size_not_an_alignment() {
+        // as `--bs-split 8K:50,1000:50` builds it: aligned to the smallest size
+        let s = JobSpec {
+            bs_split: parse_bs_split("8K:50,1000:50").unwrap(),
+            bs_bytes: 8192,
+            align_bytes: 1000,
+            ..spec()
+        };
+        assert_eq!(
+            s.validate().unwrap_err().to_string(),
+            "block size 1000 B in the mix is not a multiple of 512 B"
+        );
     }
 
     #[test]

@@ -39,10 +39,14 @@ use iocap_model::JobSpec;
 /// Why a profile or suite was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
-    /// Not valid TOML, an unknown key, or a value out of range. The message is `toml`'s: it
-    /// names the line and column and quotes the line.
+    /// Valid TOML with an unknown key or a value of the wrong type or out of range. The
+    /// message is `toml`'s: it names the line and column, quotes the line and names the key.
     #[error("{0}")]
     Toml(String),
+    /// Not TOML at all (`/etc/passwd` given as a suite): `toml`'s message, with the line the
+    /// parser stopped at.
+    #[error("{0}")]
+    NotToml(String),
     /// Every key is valid alone but together they are not (e.g. `write_pct` on a pure read);
     /// `context` names the test or workload.
     #[error("{context}: {problem}")]
@@ -71,8 +75,16 @@ impl PlanError {
     }
 }
 
-impl From<toml::de::Error> for PlanError {
-    fn from(e: toml::de::Error) -> Self {
-        PlanError::Toml(e.to_string().trim_end().to_string())
-    }
+/// `text` read as a profile's or suite's raw form. An error tells a file that is no TOML at all
+/// ([`PlanError::NotToml`]) from valid TOML whose key or value is wrong ([`PlanError::Toml`],
+/// worded as such: `toml` heads both "TOML parse error").
+pub(crate) fn from_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, PlanError> {
+    toml::from_str(text).map_err(|e| {
+        let m = e.to_string().trim_end().to_string();
+        if toml::from_str::<toml::Table>(text).is_ok() {
+            PlanError::Toml(m.replacen("TOML parse error at", "key or value not accepted at", 1))
+        } else {
+            PlanError::NotToml(m)
+        }
+    })
 }

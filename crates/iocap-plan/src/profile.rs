@@ -133,7 +133,7 @@ pub fn profile(name: &str) -> Result<Profile, PlanError> {
 /// concurrent_with = "backup-read"
 /// ```
 pub fn parse_profile(toml_text: &str) -> Result<Profile, PlanError> {
-    let raw: RawProfile = toml::from_str(toml_text)?;
+    let raw: RawProfile = crate::from_toml(toml_text)?;
     for (what, value) in [("name", &raw.name), ("family", &raw.family)] {
         if value.trim().is_empty() {
             return Err(PlanError::invalid("profile", format!("{what} is empty")));

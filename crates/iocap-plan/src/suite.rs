@@ -186,7 +186,7 @@ pub fn suite(name: &str) -> Result<Suite, PlanError> {
 /// Errors name the line for bad keys and values (`toml`'s message), and the test for rules
 /// across keys; nothing panics.
 pub fn parse_suite(toml_text: &str) -> Result<Suite, PlanError> {
-    let raw: RawSuite = toml::from_str(toml_text)?;
+    let raw: RawSuite = crate::from_toml(toml_text)?;
     if raw.name.trim().is_empty() {
         return Err(PlanError::invalid("suite", "name is empty"));
     }

@@ -31,10 +31,11 @@ pub fn load_suite(what: &str) -> Result<Suite> {
 }
 
 /// The error for a suite or profile file: one that is not TOML at all (`/etc/passwd`) is named
-/// as not being such a file, with the line the parser stopped at.
+/// as not being such a file, with the line the parser stopped at; valid TOML with a bad key or
+/// value is named as in that file, with `toml`'s words for the key, its line and column.
 pub fn not_toml(e: iocap_plan::PlanError, what: &str, kind: &str) -> anyhow::Error {
     match &e {
-        iocap_plan::PlanError::Toml(m) if m.contains("TOML parse error") => anyhow::anyhow!(
+        iocap_plan::PlanError::NotToml(m) => anyhow::anyhow!(
             "{what} is not a {kind} file: {kind} files are TOML (docs/profiles-and-suites.md), \
              and this one is not: {m}"
         ),

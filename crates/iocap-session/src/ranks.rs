@@ -3,7 +3,7 @@
 //! (never an average of percentiles), and every rank's own figures kept in the result's
 //! [`Ranks`] scope. Pure: the transport (MPI) gathers the parts, this adds them up.
 
-use iocap_model::hist::{decode_hist, encode_hist, quantile_us};
+use iocap_model::hist::{decode_hist, encode_hist, quantile_within_us};
 use iocap_model::{
     CpuStats, HostInfo, IoFault, JobSpec, LatencyUs, OpStats, RankScope, Ranks, SecondSample,
     TestResult,
@@ -63,7 +63,7 @@ fn merge_latency(parts: &[&OpStats], ios: u64) -> Option<LatencyUs> {
         .fold(f64::INFINITY, f64::min);
     let max = lats.iter().map(|(l, _)| l.max).fold(0.0, f64::max);
     let h = merged_hist(parts)?;
-    let q = |p: f64| quantile_us(&h, p).clamp(min, max);
+    let q = |p: f64| quantile_within_us(&h, p, min, max);
     let stddev = if ios > 1 {
         (ss / (n - 1.0)).sqrt()
     } else {

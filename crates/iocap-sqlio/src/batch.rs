@@ -6,8 +6,10 @@
 //! `Program Files`). Anything else is refused with its line number rather than skipped, so a
 //! plan never runs with a step missing. Output redirection (`> out.txt`, `2>&1`) is dropped:
 //! iocap keeps every result and its own output can be redirected as a whole. Pipes and `&`
-//! chains are refused.
+//! chains are refused. `%VAR%` is expanded from the environment, as cmd.exe does
+//! ([`crate::batchvars`]).
 
+use crate::batchvars;
 use crate::SqlioError;
 
 /// One sqlio call of a batch file.
@@ -19,8 +21,17 @@ pub struct BatchLine {
     pub args: Vec<String>,
 }
 
-/// Parses a Windows batch file of sqlio calls. Handles CRLF line ends and a byte-order mark.
+/// Parses a Windows batch file of sqlio calls, its `%VAR%` read from this process's
+/// environment. Handles CRLF line ends and a byte-order mark.
 pub fn parse_batch(text: &str) -> Result<Vec<BatchLine>, SqlioError> {
+    parse_batch_in(text, &batchvars::process_env)
+}
+
+/// [`parse_batch`] with the variables `env` gives.
+pub fn parse_batch_in(
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<BatchLine>, SqlioError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     for (idx, raw) in text.lines().enumerate() {
@@ -40,6 +51,7 @@ pub fn parse_batch(text: &str) -> Result<Vec<BatchLine>, SqlioError> {
         if is_comment_or_echo(first) {
             continue;
         }
+        let tokens = tokenize(&batchvars::expand(line, env).map_err(bad)?).map_err(bad)?;
         let mut rest = &tokens[..];
         if first.eq_ignore_ascii_case("call") {
             rest = &rest[1..];
@@ -215,6 +227,25 @@ mod tests {
         ] {
             assert_eq!(args(text), expected, "{text}");
         }
+    }
+
+    #[test]
+    fn variables_are_expanded_before_the_line_is_split() {
+        let env = |k: &str| match k {
+            "DATA" => Some(r"E:\my data".to_string()),
+            "SQLIO" => Some(r"C:\tools\sqlio.exe".to_string()),
+            _ => None,
+        };
+        let text = "rem %UNSET% in a comment is left alone\n\
+                    %SQLIO% -kR -s10 \"%DATA%\\t.dat\"\n";
+        let lines = parse_batch_in(text, &env).unwrap();
+        assert_eq!(lines[0].args, ["-kR", "-s10", r"E:\my data\t.dat"]);
+        let e = parse_batch_in("sqlio -kR\nsqlio -kW %LOGDIR%\\t.dat\n", &env).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "batch file line 2: %LOGDIR% is not set in the environment; set LOGDIR or write \
+             its value in the file"
+        );
     }
 
     #[test]

@@ -57,12 +57,13 @@
 
 mod args;
 mod batch;
+mod batchvars;
 mod own;
 mod param;
 mod summary;
 
 pub use args::parse_args;
-pub use batch::{parse_batch, BatchLine};
+pub use batch::{parse_batch, parse_batch_in, BatchLine};
 pub use own::{split_own_flags, OwnFlags, HELP};
 pub use param::{parse_param_file, ParamLine};
 pub use summary::{ms_buckets, render_header, render_result, render_summary};

@@ -117,7 +117,7 @@ fn password_spans(s: &str) -> Result<Vec<Range<usize>>, ()> {
 }
 
 /// The conninfo keywords whose values are shown.
-const SHOWN: [&str; 19] = [
+const SHOWN: [&str; 20] = [
     "host",
     "hostaddr",
     "port",
@@ -137,6 +137,7 @@ const SHOWN: [&str; 19] = [
     "channel_binding",
     "load_balance_hosts",
     "replication",
+    "passfile",
 ];
 
 /// A URL's passwords: as the postgres crate reads them (the userinfo ends at the first '@',
@@ -278,10 +279,69 @@ pub fn scrub(msg: &str, conn: &str, cfg: Option<&Config>) -> String {
     out
 }
 
+/// The string without its `passfile` setting (conninfo `passfile=...` or a URL's
+/// `?passfile=...`), and that setting: libpq's keyword for the password file to read instead of
+/// `PGPASSFILE` or `~/.pgpass`, which the postgres crate does not know.
+fn split_passfile(s: &str) -> (String, Option<String>) {
+    if let Some(u) = url(s) {
+        let Some((head, query)) = u.split_once('?') else {
+            return (u, None);
+        };
+        let mut file = None;
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|part| match part.split_once('=') {
+                Some((k, v)) if decode(k) == "passfile" => {
+                    file = Some(decode(v));
+                    false
+                }
+                _ => true,
+            })
+            .collect();
+        let rest = if kept.is_empty() {
+            head.to_string()
+        } else {
+            format!("{head}?{}", kept.join("&"))
+        };
+        return (rest, file);
+    }
+    let Ok(ps) = pairs(s) else {
+        return (s.to_string(), None);
+    };
+    let (mut rest, mut at, mut file) = (String::new(), 0, None);
+    for p in ps.iter().filter(|p| p.key == "passfile") {
+        let key_start = p.key.as_ptr() as usize - s.as_ptr() as usize;
+        rest.push_str(&s[at..key_start]);
+        at = p.end;
+        file = Some(unquote(&s[p.start..p.end]));
+    }
+    rest.push_str(&s[at..]);
+    (rest, file)
+}
+
+/// A conninfo value as libpq reads it: surrounding single quotes removed, `\x` read as `x`.
+fn unquote(v: &str) -> String {
+    let inner = v
+        .strip_prefix('\'')
+        .and_then(|v| v.strip_suffix('\''))
+        .unwrap_or(v);
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\\' {
+            chars.next().unwrap_or(c)
+        } else {
+            c
+        });
+    }
+    out
+}
+
 /// Reads a connection string (URL or conninfo) into the postgres crate's config; errors name
-/// the string masked.
+/// the string masked. A `passfile` setting is left out here: [`config`] reads it.
 pub fn parse(s: &str) -> Result<Config, StoreError> {
-    let text = url(s).unwrap_or_else(|| s.to_string());
+    let (text, _) = split_passfile(s);
+    let text = url(&text).unwrap_or(text);
     Config::from_str(&text).map_err(|e| {
         // the crate's summary ("invalid connection string") hides the reason
         let mut why = e.to_string();
@@ -304,10 +364,12 @@ pub fn parse(s: &str) -> Result<Config, StoreError> {
 }
 
 /// The config to connect with: the string's own settings, then the environment (`PGHOST`,
-/// `PGPORT`, `PGUSER`, `PGDATABASE`; a password from `PGPASSWORD`, else the password file).
-/// `env` reads a variable (the process environment, or a test's).
+/// `PGPORT`, `PGUSER`, `PGDATABASE`; a password from `PGPASSWORD`, else the password file: the
+/// string's `passfile`, else `PGPASSFILE`, else `~/.pgpass`). `env` reads a variable (the
+/// process environment, or a test's).
 pub fn config(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, StoreError> {
     let mut cfg = parse(s)?;
+    let passfile = split_passfile(s).1.filter(|f| !f.is_empty());
     let var = |k: &str| env(k).filter(|v| !v.is_empty());
     if cfg.get_hosts().is_empty() {
         if let Some(h) = var("PGHOST") {
@@ -349,15 +411,20 @@ pub fn config(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, S
     if cfg.get_password().is_none() {
         if let Some(p) = var("PGPASSWORD") {
             cfg.password(p);
-        } else if let Some(p) = from_password_file(&cfg, env) {
+        } else if let Some(p) = from_password_file(&cfg, passfile, env) {
             cfg.password(p);
         }
     }
     Ok(cfg)
 }
 
-/// The password the password file holds for the first host of `cfg`, as libpq looks it up.
-fn from_password_file(cfg: &Config, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+/// The password the password file (`passfile`, else the environment's) holds for the first
+/// host of `cfg`, as libpq looks it up.
+fn from_password_file(
+    cfg: &Config,
+    passfile: Option<String>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
     let host = match cfg.get_hosts().first() {
         Some(Host::Tcp(h)) => h.clone(),
         // a Unix socket, or the default, matches "localhost"
@@ -366,7 +433,9 @@ fn from_password_file(cfg: &Config, env: &dyn Fn(&str) -> Option<String>) -> Opt
     let port = cfg.get_ports().first().copied().unwrap_or(5432).to_string();
     let user = cfg.get_user()?;
     let db = cfg.get_dbname().unwrap_or(user);
-    let path = pgpass::path(env)?;
+    let path = passfile
+        .map(std::path::PathBuf::from)
+        .or_else(|| pgpass::path(env))?;
     match pgpass::lookup(&path, [host.as_str(), &port, db, user]) {
         Ok(found) => found,
         Err(warning) => {

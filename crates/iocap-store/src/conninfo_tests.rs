@@ -179,6 +179,41 @@ fn the_password_file_fills_a_missing_password() {
 }
 
 #[test]
+fn libpq_s_passfile_keyword_names_the_password_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pw file");
+    std::fs::write(&file, "h:5432:db:u:FromPassfile\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // PGPASSFILE names another file: the string's passfile comes first, as in libpq
+    let other = dir.path().join("other");
+    std::fs::write(&other, "*:*:*:*:FromEnvFile\n").unwrap();
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = other.to_str().unwrap().to_string();
+    let env = move |k: &str| (k == "PGPASSFILE").then(|| o.clone());
+    let f = file.to_str().unwrap();
+    let conninfo = format!("host=h user=u passfile='{f}' dbname=db");
+    let cfg = config(&conninfo, &env).unwrap();
+    assert_eq!(password(&cfg).as_deref(), Some("FromPassfile"));
+    assert_eq!(cfg.get_dbname(), Some("db"));
+    let enc = f.replace(' ', "%20");
+    let cfg = config(
+        &format!("postgres://u@h/db?passfile={enc}&sslmode=disable"),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(password(&cfg).as_deref(), Some("FromPassfile"));
+    let cfg = config(&format!("postgres://u@h/db?passfile={enc}"), &env).unwrap();
+    assert_eq!(password(&cfg).as_deref(), Some("FromPassfile"));
+    // the path is shown, not hidden as a password would be
+    assert!(masked(&conninfo).contains(f), "{}", masked(&conninfo));
+    // one that others may read is ignored, as PGPASSFILE's would be
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let cfg = config(&conninfo, &env).unwrap();
+    assert_eq!(password(&cfg), None);
+}
+
+#[test]
 fn the_environment_fills_what_the_string_leaves_out() {
     let env = |k: &str| match k {
         "PGHOST" => Some("envhost".to_string()),

@@ -56,6 +56,25 @@ fn typo_keys_are_rejected_naming_the_key_and_line() {
 }
 
 #[test]
+fn valid_toml_with_a_bad_key_or_value_is_told_from_a_file_that_is_no_toml() {
+    for text in [one_test("qdd = 4"), one_test("qd = \"deep\"")] {
+        match parse_suite(&text).unwrap_err() {
+            PlanError::Toml(m) => {
+                assert!(m.starts_with("key or value not accepted at line 4"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let e = parse_suite("root:x:0:0:root:/root:/bin/bash\n").unwrap_err();
+    assert!(
+        matches!(&e, PlanError::NotToml(m) if m.contains("line 1")),
+        "{e:?}"
+    );
+    let e = parse_profile("[workload\n").unwrap_err();
+    assert!(matches!(e, PlanError::NotToml(_)), "{e:?}");
+}
+
+#[test]
 fn impossible_values_say_what_is_wrong_where() {
     for (body, says) in [
         ("qd = 0", "0 is out of range: use 1 to 4096"),

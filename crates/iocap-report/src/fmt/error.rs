@@ -3,13 +3,20 @@
 //! are not repeated. Here with the other ways text is written for a terminal, so every front
 //! end words its errors alike. An error may quote what a user's file holds (a suite parse error
 //! shows the bad line): its control characters read escaped, as [`super::printable_lines`]
-//! shows them.
+//! shows them. A refusal by the system's permissions ("os error 13") comes with a hint of what
+//! to do, since the number alone tells a new user nothing.
 
 use std::error::Error;
 
-/// `iocap: error: ` and the message with its causes, terminal controls escaped.
+/// The hint after an error the system's permissions caused.
+pub const PERMISSION_HINT: &str =
+    "iocap: hint: run iocap as a user who may use that path (as root for a device)";
+
+/// `iocap: error: ` and the message with its causes, terminal controls escaped, and a hint on
+/// a line of its own where the cause is a refused permission.
 pub fn error_text(e: &(dyn Error + 'static)) -> String {
     let mut msg = format!("iocap: error: {e}");
+    let mut denied = is_denied(e);
     let mut cause = e.source();
     while let Some(c) = cause {
         let c_text = c.to_string();
@@ -17,9 +24,27 @@ pub fn error_text(e: &(dyn Error + 'static)) -> String {
             msg.push_str(": ");
             msg.push_str(&c_text);
         }
+        denied |= is_denied(c);
         cause = c.source();
     }
+    // errors that carry the system's error as text only
+    denied |= [
+        "Permission denied (os error 13)",
+        "Operation not permitted (os error 1)",
+    ]
+    .iter()
+    .any(|t| msg.contains(t));
+    if denied {
+        msg.push('\n');
+        msg.push_str(PERMISSION_HINT);
+    }
     super::printable_lines(&msg).into_owned()
+}
+
+/// Whether `e` is the system refusing a permission (EACCES, EPERM; Windows' access denied).
+fn is_denied(e: &(dyn Error + 'static)) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::PermissionDenied)
 }
 
 #[cfg(test)]
@@ -40,6 +65,27 @@ mod tests {
         fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
             Some(&self.source)
         }
+    }
+
+    #[test]
+    fn a_refused_permission_comes_with_a_hint() {
+        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(13))
+            .context("cannot open /data/t.dat");
+        let t = super::error_text(e.as_ref());
+        assert_eq!(
+            t,
+            format!(
+                "iocap: error: cannot open /data/t.dat: Permission denied (os error 13)\n{}",
+                super::PERMISSION_HINT
+            )
+        );
+        assert!(super::PERMISSION_HINT.chars().count() <= 80);
+        // an error that holds the system's as text only
+        let e = anyhow::anyhow!("store: unable to open: Permission denied (os error 13)");
+        assert!(super::error_text(e.as_ref()).ends_with(super::PERMISSION_HINT));
+        // other errors have none
+        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2)).context("reading /y");
+        assert!(!super::error_text(e.as_ref()).contains("hint"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use iocap_model::hist::{decode_hist, quantile_us};
+use iocap_model::hist::{decode_hist, quantile_within_us};
 use iocap_model::{OpStats, RunResult, TestResult};
 
 use super::escape;
@@ -18,10 +18,15 @@ fn percentile_points(t: &TestResult) -> Vec<Point> {
     if let Some(Ok(h)) = t.total.lat_hist_ns.as_deref().map(decode_hist) {
         if !h.is_empty() {
             let max_tenths = ((h.len() as f64).log10().min(5.0) * 10.0).floor().max(0.0) as i32;
+            let (lo, hi) = t
+                .total
+                .lat_us
+                .as_ref()
+                .map_or((0.0, f64::INFINITY), |l| (l.min, l.max));
             return (0..=max_tenths)
                 .map(|k| {
                     let q = 1.0 - 10f64.powf(-f64::from(k) / 10.0);
-                    let us = quantile_us(&h, q);
+                    let us = quantile_within_us(&h, q, lo, hi);
                     Point {
                         x: q,
                         y: us,
