@@ -16,9 +16,10 @@ machine.
 
 import json
 import os
-import statistics
 import subprocess
 import sys
+
+from perfdoc import quartiles, write_section
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECTION = os.environ.get("SECTION", "ab")
@@ -41,12 +42,6 @@ def run(exe, args, path, duration):
         sys.exit(f"{' '.join(cmd)} failed:\n{out.stderr}")
     t = json.loads(out.stdout)["tests"][0]
     return t["total"]["iops"], t["cpu"]["us_per_io"]
-
-
-def quartiles(xs):
-    xs = sorted(xs)
-    q = statistics.quantiles(xs, n=4, method="inclusive") if len(xs) > 1 else [xs[0]] * 3
-    return q[0], statistics.median(xs), q[2]
 
 
 def main():
@@ -79,14 +74,7 @@ def main():
         lines.append(f"| {w} | {qi[1]:.3f} ({qi[0]:.3f}–{qi[2]:.3f}) "
                      f"| {qc[1]:.3f} ({qc[0]:.3f}–{qc[2]:.3f}) |")
     lines.append(END)
-    out = os.environ.get("OUT", os.path.join(REPO, "docs/PERFORMANCE.md"))
-    text = open(out).read()
-    block = "\n".join(lines)
-    if BEGIN in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    open(out, "w").write(text)
+    write_section(BEGIN, END, lines)
 
 
 if __name__ == "__main__":

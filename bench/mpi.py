@@ -24,6 +24,8 @@ import statistics
 import subprocess
 import sys
 
+from perfdoc import quartiles, write_section
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- mpi:begin -->", "<!-- mpi:end -->"
 EXE = os.environ.get("IOCAP", os.path.join(REPO, "target/release/iocap"))
@@ -48,14 +50,6 @@ def together(n, d):
 def alone(n, d):
     return sum(run([EXE] + TEST + [f"t{r}.dat"], d)["tests"][0]["total"]["iops"]
                for r in range(n))
-
-
-def quartiles(xs):
-    xs = sorted(xs)
-    if len(xs) < 2:
-        return (xs[0],) * 3
-    q = statistics.quantiles(xs, n=4, method="inclusive")
-    return q[0], statistics.median(xs), q[2]
 
 
 def main():
@@ -107,14 +101,7 @@ def write(rows, rounds):
               "when it leaves the barrier (one host here, so no clock offset is in it); the "
               "merge is rank 0 decoding every rank's result and adding them up, once all have "
               "arrived.", END]
-    path = os.environ.get("OUT", os.path.join(REPO, "docs/PERFORMANCE.md"))
-    text = open(path).read()
-    block = "\n".join(lines)
-    if BEGIN in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    open(path, "w").write(text)
+    write_section(BEGIN, END, lines)
 
 
 if __name__ == "__main__":

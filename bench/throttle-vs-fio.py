@@ -11,7 +11,7 @@ the rounds), and the median of the per-round p99 ratios iocap/fio with their IQR
 Bursts: in one extra round, every block request the disk is given (tracepoint
 block:block_rq_issue, through bpftrace, as root) is timed, and the largest number of requests
 issued within any 100 us is reported against what the rate gives in 100 us. Without bpftrace
-that column says so.
+that column says so (`apt-get install bpftrace`; debugfs is mounted if it is not).
 
 Usage: python3 bench/throttle-vs-fio.py [DIR]     (DIR default target/bench)
 Knobs: ROUNDS (3), DURATION (4 s), RAMP (1 s), SIZE (4G), IOCAP (target/release/iocap),
@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from perfdoc import quartiles, write_section
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- throttle:begin -->", "<!-- throttle:end -->"
@@ -72,6 +74,10 @@ def traced(tool, path, qd, rate):
     """Runs one test under bpftrace; the largest number of requests issued in 100 us."""
     if not shutil.which("bpftrace") or os.geteuid() != 0:
         return None
+    if not os.path.isdir("/sys/kernel/debug/tracing/events"):
+        # the block tracepoints are found through tracefs, under debugfs
+        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"],
+                       capture_output=True)
     with tempfile.NamedTemporaryFile("r", suffix=".txt") as f:
         prog = 'tracepoint:block:block_rq_issue { printf("%llu\\n", nsecs); }'
         bt = subprocess.Popen(["bpftrace", "-o", f.name, "-e", prog],
@@ -90,11 +96,8 @@ def traced(tool, path, qd, rate):
 
 
 def med_iqr(xs):
-    xs = sorted(xs)
-    if len(xs) < 2:
-        return xs[0], xs[0], xs[0]
-    q = statistics.quantiles(xs, n=4, method="inclusive")
-    return statistics.median(xs), q[0], q[2]
+    q1, med, q3 = quartiles(xs)
+    return med, q1, q3
 
 
 def main():
@@ -145,14 +148,7 @@ def write(rows, top):
                      f"{c['iocap'][1]:.0f} | {c['fio'][1]:.0f} | {c['iocap'][2]:.0f} | "
                      f"{c['fio'][2]:.0f} | {r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f}) | {burst} |")
     lines.append(END)
-    out = os.environ.get("OUT", os.path.join(REPO, "docs/PERFORMANCE.md"))
-    text = open(out).read()
-    block = "\n".join(lines)
-    if BEGIN in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    open(out, "w").write(text)
+    write_section(BEGIN, END, lines)
 
 
 if __name__ == "__main__":
