@@ -55,7 +55,7 @@ pub fn save_args(own: iocap_sqlio::OwnFlags) -> SaveArgs {
 }
 
 fn parse_call(args: &[String]) -> Result<SqlioCall> {
-    let call = parse_args(args, &|p| std::fs::read_to_string(p))?;
+    let call = parse_args(args, &|p| iocap_engine::input::read_text(p.as_ref()))?;
     call.spec.validate()?;
     Ok(call)
 }
@@ -89,7 +89,7 @@ pub fn run(args: &[String]) -> Result<Exit> {
 }
 
 pub fn run_batch(args: BatchArgs) -> Result<Exit> {
-    let text = std::fs::read_to_string(&args.file)
+    let text = iocap_engine::input::read_text(args.file.as_ref())
         .with_context(|| format!("cannot read batch file {}", args.file))?;
     let lines = parse_batch(&text).with_context(|| format!("in batch file {}", args.file))?;
     if lines.is_empty() {

@@ -1,5 +1,5 @@
 //! Paths that are not what iocap takes them for (issue 23, point 4): a FIFO, a socket or a
-//! character device as a test target, anything but a SQLite file as `--db`, a mistyped role
+//! character device as a test target or an input file, anything but a SQLite file as `--db`, a mistyped role
 //! directory, and a file another run is filling or testing. Each is refused promptly (exit 2),
 //! naming what it is, and nothing is created in its place. Every command here has a timeout,
 //! so a regression that hangs fails instead.
@@ -61,6 +61,38 @@ fn a_fifo_socket_or_character_device_target_is_refused_before_it_is_opened() {
     let err = refused(d, &["fsync", "pipe"]);
     assert!(err.contains("pipe is a FIFO"), "{err}");
     assert_eq!(names(d), ["pipe", "sock", "to-pipe"]);
+}
+
+/// Files iocap reads because they were named (a suite, a profile, SQLIO's param and batch files,
+/// a verify journal): a FIFO among them is refused at once by its kind. Their reads used to wait
+/// for a writer for ever, with Ctrl-C swallowed.
+#[test]
+fn a_fifo_named_as_an_input_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    mkfifo(&d.join("pipe"));
+    for args in [
+        &["suite", "show", "pipe"][..],
+        &["suite", "run", "pipe", "--no-save"],
+        &["preflight", "--quick", "--profile", "pipe", "--no-save"],
+        &["sqlio", "-Fpipe", "--no-save"],
+        &["sqlio-batch", "pipe", "--no-save"],
+        &[
+            "verify",
+            "--check",
+            "--journal",
+            "pipe",
+            "t.dat",
+            "--no-save",
+        ],
+    ] {
+        let err = refused(d, args);
+        assert!(
+            err.contains("pipe is a FIFO (named pipe), not a file"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(names(d), ["pipe"]);
 }
 
 #[test]

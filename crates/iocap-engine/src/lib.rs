@@ -21,6 +21,7 @@ pub mod devinfo;
 pub mod devinfo;
 pub mod error;
 pub mod host;
+pub mod input;
 pub mod lock;
 pub mod marker;
 pub mod offsets;

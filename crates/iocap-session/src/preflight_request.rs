@@ -44,7 +44,8 @@ pub fn default_size(quick: bool) -> u64 {
 
 /// A TOML file's text, or an error naming the file.
 fn read(f: &str) -> Result<String> {
-    std::fs::read_to_string(f).with_context(|| format!("cannot read {f}"))
+    iocap_engine::input::read_text(std::path::Path::new(f))
+        .with_context(|| format!("cannot read {f}"))
 }
 
 impl PreflightRequest {

@@ -8,7 +8,7 @@ use iocap_plan::{Profile, Suite};
 pub fn load_profile(what: &str) -> Result<Profile> {
     let p = std::path::Path::new(what);
     if p.exists() || what.ends_with(".toml") {
-        let text = std::fs::read_to_string(p)
+        let text = iocap_engine::input::read_text(p)
             .with_context(|| format!("cannot read profile file {what}"))?;
         return iocap_plan::parse_profile(&text).map_err(|e| not_toml(e, what, "profile"));
     }
@@ -23,8 +23,8 @@ pub fn load_suite(what: &str) -> Result<Suite> {
     }
     let p = std::path::Path::new(what);
     if p.exists() || what.ends_with(".toml") {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("cannot read suite file {what}"))?;
+        let text = iocap_engine::input::read_text(p)
+            .with_context(|| format!("cannot read suite file {what}"))?;
         return iocap_plan::parse_suite(&text).map_err(|e| not_toml(e, what, "suite"));
     }
     Ok(iocap_plan::suite(what)?)

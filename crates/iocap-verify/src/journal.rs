@@ -141,7 +141,7 @@ pub fn parse(bytes: &[u8]) -> Result<Journal, JournalError> {
 
 /// Reads and parses the journal at `path`.
 pub fn read(path: &Path) -> io::Result<Journal> {
-    let bytes = std::fs::read(path)?;
+    let bytes = iocap_engine::input::read_bytes(path)?;
     parse(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
