@@ -30,6 +30,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// rate, and short enough that no more than about 100 µs worth of I/O leaves together.
 pub const CATCH_UP_NS: u64 = 100_000;
 
+/// How early an I/O may start: about one turn of the worker's loop (a sleep and a wake-up).
+pub const EARLY_NS: u64 = 10_000;
+
 /// The most debt a worker keeps: a longer stall is not made up.
 pub const DEBT_NS: u64 = 100_000_000;
 
@@ -74,6 +77,14 @@ impl Pacer {
     #[inline]
     pub fn due(&self) -> u64 {
         self.next_ns.max(self.pace_ns)
+    }
+
+    /// Whether the next I/O may start at `now`: it is due, or due within [`EARLY_NS`], sooner
+    /// than the loop could sleep and wake again. Without this a gap shorter than one turn of
+    /// the loop could not happen, and Poisson arrivals lost their short gaps.
+    #[inline]
+    pub fn ready(&self, now: u64) -> bool {
+        self.due() <= now + EARLY_NS
     }
 
     /// Starts one I/O at `now` (at or after [`Self::due`]): the next is due one gap after this

@@ -194,7 +194,7 @@ pub fn run<B: Backend>(
         if !stopping && burst_on {
             while let Some(&slot) = free.last() {
                 if let Some(p) = pacer.as_mut() {
-                    if p.due() > now {
+                    if !p.ready(now) {
                         break;
                     }
                     // behind the schedule, it catches up by 100 us at most: no burst (`pace`)
