@@ -269,6 +269,14 @@ mod tests {
     }
 
     #[test]
+    fn an_io_due_within_a_turn_of_the_loop_may_start_now() {
+        let mut p = Pacer::new(1_000_000, Process::Linear, 1, 0);
+        p.take(0);
+        assert!(!p.ready(1_000_000 - EARLY_NS - 1));
+        assert!(p.ready(1_000_000 - EARLY_NS));
+    }
+
+    #[test]
     fn a_pause_resumes_without_catching_up() {
         let mut p = Pacer::new(1_000, Process::Linear, 1, 0);
         start_all_due(&mut p, 0);
