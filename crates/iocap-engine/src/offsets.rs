@@ -104,7 +104,7 @@ impl OffsetGen {
             .collect();
         let positions = sizes
             .iter()
-            .map(|s| (range - s.bs_bytes) / align + 1)
+            .map(|s| iocap_model::places::aligned_positions(range, s.bs_bytes, align))
             .collect();
         // write if the top 32 bits of a draw, scaled to 0..100, fall below write_pct
         let write_threshold = (u64::from(write_pct) << 32) / 100;

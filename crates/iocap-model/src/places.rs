@@ -9,6 +9,15 @@
 
 use crate::{format_bytes, JobSpec, SpecError};
 
+/// The aligned offsets in `range` where a `len`-byte I/O fits (0 when none does): the places a
+/// random I/O draws from, here and in the engine's offset generator.
+pub fn aligned_positions(range: u64, len: u64, align: u64) -> u64 {
+    if range < len || align == 0 {
+        return 0;
+    }
+    (range - len) / align + 1
+}
+
 /// A random test needs at least this many offsets to be one.
 pub const MIN_RANDOM_OFFSETS: u64 = 2;
 
@@ -23,10 +32,7 @@ impl JobSpec {
             .map(|b| b.bs_bytes)
             .min()
             .unwrap_or(self.bs_bytes);
-        if range_bytes < smallest || self.align_bytes == 0 {
-            return 0;
-        }
-        (range_bytes - smallest) / self.align_bytes + 1
+        aligned_positions(range_bytes, smallest, self.align_bytes)
     }
 
     /// Refuses a random test over `range_bytes` of `target` that holds fewer than
