@@ -100,15 +100,10 @@ impl OpRecorder {
             0.0
         };
         let us = |ns: f64| ns / 1000.0;
-        let q = |p: f64| {
-            let v = self.hist.value_at_quantile(p);
-            // the middle of the bucket, kept inside the exact extremes
-            let v = self
-                .hist
-                .median_equivalent(v)
-                .clamp(self.min_ns, self.max_ns);
-            us(v as f64)
-        };
+        // the middle of the bucket, kept inside the exact extremes: the rule every view that
+        // reads a stored histogram applies too
+        let (lo, hi) = (us(self.min_ns as f64), us(self.max_ns as f64));
+        let q = |p: f64| iocap_model::hist::quantile_within_us(&self.hist, p, lo, hi);
         Some(LatencyUs::from_quantiles(
             us(self.min_ns as f64),
             us(mean),
