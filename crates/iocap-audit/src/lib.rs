@@ -6,6 +6,7 @@
 //! A value that cannot be read gives an [`Severity::Unknown`] check with the reason, never an error.
 //! The check IDs and thresholds are documented in `docs/checks.md`.
 
+mod blockdevs;
 mod checks;
 mod host;
 pub mod parttable;
@@ -15,6 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+pub use blockdevs::{disks_under, BlockDisk};
 pub use checks::{device_table_checks, target_checks};
 pub use host::host_checks;
 pub use iocap_model::{DbFamily, Severity};
