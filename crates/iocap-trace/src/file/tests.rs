@@ -1,0 +1,338 @@
+//! The trace file on constructed records: round trips at the extremes, truncation at every
+//! byte, damage, an existing file, and the size of a realistic stream.
+
+use std::path::Path;
+
+use super::*;
+use crate::error::TraceError;
+use crate::meta::{source, TraceMeta};
+use crate::record::{DevId, IoFlags, IoRecord, Op};
+
+pub(crate) fn rec(issue_ns: u64, sector: u64, bytes: u32, op: Op) -> IoRecord {
+    IoRecord {
+        issue_ns,
+        complete_ns: Some(issue_ns.wrapping_add(80_000)),
+        dev: DevId {
+            major: 259,
+            minor: 0,
+        },
+        sector,
+        bytes,
+        op,
+        flags: IoFlags(0),
+        error: 0,
+        pid: 4242,
+        comm: IoRecord::comm_from("postgres"),
+    }
+}
+
+fn meta() -> TraceMeta {
+    TraceMeta {
+        source: source::CAPTURE.into(),
+        started_at: "2026-11-26T10:00:00Z".into(),
+        host: "db1".into(),
+        target: "/dev/nvme0n1".into(),
+        ..TraceMeta::default()
+    }
+}
+
+/// Records that stress every field: extremes, out-of-order times, changing names and devices.
+fn awkward() -> Vec<IoRecord> {
+    let mut v = vec![
+        rec(0, 0, 4096, Op::Read),
+        rec(1000, 1 << 48, 8192, Op::Write),
+        rec(900, (1 << 48) + 16, 0, Op::Flush),
+        rec(u64::MAX - 5, u64::MAX, u32::MAX, Op::Discard),
+        rec(5, 7, 1, Op::Other),
+        rec(6, 8, 512, Op::WriteZeroes),
+    ];
+    v[0].complete_ns = None;
+    v[1].flags = IoFlags(IoFlags::FUA | IoFlags::PREFLUSH | IoFlags::SYNC);
+    v[1].comm = IoRecord::comm_from("kworker/u8:2");
+    v[2].complete_ns = Some(u64::MAX);
+    v[2].error = -5;
+    v[3].complete_ns = Some(0);
+    v[3].pid = u32::MAX;
+    v[3].error = i32::MIN;
+    v[3].comm = [0xff; 16];
+    v[4].dev = DevId {
+        major: u32::MAX,
+        minor: 0xfffff,
+    };
+    v[4].comm = [0; 16];
+    v[5].flags = IoFlags(0xff);
+    v[5].comm = *b"a\0b\0\0\0\0\0\0\0\0\0\0\0\0\0";
+    v
+}
+
+fn write(path: &Path, chunks: &[&[IoRecord]], finish: bool) {
+    let mut w = TraceWriter::create(path, &meta(), false).unwrap();
+    for (i, c) in chunks.iter().enumerate() {
+        for r in *c {
+            w.push(r).unwrap();
+        }
+        w.set_lost(i as u64 + 1, 2 * i as u64);
+        w.flush_chunk().unwrap();
+    }
+    if finish {
+        w.set_duration_ns(5_000_000_000);
+        let s = w.finish().unwrap();
+        assert_eq!(s.chunks, chunks.len() as u64);
+        assert_eq!(s.file_bytes, std::fs::metadata(path).unwrap().len());
+    } else {
+        std::mem::forget(w); // as if killed: no trailer, nothing more written
+    }
+}
+
+fn read_all(path: &Path) -> (Vec<IoRecord>, Option<TraceError>) {
+    let mut recs = Vec::new();
+    let mut err = None;
+    for r in TraceReader::open(path).unwrap() {
+        match r {
+            Ok(r) => recs.push(r),
+            Err(e) => {
+                assert!(err.is_none(), "a second error after {err:?}");
+                err = Some(e);
+            }
+        }
+    }
+    (recs, err)
+}
+
+#[test]
+fn extreme_records_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.iocap");
+    let recs = awkward();
+    write(&path, &[&recs[..3], &recs[3..]], true);
+    let mut r = TraceReader::open(&path).unwrap();
+    assert_eq!(r.meta().host, "db1");
+    assert!(!r.complete());
+    let back: Vec<IoRecord> = r.by_ref().map(Result::unwrap).collect();
+    assert_eq!(back, recs);
+    assert!(r.complete());
+    assert_eq!(
+        r.lost(),
+        LostCounts {
+            ring_full: 2,
+            other: 2
+        }
+    );
+    assert_eq!(r.meta().duration_s, Some(5.0));
+}
+
+#[test]
+fn a_killed_capture_reads_every_whole_chunk_and_says_it_is_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.iocap");
+    let recs = awkward();
+    write(&path, &[&recs[..2], &recs[2..]], false);
+    let mut r = TraceReader::open(&path).unwrap();
+    assert_eq!(r.by_ref().map(Result::unwrap).count(), recs.len());
+    assert!(!r.complete());
+    assert_eq!(
+        r.lost(),
+        LostCounts {
+            ring_full: 2,
+            other: 2
+        }
+    );
+}
+
+#[test]
+fn truncation_at_every_byte_keeps_the_whole_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.iocap");
+    let recs = awkward();
+    write(&full, &[&recs[..2], &recs[2..3], &recs[3..]], true);
+    let bytes = std::fs::read(&full).unwrap();
+    // where each chunk ends, and how many records the file holds up to there
+    let mut ends = Vec::new();
+    let mut at = 20 + u32_at(&bytes, 12) as usize;
+    let header_end = at;
+    let mut held = 0;
+    while at < bytes.len() {
+        held += u32_at(&bytes, at + 4) as usize;
+        at += CHUNK_HEADER_LEN + u32_at(&bytes, at + 12) as usize;
+        ends.push((at, held));
+    }
+    let cut = dir.path().join("cut.iocap");
+    for len in 0..bytes.len() {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let reader = match TraceReader::open(&cut) {
+            Ok(r) => r,
+            Err(e) => {
+                assert!(
+                    len < header_end,
+                    "the whole header at {len} bytes is refused"
+                );
+                let e = e.to_string();
+                let want = match len {
+                    0 => "starts with \"\"",
+                    _ => "header at byte 0 is truncated",
+                };
+                assert!(e.contains(want), "{e}");
+                continue;
+            }
+        };
+        assert!(len >= header_end);
+        let whole = ends.iter().rfind(|(e, _)| *e <= len);
+        let (whole_end, kept) = whole.copied().unwrap_or((header_end, 0));
+        let mut n = 0;
+        let mut error = None;
+        for r in reader {
+            match r {
+                Ok(r) => {
+                    assert_eq!(r, recs[n]);
+                    n += 1;
+                }
+                Err(e) => error = Some(e.to_string()),
+            }
+        }
+        assert_eq!(n, kept, "records read from the first {len} bytes");
+        if len == whole_end {
+            assert_eq!(error, None);
+        } else {
+            let e = error.unwrap_or_else(|| panic!("no error at {len} bytes"));
+            assert!(
+                e.contains(&format!("chunk at byte {whole_end} is truncated")),
+                "{e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_damaged_chunk_is_named_by_its_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.iocap");
+    let recs: Vec<IoRecord> = (0..100)
+        .map(|i| rec(i * 1000, i * 16, 8192, Op::Read))
+        .collect();
+    write(&path, &[&recs[..60], &recs[60..]], true);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let first = 20 + u32_at(&bytes, 12) as usize;
+    let second = first + CHUNK_HEADER_LEN + u32_at(&bytes, first + 12) as usize;
+    bytes[second + CHUNK_HEADER_LEN + 3] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let (back, err) = read_all(&path);
+    assert_eq!(back, recs[..60]);
+    let e = err.unwrap().to_string();
+    assert!(
+        e.contains(&format!("chunk at byte {second} is corrupt")),
+        "{e}"
+    );
+    assert!(e.contains("CRC32C"), "{e}");
+    assert!(e.ends_with("the 60 records before it are read"), "{e}");
+
+    // a damaged header field reads as damage too, not as a truncation
+    bytes[second + CHUNK_HEADER_LEN + 3] ^= 0x40;
+    bytes[second + 13] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = read_all(&path).1.unwrap().to_string();
+    assert!(e.contains("is corrupt (its header's CRC32C"), "{e}");
+}
+
+#[test]
+fn an_existing_file_is_kept_unless_forced_and_only_a_file_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.iocap");
+    std::fs::write(&path, b"mine").unwrap();
+    let e = TraceWriter::create(&path, &meta(), false).err().unwrap();
+    assert!(matches!(e, TraceError::Exists { .. }), "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"mine");
+    TraceWriter::create(&path, &meta(), true)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(TraceReader::open(&path).unwrap().count(), 0);
+    let e = TraceWriter::create(dir.path(), &meta(), true)
+        .err()
+        .unwrap();
+    assert!(matches!(e, TraceError::NotRegularFile { .. }), "{e}");
+}
+
+#[test]
+fn another_format_and_a_newer_version_are_refused_with_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.txt");
+    std::fs::write(&path, b"hello\x01").unwrap();
+    let e = TraceReader::open(&path).err().unwrap().to_string();
+    assert!(e.contains(r#"starts with "hello\x01""#), "{e}");
+    assert!(e.contains("blktrace") && e.contains("fio"), "{e}");
+    let mut bytes = Vec::from(*MAGIC);
+    bytes.extend_from_slice(&2u16.to_le_bytes());
+    bytes.extend_from_slice(&[0; 6]);
+    std::fs::write(&path, &bytes).unwrap();
+    let e = TraceReader::open(&path).err().unwrap().to_string();
+    assert!(e.contains("newer iocap (trace format version 2"), "{e}");
+}
+
+/// A full chunk is written by `push` itself, and the next one starts afresh.
+#[test]
+fn chunks_fill_at_their_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.iocap");
+    let n = MAX_CHUNK_RECORDS as u64 + 10;
+    let mut w = TraceWriter::create(&path, &meta(), false).unwrap();
+    for i in 0..n {
+        w.push(&rec(
+            i * 10_000,
+            (i * 7919 % 1_000_000) * 16,
+            8192,
+            Op::Read,
+        ))
+        .unwrap();
+    }
+    let s = w.finish().unwrap();
+    assert_eq!((s.records, s.chunks), (n, 2));
+    let back = TraceReader::open(&path).unwrap();
+    let mut count = 0;
+    for (i, r) in back.enumerate() {
+        assert_eq!(r.unwrap().issue_ns, i as u64 * 10_000);
+        count += 1;
+    }
+    assert_eq!(count, n as usize);
+}
+
+/// 8 KiB random reads by one process over 64 GiB at queue depth 4, with ns times and a latency
+/// tail (examples/trace_bench.rs measures more streams, and the speed).
+#[test]
+fn a_random_read_stream_takes_under_eight_bytes_a_record() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut slots = [0u64; 4];
+    let n = 200_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.iocap");
+    let mut w = TraceWriter::create(&path, &meta(), false).unwrap();
+    let mut second = 1_000_000_000;
+    for _ in 0..n {
+        let i = (0..4).min_by_key(|&i| slots[i]).unwrap();
+        let issue = slots[i] + rand() % 2000;
+        let u = (rand() >> 11) as f64 / (1u64 << 53) as f64;
+        let lat = match rand() % 100 {
+            0 => 1_000_000 + rand() % 4_000_000,
+            _ => 60_000 + (-(1.0 - u).ln() * 25_000.0) as u64,
+        };
+        slots[i] = issue + lat;
+        let mut r = rec(issue, rand() % (1 << 23) * 16, 8192, Op::Read);
+        r.complete_ns = Some(issue + lat);
+        if issue >= second {
+            w.flush_chunk().unwrap();
+            second += 1_000_000_000;
+        }
+        w.push(&r).unwrap();
+    }
+    let s = w.finish().unwrap();
+    let per_record = s.file_bytes as f64 / n as f64;
+    assert!(per_record < 8.0, "{per_record:.2} bytes a record");
+    assert_eq!(TraceReader::open(&path).unwrap().count(), n);
+}
+
+use crate::meta::LostCounts;
