@@ -63,7 +63,7 @@ pub fn open_trace(paths: &[PathBuf]) -> Result<Box<dyn TraceSource>, TraceError>
                 return Err(mixed(p, other));
             }
         }
-        return Ok(Box::new(BlktraceReader::open(paths)?));
+        return Ok(Box::new(BlktraceReader::open(&with_siblings(paths)?)?));
     }
     if paths.len() > 1 {
         return Err(mixed(first, format));
@@ -73,6 +73,23 @@ pub fn open_trace(paths: &[PathBuf]) -> Result<Box<dyn TraceSource>, TraceError>
         TraceFormat::FioIologV2 | TraceFormat::FioIologV3 => Box::new(FioIologReader::open(first)?),
         TraceFormat::Blktrace => unreachable!("handled above"),
     })
+}
+
+/// One CPU's file (`sda.blktrace.0`) alone would drop the other CPUs' requests without a word:
+/// it stands for every `sda.blktrace.N` beside it.
+fn with_siblings(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TraceError> {
+    let [one] = paths else {
+        return Ok(paths.to_vec());
+    };
+    let name = one.file_name().map(|n| n.to_string_lossy().into_owned());
+    let base = name.as_deref().and_then(|n| {
+        let (stem, cpu) = n.rsplit_once(".blktrace.")?;
+        cpu.parse::<u32>().ok().map(|_| format!("{stem}.blktrace."))
+    });
+    match base {
+        Some(b) => blktrace::per_cpu_files(&one.with_file_name(b)),
+        None => Ok(paths.to_vec()),
+    }
 }
 
 fn mixed(path: &Path, format: TraceFormat) -> TraceError {

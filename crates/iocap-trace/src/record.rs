@@ -120,12 +120,12 @@ pub struct IoRecord {
 impl IoRecord {
     /// The byte offset on the device.
     pub fn offset_bytes(&self) -> u64 {
-        self.sector * 512
+        self.sector.saturating_mul(512)
     }
 
     /// The byte offset just past the request's data.
     pub fn end_bytes(&self) -> u64 {
-        self.offset_bytes() + self.bytes as u64
+        self.offset_bytes().saturating_add(self.bytes as u64)
     }
 
     /// Issue to completion, when both are known.

@@ -346,6 +346,9 @@ fn a_base_name_opens_every_cpus_file_as_blkparse_does() {
         assert_eq!(t.format(), TraceFormat::Blktrace);
         assert_eq!(t.by_ref().map(Result::unwrap).count(), 3);
     }
+    // one CPU's file named alone stands for all of them, not for a third of the requests
+    let mut t = crate::open_trace(&[dir.path().join("sda.blktrace.1")]).unwrap();
+    assert_eq!(t.by_ref().map(Result::unwrap).count(), 3);
     let files = per_cpu_files(&dir.path().join("sda")).unwrap();
     assert_eq!(files.len(), 3);
     let t = crate::open_trace(&files[..2]).unwrap();
