@@ -12,6 +12,7 @@
 //!   exports.
 
 pub mod blktrace;
+pub mod convert;
 pub mod csv;
 mod detect;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod fio;
 pub mod meta;
 pub mod record;
 
+pub use convert::{convert, Converted, ExportFormat};
 pub use detect::{open_trace, TraceFormat};
 pub use error::TraceError;
 pub use file::{TraceReader, TraceWriter};
