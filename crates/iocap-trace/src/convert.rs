@@ -192,7 +192,14 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let t = trace(d.path());
         let fio = d.path().join("t.log");
-        let c = convert(&[t.clone()], ExportFormat::FioIolog, &fio, false, None).unwrap();
+        let c = convert(
+            std::slice::from_ref(&t),
+            ExportFormat::FioIolog,
+            &fio,
+            false,
+            None,
+        )
+        .unwrap();
         assert_eq!(c.written.records, 10);
         let text = std::fs::read_to_string(&fio).unwrap();
         assert!(text.contains("/dev/loop0 read 8192 8192"), "{text}");
@@ -218,7 +225,14 @@ mod tests {
         let t = trace(d.path());
         let out = d.path().join("mine.csv");
         std::fs::write(&out, "the user's").unwrap();
-        let e = convert(&[t.clone()], ExportFormat::Csv, &out, false, None).unwrap_err();
+        let e = convert(
+            std::slice::from_ref(&t),
+            ExportFormat::Csv,
+            &out,
+            false,
+            None,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("already exists and is kept"), "{e}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "the user's");
         convert(&[t], ExportFormat::Csv, &out, true, None).unwrap();
