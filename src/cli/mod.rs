@@ -30,6 +30,7 @@ mod saturate;
 mod scaleup;
 mod sqlio;
 mod suite;
+mod trace;
 mod verify;
 #[cfg(not(target_os = "linux"))]
 use platform::{audit, cost, fsync, monitor};
@@ -139,6 +140,8 @@ enum Command {
     Verify(Box<verify::VerifyArgs>),
     /// CPU per I/O over engines, block sizes and cache modes; IOPS per core, cores for a target
     Cost(Box<cost::CostArgs>),
+    /// Convert a trace (iocap's, blktrace's, fio's iolog) to iocap's file, fio's iolog or CSV
+    Convert(trace::ConvertArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell)
     Completions(install::CompletionsArgs),
     /// Print the man page (roff) of iocap or of a subcommand, or write them all (--dir)
@@ -217,6 +220,7 @@ pub fn main() -> ExitCode {
         Command::Cachescan(a) => cachescan::cachescan(*a),
         Command::Verify(a) => ranks::one_host_only("verify").and_then(|_| verify::verify(*a)),
         Command::Cost(a) => ranks::one_host_only("cost").and_then(|_| cost::cost(*a)),
+        Command::Convert(a) => trace::convert(a),
         Command::Completions(a) => install::completions(a),
         Command::Man(a) => install::man(a),
     };
