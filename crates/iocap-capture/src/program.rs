@@ -1,0 +1,283 @@
+//! The two programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape.
+//!
+//! At issue, a request with data is kept in a hash map (key: device and sector) with its issue
+//! time, the running task's pid and name, its size and `rwbs`. At completion it is looked up,
+//! one ring-buffer record is written with both times, and the entry deleted: one event per I/O
+//! crosses to user space. A request without data (a flush, whose sector means nothing and of
+//! which several may be in flight) is not kept in the map: its issue and its completion each
+//! write a record of their own, which user space pairs in order per device. A record is
+//! submitted without waking the reader (`BPF_RB_NO_WAKEUP`): the reader drains the ring every
+//! few ms, so a busy device costs no wake-up per I/O.
+//!
+//! Nothing is dropped without a count: a full ring buffer, a full map, and a completion whose
+//! issue was not seen (a request in flight when the capture began) each add one to a counter
+//! in an array map ([`COUNTER_RING_FULL`], [`COUNTER_MAP_FULL`], [`COUNTER_UNMATCHED`]).
+
+use crate::asm::{Asm, Cond, Label, Reg, Size, FP, R0, R1, R2, R3, R4, R6, R7, R8, R9};
+use crate::format::{Event, Field};
+
+/// The ring-buffer record, 72 bytes (see [`crate::decode`]).
+pub const RECORD_BYTES: i32 = 72;
+/// `kind`: both times; the issue of a request without data; its completion.
+pub const KIND_BOTH: u32 = 0;
+pub const KIND_ISSUE: u32 = 1;
+pub const KIND_COMPLETE: u32 = 2;
+/// The in-flight map's key (dev, 0, sector) and value sizes.
+pub const KEY_BYTES: u32 = 16;
+pub const VALUE_BYTES: u32 = 48;
+/// The counters' slots.
+pub const COUNTER_RING_FULL: i32 = 0;
+pub const COUNTER_MAP_FULL: i32 = 1;
+pub const COUNTER_UNMATCHED: i32 = 2;
+pub const COUNTERS: u32 = 3;
+
+// helper ids (include/uapi/linux/bpf.h)
+const MAP_LOOKUP: i32 = 1;
+const MAP_UPDATE: i32 = 2;
+const MAP_DELETE: i32 = 3;
+const KTIME_GET_NS: i32 = 5;
+const GET_CURRENT_PID_TGID: i32 = 14;
+const GET_CURRENT_COMM: i32 = 16;
+const RINGBUF_RESERVE: i32 = 131;
+const RINGBUF_SUBMIT: i32 = 132;
+const RB_NO_WAKEUP: i32 = 1;
+
+/// The maps' descriptors and the devices to keep.
+#[derive(Clone, Debug)]
+pub struct Maps {
+    pub inflight: i32,
+    pub ring: i32,
+    pub counters: i32,
+    /// The kernel's dev_t of each device recorded (empty: all).
+    pub devs: Vec<u32>,
+}
+
+/// The fields of one event the programs read.
+struct Ctx {
+    dev: Field,
+    sector: Field,
+    rwbs: Field,
+    /// `bytes` at issue, `nr_sector` at completion.
+    size: Field,
+    error: Option<Field>,
+}
+
+fn ctx(ev: &Event, name: &str, size: &str, error: bool) -> Result<Ctx, String> {
+    Ok(Ctx {
+        dev: ev.field("dev", name)?,
+        sector: ev.field("sector", name)?,
+        rwbs: ev.field("rwbs", name)?,
+        size: ev.field(size, name)?,
+        error: if error {
+            Some(ev.field("error", name)?)
+        } else {
+            None
+        },
+    })
+}
+
+fn off(f: Field) -> i16 {
+    f.offset as i16
+}
+
+/// `dst` = the 8 bytes of `rwbs` (a tracepoint's context is read only at offsets aligned to the
+/// access size, so two aligned words are read and shifted together); clobbers `tmp`.
+fn load_rwbs(a: &mut Asm, dst: Reg, tmp: Reg, rwbs: Field) {
+    let base = (rwbs.offset & !7) as i16;
+    let shift = i32::from(rwbs.offset & 7) * 8;
+    a.load(Size::DW, dst, R6, base);
+    if shift != 0 {
+        a.rsh_imm(dst, shift);
+        a.load(Size::DW, tmp, R6, base + 8)
+            .lsh_imm(tmp, 64 - shift)
+            .or(dst, tmp);
+    }
+}
+
+/// r6 = ctx, r7 = dev; leaves unless the device is one recorded.
+fn prologue(a: &mut Asm, c: &Ctx, maps: &Maps) {
+    a.mov(R6, R1).load(Size::W, R7, R6, off(c.dev));
+    if maps.devs.is_empty() {
+        return;
+    }
+    let keep = a.label();
+    for &d in &maps.devs {
+        a.jump_imm(Cond::Eq, R7, d as i32, keep);
+    }
+    a.mov_imm(R0, 0).exit();
+    a.bind(keep);
+}
+
+/// Adds one to counter `slot` (its index at fp-68), then exits.
+fn count_and_exit(a: &mut Asm, maps: &Maps, slot: i32) {
+    let out = a.label();
+    a.store_imm(Size::W, FP, -68, slot)
+        .ld_map_fd(R1, maps.counters);
+    a.mov(R2, FP).add_imm(R2, -68).call(MAP_LOOKUP);
+    a.jump_imm(Cond::Eq, R0, 0, out)
+        .mov_imm(R1, 1)
+        .atomic_add64(R0, 0, R1);
+    a.bind(out);
+    a.mov_imm(R0, 0).exit();
+}
+
+/// The key (dev, 0, sector) at fp-16.
+fn key(a: &mut Asm, c: &Ctx) {
+    a.store(Size::W, FP, -16, R7).store_imm(Size::W, FP, -12, 0);
+    a.load(Size::DW, R1, R6, off(c.sector))
+        .store(Size::DW, FP, -8, R1);
+}
+
+/// Reserves a record into r9, or counts a full ring and exits.
+fn reserve(a: &mut Asm, maps: &Maps, full: Label) {
+    a.ld_map_fd(R1, maps.ring)
+        .mov_imm(R2, RECORD_BYTES)
+        .mov_imm(R3, 0);
+    a.call(RINGBUF_RESERVE)
+        .jump_imm(Cond::Eq, R0, 0, full)
+        .mov(R9, R0);
+}
+
+fn submit(a: &mut Asm, rec: Reg) {
+    a.mov(R1, rec)
+        .mov_imm(R2, RB_NO_WAKEUP)
+        .call(RINGBUF_SUBMIT);
+}
+
+/// `block_rq_issue`.
+pub fn issue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(ev, "block_rq_issue", "bytes", false)?;
+    let mut a = Asm::default();
+    let (no_data, map_full, ring_full) = (a.label(), a.label(), a.label());
+    prologue(&mut a, &c, maps);
+    a.load(Size::W, R8, R6, off(c.size))
+        .jump_imm(Cond::Eq, R8, 0, no_data);
+    key(&mut a, &c);
+    // the value at fp-64: issue_ns, pid, bytes, rwbs, comm, 8 bytes of padding
+    a.call(KTIME_GET_NS).store(Size::DW, FP, -64, R0);
+    a.call(GET_CURRENT_PID_TGID)
+        .rsh_imm(R0, 32)
+        .store(Size::W, FP, -56, R0);
+    a.store(Size::W, FP, -52, R8);
+    load_rwbs(&mut a, R1, R2, c.rwbs);
+    a.store(Size::DW, FP, -48, R1);
+    a.mov(R1, FP)
+        .add_imm(R1, -40)
+        .mov_imm(R2, 16)
+        .call(GET_CURRENT_COMM);
+    a.store_imm(Size::DW, FP, -24, 0);
+    a.ld_map_fd(R1, maps.inflight).mov(R2, FP).add_imm(R2, -16);
+    a.mov(R3, FP)
+        .add_imm(R3, -64)
+        .mov_imm(R4, 0)
+        .call(MAP_UPDATE);
+    a.jump_imm(Cond::Slt, R0, 0, map_full).mov_imm(R0, 0).exit();
+    a.bind(map_full);
+    count_and_exit(&mut a, maps, COUNTER_MAP_FULL);
+    // no data: a record of the issue alone
+    a.bind(no_data);
+    reserve(&mut a, maps, ring_full);
+    a.call(KTIME_GET_NS)
+        .store(Size::DW, R9, 0, R0)
+        .store_imm(Size::DW, R9, 8, 0);
+    a.load(Size::DW, R1, R6, off(c.sector))
+        .store(Size::DW, R9, 16, R1);
+    a.store(Size::W, R9, 24, R7).store_imm(Size::W, R9, 28, 0);
+    a.call(GET_CURRENT_PID_TGID)
+        .rsh_imm(R0, 32)
+        .store(Size::W, R9, 32, R0);
+    a.store_imm(Size::W, R9, 36, 0);
+    load_rwbs(&mut a, R1, R2, c.rwbs);
+    a.store(Size::DW, R9, 40, R1);
+    a.mov(R1, R9)
+        .add_imm(R1, 48)
+        .mov_imm(R2, 16)
+        .call(GET_CURRENT_COMM);
+    a.store_imm(Size::W, R9, 64, KIND_ISSUE as i32)
+        .store_imm(Size::W, R9, 68, 0);
+    submit(&mut a, R9);
+    a.mov_imm(R0, 0).exit();
+    a.bind(ring_full);
+    count_and_exit(&mut a, maps, COUNTER_RING_FULL);
+    Ok(a.finish())
+}
+
+/// `block_rq_complete`.
+pub fn complete(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(ev, "block_rq_complete", "nr_sector", true)?;
+    let error = off(c.error.expect("asked for"));
+    let mut a = Asm::default();
+    let (no_data, unmatched, full_del, delete, ring_full) =
+        (a.label(), a.label(), a.label(), a.label(), a.label());
+    prologue(&mut a, &c, maps);
+    key(&mut a, &c);
+    a.load(Size::W, R8, R6, off(c.size))
+        .jump_imm(Cond::Eq, R8, 0, no_data);
+    a.ld_map_fd(R1, maps.inflight)
+        .mov(R2, FP)
+        .add_imm(R2, -16)
+        .call(MAP_LOOKUP);
+    a.jump_imm(Cond::Eq, R0, 0, unmatched).mov(R9, R0);
+    a.call(KTIME_GET_NS).store(Size::DW, FP, -24, R0);
+    a.ld_map_fd(R1, maps.ring)
+        .mov_imm(R2, RECORD_BYTES)
+        .mov_imm(R3, 0);
+    a.call(RINGBUF_RESERVE)
+        .jump_imm(Cond::Eq, R0, 0, full_del)
+        .mov(R8, R0);
+    a.load(Size::DW, R1, R9, 0).store(Size::DW, R8, 0, R1);
+    a.load(Size::DW, R1, FP, -24).store(Size::DW, R8, 8, R1);
+    a.load(Size::DW, R1, R6, off(c.sector))
+        .store(Size::DW, R8, 16, R1);
+    a.store(Size::W, R8, 24, R7);
+    a.load(Size::W, R1, R9, 12).store(Size::W, R8, 28, R1);
+    a.load(Size::W, R1, R9, 8).store(Size::W, R8, 32, R1);
+    a.load(Size::W, R1, R6, error).store(Size::W, R8, 36, R1);
+    for o in [16i16, 24, 32] {
+        a.load(Size::DW, R1, R9, o).store(Size::DW, R8, o + 24, R1);
+    }
+    a.store_imm(Size::W, R8, 64, KIND_BOTH as i32)
+        .store_imm(Size::W, R8, 68, 0);
+    submit(&mut a, R8);
+    a.bind(delete);
+    a.ld_map_fd(R1, maps.inflight)
+        .mov(R2, FP)
+        .add_imm(R2, -16)
+        .call(MAP_DELETE);
+    a.mov_imm(R0, 0).exit();
+    a.bind(full_del);
+    // a full ring still frees the entry: count it, then delete
+    let counted = a.label();
+    a.store_imm(Size::W, FP, -68, COUNTER_RING_FULL)
+        .ld_map_fd(R1, maps.counters);
+    a.mov(R2, FP).add_imm(R2, -68).call(MAP_LOOKUP);
+    a.jump_imm(Cond::Eq, R0, 0, counted)
+        .mov_imm(R1, 1)
+        .atomic_add64(R0, 0, R1);
+    a.bind(counted);
+    a.goto(delete);
+    a.bind(unmatched);
+    count_and_exit(&mut a, maps, COUNTER_UNMATCHED);
+    // no data: a record of the completion alone
+    a.bind(no_data);
+    reserve(&mut a, maps, ring_full);
+    a.store_imm(Size::DW, R9, 0, 0)
+        .call(KTIME_GET_NS)
+        .store(Size::DW, R9, 8, R0);
+    a.load(Size::DW, R1, R6, off(c.sector))
+        .store(Size::DW, R9, 16, R1);
+    a.store(Size::W, R9, 24, R7).store_imm(Size::W, R9, 28, 0);
+    a.store_imm(Size::W, R9, 32, 0);
+    a.load(Size::W, R1, R6, error).store(Size::W, R9, 36, R1);
+    load_rwbs(&mut a, R1, R2, c.rwbs);
+    a.store(Size::DW, R9, 40, R1);
+    a.store_imm(Size::DW, R9, 48, 0)
+        .store_imm(Size::DW, R9, 56, 0);
+    a.store_imm(Size::W, R9, 64, KIND_COMPLETE as i32)
+        .store_imm(Size::W, R9, 68, 0);
+    submit(&mut a, R9);
+    a.mov_imm(R0, 0).exit();
+    a.bind(ring_full);
+    count_and_exit(&mut a, maps, COUNTER_RING_FULL);
+    Ok(a.finish())
+}

@@ -1,0 +1,158 @@
+//! A capture of I/O this test issues itself on a loop device it makes: every request is there,
+//! once, with its offset, size, operation, times, and this process's pid and name. Needs root
+//! and the loop driver; elsewhere it says why and passes (under CI=1 it fails).
+#![cfg(target_os = "linux")]
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::process::Command;
+use std::time::Duration;
+
+use iocap_capture::{Capture, CaptureConfig};
+use iocap_trace::{DevId, IoRecord, Op};
+
+struct Loop(String);
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
+    }
+}
+
+fn skip(why: &str) -> bool {
+    if std::env::var_os("CI").is_some() {
+        panic!("{why}");
+    }
+    eprintln!("skipping: {why}");
+    true
+}
+
+fn dev_of(path: &str) -> DevId {
+    use std::os::unix::fs::MetadataExt;
+    let rdev = std::fs::metadata(path).unwrap().rdev();
+    DevId {
+        major: ((rdev >> 8) & 0xfff) as u32,
+        minor: ((rdev & 0xff) | ((rdev >> 12) & !0xff)) as u32,
+    }
+}
+
+/// 8 KiB-aligned buffer.
+#[repr(C, align(4096))]
+struct Buf([u8; 8192]);
+
+#[test]
+fn every_request_issued_on_a_loop_device_is_captured_once() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 && skip("needs root") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let backing = dir.path().join("disk");
+    std::fs::File::create(&backing)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let out = Command::new("losetup")
+        .args(["--find", "--show", "--direct-io=on"])
+        .arg(&backing)
+        .output();
+    let dev = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        _ => {
+            skip("losetup could not attach a loop device");
+            return;
+        }
+    };
+    let _guard = Loop(dev.clone());
+    std::thread::sleep(Duration::from_millis(300)); // udev's probe reads
+    let cfg = CaptureConfig {
+        devices: vec![dev_of(&dev)],
+        ..CaptureConfig::default()
+    };
+    let mut cap = match Capture::start(&cfg) {
+        Ok(c) => c,
+        Err(e) => {
+            skip(&format!("no capture here: {e}"));
+            return;
+        }
+    };
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&dev)
+        .unwrap();
+    let mut buf = Buf([7u8; 8192]);
+    let mut want = vec![];
+    for i in 0..200u64 {
+        let off = (i * 37 % 4000) * 8192;
+        f.read_exact_at(&mut buf.0, off).unwrap();
+        want.push((Op::Read, off, 8192));
+    }
+    for i in 0..50u64 {
+        let off = (i * 11 % 100) * 4096 + (32 << 20);
+        f.write_all_at(&buf.0[..4096], off).unwrap();
+        want.push((Op::Write, off, 4096));
+    }
+    let mut got: Vec<IoRecord> = vec![];
+    cap.poll(Duration::from_millis(200), &mut |r| got.push(*r))
+        .unwrap();
+    let stats = cap.finish(&mut |r| got.push(*r)).unwrap();
+    let data: Vec<_> = got
+        .iter()
+        .filter(|r| r.op != Op::Flush)
+        .map(|r| (r.op, r.offset_bytes(), r.bytes))
+        .collect();
+    assert_eq!(data, want, "the requests captured, in issue order");
+    let me = std::process::id();
+    let name = std::thread::current()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    for r in &got {
+        assert_eq!(r.pid, me, "{r:?}");
+        assert!(
+            name.starts_with(&r.comm_str()) || r.comm_str().is_empty(),
+            "{r:?} {name}"
+        );
+        assert!(r.complete_ns.unwrap() >= r.issue_ns, "{r:?}");
+        assert_eq!(r.dev, dev_of(&dev));
+    }
+    assert_eq!(
+        (stats.lost_ring_full, stats.lost_map_full),
+        (0, 0),
+        "{stats:?}"
+    );
+    assert_eq!(stats.records, got.len() as u64);
+}
+
+#[test]
+fn a_pid_filter_of_another_process_records_nothing_of_ours() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 && skip("needs root") {
+        return;
+    }
+    let cfg = CaptureConfig {
+        pid: Some(u32::MAX - 1),
+        ..CaptureConfig::default()
+    };
+    let mut cap = match Capture::start(&cfg) {
+        Ok(c) => c,
+        Err(e) => {
+            skip(&format!("no capture here: {e}"));
+            return;
+        }
+    };
+    let f = tempfile::NamedTempFile::new_in(".").unwrap();
+    f.as_file().write_all_at(&[1u8; 65536], 0).unwrap();
+    f.as_file().sync_all().unwrap();
+    let mut n = 0;
+    cap.poll(Duration::from_millis(100), &mut |_| n += 1)
+        .unwrap();
+    let stats = cap.finish(&mut |_| n += 1).unwrap();
+    assert_eq!(n, 0);
+    assert!(
+        stats.filtered_out > 0,
+        "{stats:?}: our fsync's writes were seen and left out"
+    );
+}
