@@ -22,6 +22,7 @@ pub mod saturate;
 pub mod scaleup;
 pub mod verdict;
 mod warnings;
+pub mod workload;
 
 pub use causes::{likely_causes, CPU_BOUND_SHARE};
 pub use evidence::{implausible, judge_class, transport, ClassEvidence, ClassJudgement};

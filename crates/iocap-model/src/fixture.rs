@@ -271,6 +271,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         fsync: None,
         repeats: vec![],
         cachescan: None,
+        workload: None,
         interrupted_by: None,
     }
 }

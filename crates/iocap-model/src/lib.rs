@@ -26,6 +26,7 @@ pub mod timer;
 pub mod uncertainty;
 pub mod units;
 pub mod verify;
+pub mod workload;
 
 pub use assess::*;
 pub use cachescan::*;

@@ -63,6 +63,10 @@ pub struct RunResult {
     pub repeats: Vec<RepeatSummary>,
     /// For `iocap cachescan`, and for a `preflight` that sized its files by a scan: the caches
     /// below the OS found by a working-set sweep; absent otherwise.
+    /// For `iocap capture` and `iocap characterise`: the workload a trace recorded, in the
+    /// seed method's terms; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::workload::Workload>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cachescan: Option<crate::CacheScan>,
     /// What stopped the run before it finished: the signal (`SIGINT`, which Ctrl-C sends, or
@@ -95,6 +99,8 @@ pub enum RunKind {
     Verify,
     /// `iocap suite run`: its tests, one after another.
     Suite,
+    /// `iocap capture` or `iocap characterise`: a recorded workload described.
+    Workload,
     /// `iocap run` or `iocap sqlio`, or a run saved before its command was recorded: its tests.
     Test,
 }
@@ -112,6 +118,7 @@ impl RunResult {
             (self.scaleup.is_some(), RunKind::Scaleup),
             (self.verify.is_some(), RunKind::Verify),
             (self.suite.is_some(), RunKind::Suite),
+            (self.workload.is_some(), RunKind::Workload),
         ];
         parts
             .into_iter()

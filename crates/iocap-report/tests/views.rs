@@ -109,6 +109,7 @@ fn result() -> RunResult {
         fsync: None,
         repeats: vec![],
         cachescan: None,
+        workload: None,
         interrupted_by: None,
     }
 }

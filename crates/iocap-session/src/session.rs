@@ -55,6 +55,7 @@ pub fn new_run(command: &str) -> RunResult {
         fsync: None,
         repeats: vec![],
         cachescan: None,
+        workload: None,
         interrupted_by: None,
     }
 }

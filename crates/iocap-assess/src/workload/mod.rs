@@ -1,0 +1,140 @@
+//! A trace described in the seed method's terms (`iocap characterise`): one pass over its
+//! records in issue order, each subject kept by its own accumulator with bounded memory, then
+//! [`Characteriser::finish`] into an [`iocap_model::workload::Workload`].
+//!
+//! Memory, whatever the trace's length: the requests in flight (queue depth), one entry per
+//! stream (device and pid), per process name (at most 256 kept by name), per size (at most
+//! 4,096 distinct sizes), writes awaiting a flush (at most 65,536 per device), one bit per
+//! 4 KiB touched (capped, see [`wset`]), 3,600 rate points and a 64 × 64 heat map.
+
+mod depth;
+mod durable;
+mod latency;
+mod mix;
+mod rate;
+mod seq;
+#[cfg(test)]
+mod tests;
+mod wset;
+
+use iocap_model::cachescan::CacheScan;
+use iocap_model::workload::Workload;
+use iocap_trace::IoRecord;
+
+/// What the trace says of itself, for the description's head.
+#[derive(Debug, Clone, Default)]
+pub struct TraceFacts {
+    pub source: String,
+    pub files: Vec<String>,
+    pub devices: Vec<String>,
+    pub target: String,
+    pub filters: Vec<String>,
+    pub complete: bool,
+    pub read_error: Option<String>,
+    pub lost_ring_full: u64,
+    pub lost_other: u64,
+    /// The recording's length when the trace knows it (a capture's trailer).
+    pub duration_s: Option<f64>,
+}
+
+/// The accumulators.
+#[derive(Default)]
+pub struct Characteriser {
+    first_ns: Option<u64>,
+    last_ns: u64,
+    records: u64,
+    has_completions: bool,
+    max_end_bytes: u64,
+    mix: mix::Mix,
+    seq: seq::Sequentiality,
+    depth: depth::Depth,
+    rate: rate::RateSeries,
+    durable: durable::Durable,
+    latency: latency::Latencies,
+    wset: wset::WorkingSet,
+}
+
+impl Characteriser {
+    pub fn new() -> Characteriser {
+        Characteriser::default()
+    }
+
+    /// Takes the next record (in issue order; a little disorder is tolerated).
+    pub fn push(&mut self, r: &IoRecord) {
+        let first = *self.first_ns.get_or_insert(r.issue_ns);
+        let t = r.issue_ns.saturating_sub(first);
+        self.records += 1;
+        self.last_ns = self
+            .last_ns
+            .max(r.complete_ns.unwrap_or(r.issue_ns).saturating_sub(first));
+        self.has_completions |= r.complete_ns.is_some();
+        self.max_end_bytes = self.max_end_bytes.max(r.end_bytes());
+        self.mix.push(r);
+        self.seq.push(r);
+        self.depth.push(r, first);
+        self.rate.push(r, t);
+        self.durable.push(r);
+        self.latency.push(r);
+        self.wset.push(r, t);
+    }
+
+    /// The description.
+    pub fn finish(self, facts: TraceFacts) -> Workload {
+        let duration_s = facts
+            .duration_s
+            .filter(|d| *d > 0.0)
+            .unwrap_or(self.last_ns as f64 / 1e9)
+            .max(self.last_ns as f64 / 1e9);
+        let has = self.has_completions;
+        let rate = self.rate.finish(duration_s, self.max_end_bytes);
+        Workload {
+            source: facts.source,
+            files: facts.files,
+            devices: facts.devices,
+            target: facts.target,
+            filters: facts.filters,
+            complete: facts.complete,
+            read_error: facts.read_error,
+            lost_ring_full: facts.lost_ring_full,
+            lost_other: facts.lost_other,
+            records: self.records,
+            duration_s,
+            has_completions: has,
+            mix: self.mix.shares(),
+            sizes: self.mix.sizes(),
+            randomness: self.seq.finish(),
+            queue_depth: has.then(|| self.depth.finish(rate.0.bucket_s, rate.0.per_second.len())),
+            durability: self.durable.finish(duration_s),
+            latency: if has { self.latency.finish() } else { vec![] },
+            working_set: self.wset.finish(),
+            processes: self.mix.processes(),
+            rate: rate.0,
+            heatmap: rate.1,
+        }
+    }
+}
+
+/// Which cache found by a cache scan the working set fits in: the smallest level whose
+/// measured fitting size holds it, or `None` when it fits none (or no level was found).
+pub fn fits_in_cache(working_set_bytes: u64, scan: &CacheScan) -> Option<String> {
+    scan.levels
+        .iter()
+        .enumerate()
+        .find(|(_, l)| working_set_bytes <= l.fits_bytes)
+        .map(|(i, l)| {
+            format!(
+                "cache level {} (holds at least {} MiB)",
+                i + 1,
+                l.fits_bytes >> 20
+            )
+        })
+}
+
+/// The share `part` is of `whole`, in per cent (0 for an empty whole).
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}

@@ -1,0 +1,77 @@
+//! Random or sequential: each request's distance from where the previous request of its stream
+//! (device and pid) ended.
+
+use std::collections::HashMap;
+
+use iocap_model::workload::{DistanceClass, Randomness};
+use iocap_trace::{DevId, IoRecord, Op};
+
+use super::pct;
+
+const CLASSES: [(&str, u64); 6] = [
+    ("0", 0),
+    ("<64K", 64 << 10),
+    ("<1M", 1 << 20),
+    ("<64M", 64 << 20),
+    ("<1G", 1 << 30),
+    (">=1G", u64::MAX),
+];
+/// Streams remembered at most (beyond, a new stream's first request counts as far).
+const MAX_STREAMS: usize = 65_536;
+
+#[derive(Default)]
+pub struct Sequentiality {
+    last_end: HashMap<(DevId, u32), u64>,
+    classes: [u64; 6],
+}
+
+impl Sequentiality {
+    pub fn push(&mut self, r: &IoRecord) {
+        if r.op == Op::Flush || r.bytes == 0 {
+            return;
+        }
+        let key = (r.dev, r.pid);
+        let start = r.offset_bytes();
+        let full = self.last_end.len() >= MAX_STREAMS;
+        let prev = match self.last_end.get_mut(&key) {
+            Some(e) => Some(std::mem::replace(e, r.end_bytes())),
+            None => {
+                if !full {
+                    self.last_end.insert(key, r.end_bytes());
+                }
+                None
+            }
+        };
+        // a stream's first request has no distance: it is counted as far
+        let d = prev.map_or(u64::MAX, |e| start.abs_diff(e));
+        let class = if d == 0 {
+            0
+        } else {
+            CLASSES
+                .iter()
+                .skip(1)
+                .position(|&(_, lim)| d < lim)
+                .map_or(5, |i| i + 1)
+        };
+        self.classes[class] += 1;
+    }
+
+    pub fn finish(self) -> Randomness {
+        let n: u64 = self.classes.iter().sum();
+        let near: u64 = self.classes[1..3].iter().sum();
+        Randomness {
+            sequential_pct: pct(self.classes[0], n),
+            near_pct: pct(near, n),
+            far_pct: pct(n - self.classes[0] - near, n),
+            streams: self.last_end.len() as u64,
+            distance: CLASSES
+                .iter()
+                .zip(self.classes)
+                .map(|(&(c, _), count)| DistanceClass {
+                    class: c.into(),
+                    count,
+                })
+                .collect(),
+        }
+    }
+}

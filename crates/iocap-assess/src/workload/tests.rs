@@ -1,0 +1,202 @@
+//! Constructed traces, and the figures a user reads from their description.
+
+use iocap_trace::{DevId, IoFlags, IoRecord, Op};
+
+use super::{Characteriser, TraceFacts};
+
+fn rec(issue_ns: u64, lat_ns: u64, sector: u64, bytes: u32, op: Op) -> IoRecord {
+    IoRecord {
+        issue_ns,
+        complete_ns: Some(issue_ns + lat_ns),
+        dev: DevId { major: 7, minor: 0 },
+        sector,
+        bytes,
+        op,
+        flags: IoFlags(0),
+        error: 0,
+        pid: 10,
+        comm: IoRecord::comm_from("postgres"),
+    }
+}
+
+/// A closed loop at queue depth `qd` of 8K random reads, 100 µs each, for `secs` seconds.
+fn random_reads(qd: u64, secs: u64) -> Vec<IoRecord> {
+    let mut v = vec![];
+    let mut x = 12345u64;
+    for slot in 0..qd {
+        let mut t = slot * 1000;
+        while t < secs * 1_000_000_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            v.push(rec(t, 100_000, (x >> 20) % 1_000_000 * 16, 8192, Op::Read));
+            t += 100_000;
+        }
+    }
+    v.sort_by_key(|r| r.issue_ns);
+    v
+}
+
+fn describe(recs: &[IoRecord]) -> iocap_model::workload::Workload {
+    let mut c = Characteriser::new();
+    for r in recs {
+        c.push(r);
+    }
+    c.finish(TraceFacts {
+        complete: true,
+        ..TraceFacts::default()
+    })
+}
+
+#[test]
+fn random_8k_reads_at_qd4_read_as_such() {
+    let w = describe(&random_reads(4, 3));
+    assert_eq!(w.mix.len(), 1);
+    assert_eq!((w.mix[0].op.as_str(), w.mix[0].count_pct), ("read", 100.0));
+    assert_eq!((w.sizes[0].size_bytes, w.sizes[0].pct), (8192, 100.0));
+    assert!(w.randomness.sequential_pct < 1.0, "{:?}", w.randomness);
+    assert!(w.randomness.far_pct > 95.0, "{:?}", w.randomness);
+    let qd = w.queue_depth.unwrap();
+    assert_eq!(qd.typical, 4, "{qd:?}");
+    assert!((qd.mean - 4.0).abs() < 0.1, "{qd:?}");
+    assert_eq!(qd.max, 4);
+    assert!(
+        (w.rate.iops_mean - 40_000.0).abs() < 400.0,
+        "{}",
+        w.rate.iops_mean
+    );
+    assert_eq!(w.rate.per_second.len(), 3);
+    let all = w
+        .latency
+        .iter()
+        .find(|l| l.op == "read" && l.size_class == "all")
+        .unwrap();
+    assert!((all.latency.p99_us - 100.0).abs() < 1.0, "{all:?}");
+    assert_eq!(w.processes[0].comm, "postgres");
+    assert_eq!(w.processes[0].read_pct, 100.0);
+}
+
+#[test]
+fn a_sequential_writer_is_sequential() {
+    let recs: Vec<IoRecord> = (0..1000)
+        .map(|i| rec(i * 1_000_000, 500_000, i * 128, 65536, Op::Write))
+        .collect();
+    let w = describe(&recs);
+    assert!(w.randomness.sequential_pct > 99.8, "{:?}", w.randomness);
+    assert_eq!(w.working_set.distinct_bytes, 1000 * 65536);
+    assert_eq!(w.working_set.written_bytes, 1000 * 65536);
+    assert_eq!(w.queue_depth.unwrap().typical, 1);
+}
+
+#[test]
+fn checkpoint_bursts_of_10_s_every_30_s_are_found() {
+    let mut recs = vec![];
+    for s in 0..90u64 {
+        let rate = if s % 30 < 10 { 1000 } else { 50 };
+        for k in 0..rate {
+            let t = s * 1_000_000_000 + k * (1_000_000_000 / rate);
+            recs.push(rec(t, 50_000, (s * 1000 + k) * 16, 8192, Op::Write));
+        }
+    }
+    let w = describe(&recs);
+    let b = &w.rate.bursts;
+    assert_eq!(b.on_periods, 3, "{b:?}");
+    assert_eq!(b.on_s_median, 10.0, "{b:?}");
+    assert_eq!(b.off_s_median, 20.0, "{b:?}");
+    assert!((w.rate.peak_to_mean - 1000.0 / w.rate.iops_mean).abs() < 0.01);
+}
+
+#[test]
+fn a_log_write_then_its_flush_is_durable_at_the_flushes_completion() {
+    let mut recs = vec![];
+    for i in 0..100u64 {
+        let t = i * 10_000_000;
+        recs.push(rec(t, 200_000, i * 16, 8192, Op::Write));
+        let mut f = rec(t + 300_000, 700_000, 0, 0, Op::Flush);
+        f.sector = 0;
+        recs.push(f);
+    }
+    let w = describe(&recs);
+    let d = &w.durability;
+    assert_eq!((d.flushes, d.durable_writes), (100, 100));
+    let l = d.durable_latency.as_ref().unwrap();
+    assert!(
+        (l.p50_us - 1000.0).abs() < 2.0,
+        "issue to the flush's completion: {l:?}"
+    );
+    assert!((d.flush_per_s - 100.0 / w.duration_s).abs() < 0.01);
+}
+
+#[test]
+fn processes_are_counted_by_name() {
+    let mut recs = random_reads(1, 1);
+    let n = recs.len();
+    for r in recs.iter_mut().step_by(4) {
+        r.comm = IoRecord::comm_from("kworker/u8:2");
+        r.op = Op::Write;
+    }
+    let w = describe(&recs);
+    let pg = w.processes.iter().find(|p| p.comm == "postgres").unwrap();
+    let kw = w
+        .processes
+        .iter()
+        .find(|p| p.comm == "kworker/u8:2")
+        .unwrap();
+    assert_eq!(pg.count + kw.count, n as u64);
+    assert_eq!(kw.read_pct, 0.0);
+    assert_eq!(w.processes[0].comm, "postgres", "busiest first");
+}
+
+#[test]
+fn a_region_read_over_and_over_is_its_size() {
+    let recs: Vec<IoRecord> = (0..10_000u64)
+        .map(|i| rec(i * 100_000, 50_000, (i % 256) * 8, 4096, Op::Read))
+        .collect();
+    let w = describe(&recs);
+    assert_eq!(w.working_set.distinct_bytes, 256 * 4096);
+    assert!(!w.working_set.capped);
+}
+
+#[test]
+fn a_trace_without_completions_has_no_queue_depth_or_latency() {
+    let mut recs = random_reads(2, 1);
+    for r in &mut recs {
+        r.complete_ns = None;
+    }
+    let w = describe(&recs);
+    assert!(!w.has_completions);
+    assert!(w.queue_depth.is_none() && w.latency.is_empty());
+    assert!(w.rate.iops_mean > 0.0);
+}
+
+#[test]
+fn the_working_set_is_placed_against_the_caches_found() {
+    use iocap_model::cachescan::{CacheLevel, CacheScan};
+    let level = |fits: u64| CacheLevel {
+        fits_bytes: fits,
+        exceeds_bytes: fits * 2,
+        estimated_bytes: fits,
+        hit_lat_us: 50.0,
+        miss_lat_us: 500.0,
+        hit_iops_qd32: 1e5,
+        miss_iops_qd32: 1e4,
+    };
+    let scan = CacheScan {
+        target: "/data".into(),
+        block_bytes: 4096,
+        steps: vec![],
+        levels: vec![level(256 << 20), level(8 << 30)],
+        tried_up_to_bytes: 64 << 30,
+        stop_reason: String::new(),
+        read_after_write: None,
+        notes: vec![],
+    };
+    assert_eq!(
+        super::fits_in_cache(100 << 20, &scan).unwrap(),
+        "cache level 1 (holds at least 256 MiB)"
+    );
+    assert!(super::fits_in_cache(1 << 30, &scan)
+        .unwrap()
+        .starts_with("cache level 2"));
+    assert_eq!(super::fits_in_cache(100 << 30, &scan), None);
+}

@@ -1,0 +1,222 @@
+//! What a recorded workload is, in the seed method's terms (`iocap characterise`, and the end
+//! of `iocap capture`): the mix, the sizes, how random, the queue depth, the rate over time and
+//! its bursts, flushes, latencies, the working set and who issued it. Built from a trace by
+//! `iocap_assess::workload`; saved like any run (`RunResult::workload`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A workload described.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Workload {
+    /// Where the trace came from: `capture`, `blktrace`, `fio-iolog-v2`, `fio-iolog-v3`.
+    pub source: String,
+    /// The trace file(s) read.
+    pub files: Vec<String>,
+    /// The devices the requests went to (`vda`, or `major:minor`).
+    pub devices: Vec<String>,
+    /// What the capture was asked to record (a device or a path), and its filters.
+    pub target: String,
+    pub filters: Vec<String>,
+    /// False when the trace ended early (a capture killed before its end, a damaged file):
+    /// the figures cover what was read.
+    pub complete: bool,
+    /// The error that ended the reading early, if any.
+    pub read_error: Option<String>,
+    /// Requests the capture could not record: the ring buffer was full; other causes.
+    pub lost_ring_full: u64,
+    pub lost_other: u64,
+    /// Requests described.
+    pub records: u64,
+    /// From the first issue to the last issue or completion.
+    pub duration_s: f64,
+    /// Whether the trace has completion times (fio's iolog has none: queue depth, latency and
+    /// durability are then absent).
+    pub has_completions: bool,
+    pub mix: Vec<OpShare>,
+    /// Request sizes per operation: the most frequent sizes, then one `other` row
+    /// (`size_bytes` 0) for the rest.
+    pub sizes: Vec<SizeCount>,
+    pub randomness: Randomness,
+    pub queue_depth: Option<QueueDepth>,
+    pub rate: Rate,
+    pub durability: Durability,
+    /// Latency percentiles per operation and size class; empty without completions.
+    pub latency: Vec<LatencyRow>,
+    pub working_set: WorkingSet,
+    /// Requests per process name, the busiest first; the last row `others` when cut.
+    pub processes: Vec<ProcessRow>,
+    /// Requests by time and offset, for the heat map.
+    pub heatmap: Heatmap,
+}
+
+/// One operation's share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct OpShare {
+    /// `read`, `write`, `flush`, `discard`, `write-zeroes`, `other`.
+    pub op: String,
+    pub count: u64,
+    pub bytes: u64,
+    pub count_pct: f64,
+    pub bytes_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct SizeCount {
+    pub op: String,
+    /// The request size; 0 for the `other` row.
+    pub size_bytes: u64,
+    pub count: u64,
+    /// Of this operation's requests.
+    pub pct: f64,
+}
+
+/// How far each request starts from where the previous one of its stream ended. A stream is a
+/// device and a process (pid): a database's processes each read or write their own way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Randomness {
+    /// Requests that start exactly where their stream's previous one ended.
+    pub sequential_pct: f64,
+    /// Within 1 MiB of it (read-ahead windows, a checkpoint's sorted writes).
+    pub near_pct: f64,
+    /// Further.
+    pub far_pct: f64,
+    pub streams: u64,
+    /// Distance classes (`0`, `<64K`, `<1M`, `<64M`, `<1G`, `>=1G`) and their counts.
+    pub distance: Vec<DistanceClass>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct DistanceClass {
+    pub class: String,
+    pub count: u64,
+}
+
+/// Requests in flight at the device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct QueueDepth {
+    /// Time-weighted: the share of busy-or-idle time spent at each depth; and the share of
+    /// requests that found that many in flight when issued (themselves included).
+    pub depths: Vec<DepthShare>,
+    pub mean: f64,
+    pub max: u64,
+    /// The depth most requests were issued at.
+    pub typical: u64,
+    /// Per second (the same seconds as [`Rate::per_second`]): mean and max depth.
+    pub per_second_mean: Vec<f64>,
+    pub per_second_max: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct DepthShare {
+    /// The depth; the last row holds every depth from it up.
+    pub depth: u64,
+    pub time_pct: f64,
+    pub issued_pct: f64,
+}
+
+/// IOPS and MB/s over time, and the bursts in them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Rate {
+    /// The width of one point of the series: 1 s, doubled as often as needed to keep at most
+    /// 3,600 points.
+    pub bucket_s: f64,
+    pub per_second: Vec<RatePoint>,
+    pub iops_mean: f64,
+    pub iops_peak: f64,
+    /// The 99th-percentile bucket: a rate the workload reaches often enough to plan for.
+    pub iops_p99: f64,
+    pub mb_s_mean: f64,
+    pub mb_s_peak: f64,
+    /// Peak over mean IOPS.
+    pub peak_to_mean: f64,
+    pub bursts: Bursts,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct RatePoint {
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub mb_s: f64,
+}
+
+/// On/off periods: buckets above twice the median rate are "on" (a checkpoint, a batch), the
+/// rest "off".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Bursts {
+    pub threshold_iops: f64,
+    pub on_periods: u64,
+    pub on_s_median: f64,
+    pub off_s_median: f64,
+    /// The on periods' mean rate.
+    pub on_iops_mean: f64,
+}
+
+/// Flushes, FUA writes, and how long a write took to become durable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Durability {
+    pub flushes: u64,
+    pub fua_writes: u64,
+    pub flush_per_s: f64,
+    pub fua_per_s: f64,
+    /// Writes made durable by a later flush on their device, from the write's issue to that
+    /// flush's completion (a log write then its fdatasync), and FUA writes issue to completion.
+    pub durable_writes: u64,
+    pub durable_latency: Option<Percentiles>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Percentiles {
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    pub max_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct LatencyRow {
+    pub op: String,
+    /// `<=4K`, `<=16K`, `<=64K`, `<=256K`, `>256K`, or `all` for the operation as a whole.
+    pub size_class: String,
+    pub count: u64,
+    pub latency: Percentiles,
+    /// The share of this row's requests at or below each latency (µs), for the CDF chart:
+    /// (latency_us, pct) points.
+    pub cdf: Vec<(f64, f64)>,
+}
+
+/// Distinct bytes touched, at 4 KiB granularity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct WorkingSet {
+    pub distinct_bytes: u64,
+    pub read_bytes: u64,
+    pub written_bytes: u64,
+    /// Past a million 1 MiB regions touched (a terabyte) new regions are no longer tracked:
+    /// the figures are then lower bounds.
+    pub capped: bool,
+    /// (seconds, distinct bytes so far), up to 60 points.
+    pub over_time: Vec<(f64, u64)>,
+    /// Which cache below the OS the working set fits in, when a cache scan is known.
+    pub fits: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct ProcessRow {
+    pub comm: String,
+    pub count: u64,
+    pub bytes: u64,
+    pub read_pct: f64,
+}
+
+/// Counts of requests by time (columns) and offset (rows, from 0 to `max_offset_bytes`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Heatmap {
+    pub time_buckets: u32,
+    pub offset_buckets: u32,
+    pub duration_s: f64,
+    pub max_offset_bytes: u64,
+    /// Row-major: `counts[offset_bucket * time_buckets + time_bucket]`.
+    pub counts: Vec<u32>,
+}
