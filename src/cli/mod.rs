@@ -9,6 +9,7 @@
 mod audit;
 mod baseline;
 mod cachescan;
+mod capture;
 mod compare;
 #[cfg(target_os = "linux")]
 mod cost;
@@ -140,6 +141,12 @@ enum Command {
     Verify(Box<verify::VerifyArgs>),
     /// CPU per I/O over engines, block sizes and cache modes; IOPS per core, cores for a target
     Cost(Box<cost::CostArgs>),
+    /// Record what a device is sent (eBPF; root): a trace file, and the workload described
+    Capture(Box<capture::CaptureArgs>),
+    /// Describe a trace (iocap's, blktrace's, fio's iolog): mix, sizes, randomness, queue
+    /// depth, bursts, flushes, latency, working set
+    #[command(visible_alias = "characterize")]
+    Characterise(Box<capture::CharacteriseArgs>),
     /// Convert a trace (iocap's, blktrace's, fio's iolog) to iocap's file, fio's iolog or CSV
     Convert(trace::ConvertArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell)
@@ -220,6 +227,8 @@ pub fn main() -> ExitCode {
         Command::Cachescan(a) => cachescan::cachescan(*a),
         Command::Verify(a) => ranks::one_host_only("verify").and_then(|_| verify::verify(*a)),
         Command::Cost(a) => ranks::one_host_only("cost").and_then(|_| cost::cost(*a)),
+        Command::Capture(a) => ranks::one_host_only("capture").and_then(|_| capture::capture(*a)),
+        Command::Characterise(a) => capture::characterise(*a),
         Command::Convert(a) => trace::convert(a),
         Command::Completions(a) => install::completions(a),
         Command::Man(a) => install::man(a),

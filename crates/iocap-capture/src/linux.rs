@@ -124,12 +124,13 @@ impl Capture {
                 }
                 _ => CaptureError::Rejected { source: e, log },
             })?;
-            for cpu in sys::online_cpus() {
-                links.push(
-                    sys::attach(&prog, ev.id, cpu)
-                        .map_err(|e| refused(e, "attaching to the block tracepoints"))?,
-                );
-            }
+            // one perf event on one CPU: a tracepoint's programs belong to the tracepoint and
+            // run on every CPU (as libbpf attaches them); a second event would be EEXIST
+            let cpu = sys::online_cpus().first().copied().unwrap_or(0);
+            links.push(
+                sys::attach(&prog, ev.id, cpu)
+                    .map_err(|e| refused(e, "attaching to the block tracepoints"))?,
+            );
             progs.push(prog);
         }
         let filter = Filter {

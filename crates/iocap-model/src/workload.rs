@@ -100,7 +100,8 @@ pub struct QueueDepth {
     pub depths: Vec<DepthShare>,
     pub mean: f64,
     pub max: u64,
-    /// The depth most requests were issued at.
+    /// The depth the device spent most of its busy time at (a closed loop at qd 4 that
+    /// submits in batches issues at 1, 2, 3 and 4 alike, but sits at 4).
     pub typical: u64,
     /// Per second (the same seconds as [`Rate::per_second`]): mean and max depth.
     pub per_second_mean: Vec<f64>,

@@ -13,6 +13,7 @@
 //! environment. Every expanded spec passes [`JobSpec::validate`] once a target is added; a file
 //! that would give one that does not is refused at parse time, naming the test.
 
+mod captured;
 mod fields;
 mod profile;
 mod sqlio_classic;
@@ -20,6 +21,7 @@ mod suite;
 mod summary;
 mod values;
 
+pub use captured::profile_from_workload;
 pub use fields::{BASE_DURATION_S, BASE_MIXED_WRITE_PCT, BASE_ROLE, BASE_WARMUP_S};
 pub use profile::{builtin_profiles, parse_profile, profile, Profile, Workload};
 pub use sqlio_classic::{sqlio_suite, SQLIO_CLASSIC_BATCH, SQLIO_CLASSIC_PARAM};

@@ -152,6 +152,29 @@ fn plain(r: &RunResult) -> Headline {
     Headline { kind, text }
 }
 
+fn workload(r: &RunResult) -> Option<Headline> {
+    let w = r.workload.as_ref()?;
+    let reads = w
+        .mix
+        .iter()
+        .find(|m| m.op == "read")
+        .map_or(0.0, |m| m.count_pct);
+    let size = w
+        .sizes
+        .iter()
+        .filter(|s| s.size_bytes > 0)
+        .max_by_key(|s| s.count)
+        .map_or("-".into(), |s| format_bytes(s.size_bytes));
+    h(
+        r.command.as_deref().unwrap_or("characterise"),
+        format!(
+            "{} IOPS mean, {} peak, {reads:.0} % reads, mostly {size}",
+            fmt::count(w.rate.iops_mean),
+            fmt::count(w.rate.iops_peak)
+        ),
+    )
+}
+
 /// The run's kind and key figure.
 pub fn headline(r: &RunResult) -> Headline {
     let figure = match r.kind() {
@@ -162,6 +185,7 @@ pub fn headline(r: &RunResult) -> Headline {
         RunKind::Fsync => fsync(r),
         RunKind::Verify => verify(r),
         RunKind::Cachescan => cachescan(r),
+        RunKind::Workload => workload(r),
         RunKind::Suite | RunKind::Test => None,
     };
     figure.unwrap_or_else(|| plain(r))

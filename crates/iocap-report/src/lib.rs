@@ -23,6 +23,7 @@ mod svg;
 pub mod terminal;
 pub mod text;
 pub mod verify;
+pub mod workload;
 
 pub use partial::partial_note;
 pub use text::{run_text, tests_text};

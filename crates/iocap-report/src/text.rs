@@ -211,6 +211,7 @@ pub fn run_body(run: &RunResult) -> String {
         RunKind::Fsync => run.fsync.as_ref().map(crate::fsync::render),
         RunKind::Scaleup => run.scaleup.as_ref().map(assess::render_scaleup),
         RunKind::Verify => run.verify.as_ref().map(crate::verify::render),
+        RunKind::Workload => run.workload.as_ref().map(crate::workload::render),
         RunKind::Suite | RunKind::Test => None,
     };
     view.unwrap_or_else(|| tests_text(&run.tests))

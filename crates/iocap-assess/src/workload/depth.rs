@@ -122,8 +122,9 @@ impl Depth {
                 .sum::<f64>()
                 / total as f64
         };
+        // the depth the device spent most of its busy time at (what iostat's aqu-sz averages)
         let typical = (1..DEPTHS)
-            .max_by_key(|&d| (self.issued_at[d], Reverse(d)))
+            .max_by_key(|&d| (self.time_at[d], Reverse(d)))
             .unwrap_or(0);
         let depths = (0..DEPTHS)
             .filter(|&d| self.time_at[d] > 0 || self.issued_at[d] > 0)
