@@ -23,6 +23,7 @@ mod saturation;
 mod setup;
 mod summary;
 mod warnings;
+mod workload;
 
 use std::fmt::Write as _;
 
@@ -188,6 +189,7 @@ pub fn render(runs: &[RunResult]) -> String {
         saturation::scaleup(&mut out, runs, &names);
         cachescan::cachescan(&mut out, runs, &names);
         cost::cost(&mut out, runs, &names);
+        workload::workload(&mut out, runs, &names);
         out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
         charts::chart_sets(&mut out, runs, &names);
         out.push_str("</section>");
