@@ -136,16 +136,18 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     a.save.check()?;
     refuse_existing_profile(a.as_profile.as_ref(), a.force)?;
     let w = iocap_session::characterise(&a.inputs)?;
+    // a damaged trace is described up to the damage, then named as the error it is
+    let damaged = w.read_error.clone();
     let mut run = new_run("characterise");
-    finish(
-        &mut run,
-        w,
-        &a.output,
-        &a.save,
-        a.as_profile.as_ref(),
-        a.force,
-    )?;
-    Ok(Exit::Ok)
+    let profile = a.as_profile.as_ref();
+    finish(&mut run, w, &a.output, &a.save, profile, a.force)?;
+    match damaged {
+        Some(e) => {
+            eprintln!("iocap: error: {}", iocap_report::fmt::printable(&e));
+            Ok(Exit::Error)
+        }
+        None => Ok(Exit::Ok),
+    }
 }
 
 fn refuse_existing_profile(p: Option<&PathBuf>, force: bool) -> Result<()> {

@@ -14,6 +14,7 @@
 mod rig;
 mod assess;
 mod badblock;
+mod capture;
 mod layout;
 
 use std::fs::{self, File};

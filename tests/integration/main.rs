@@ -28,6 +28,7 @@ mod secrets;
 mod sqlio;
 mod store;
 mod sure;
+mod traces;
 mod usability;
 mod verify;
 mod verify_faults;
