@@ -73,19 +73,15 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
         &stamp[..8.min(stamp.len())],
         &stamp[8.min(stamp.len())..]
     );
-    let mut c = iocap_assess::workload::Characteriser::new();
     let mut line = Live::new(&a.target);
-    let outcome = iocap_session::capture(
-        &req,
-        &run.started_at,
-        &stamp,
-        &INTERRUPTED,
-        &mut |r| c.push(r),
-        &mut |t| line.tick(t),
-    );
+    let outcome = iocap_session::capture(&req, &run.started_at, &stamp, &INTERRUPTED, &mut |t| {
+        line.tick(t)
+    });
     drop(line);
     let outcome = outcome?;
-    let w = c.finish(iocap_session::capture_facts(&outcome));
+    // described from the file once it is complete: the capture's own CPU goes to recording,
+    // and what is printed is what `iocap characterise FILE` says
+    let w = iocap_session::characterise(std::slice::from_ref(&outcome.path))?;
     eprintln!(
         "iocap: {} requests written to {} ({} bytes, {:.1} per request){}",
         iocap_report::fmt::count(outcome.summary.records as f64),
@@ -167,6 +163,18 @@ fn finish(
     force: bool,
 ) -> Result<()> {
     save.stamp(run);
+    let mut w = w;
+    if let Some(scan) = iocap_console::keep::newest_cachescan(save.store.db.as_deref()) {
+        w.working_set.fits = Some(
+            iocap_assess::workload::fits_in_cache(w.working_set.distinct_bytes, &scan)
+                .unwrap_or_else(|| {
+                    format!(
+                        "none of the {} cache levels this host's last scan found",
+                        scan.levels.len()
+                    )
+                }),
+        );
+    }
     if let Some(p) = profile {
         let name = p
             .file_stem()

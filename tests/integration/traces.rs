@@ -219,3 +219,54 @@ fn a_capture_of_a_path_without_a_block_device_is_refused_naming_why() {
         );
     }
 }
+
+#[test]
+fn the_working_set_is_placed_against_this_hosts_last_cache_scan() {
+    use iocap_model::cachescan::{CacheLevel, CacheScan};
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let mut run = iocap_model::fixture::run(&Default::default());
+    run.host.hostname = iocap_engine::host::host_info().hostname;
+    run.cachescan = Some(CacheScan {
+        target: "/data".into(),
+        block_bytes: 4096,
+        steps: vec![],
+        levels: vec![CacheLevel {
+            fits_bytes: 1 << 30,
+            exceeds_bytes: 2 << 30,
+            estimated_bytes: 1 << 30,
+            hit_lat_us: 50.0,
+            miss_lat_us: 500.0,
+            hit_iops_qd32: 1e5,
+            miss_iops_qd32: 1e4,
+        }],
+        tried_up_to_bytes: 8 << 30,
+        stop_reason: String::new(),
+        read_after_write: None,
+        notes: vec![],
+    });
+    let mut store = iocap_store::Store::open(&iocap_store::Location::Sqlite(db.clone())).unwrap();
+    store.save(&run).unwrap();
+    let log = d.path().join("t.log");
+    let mut text = String::from("fio version 3 iolog\n0 /dev/sdx add\n");
+    for i in 0..100u64 {
+        text.push_str(&format!("{} /dev/sdx read {} 8192\n", i * 10, i * 8192));
+    }
+    std::fs::write(&log, text).unwrap();
+    let out = iocap(d.path())
+        .args(["characterise", "--no-save", "--db"])
+        .arg(&db)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("fits in cache level 1 (holds at least 1024 MiB)"),
+        "{s}"
+    );
+}

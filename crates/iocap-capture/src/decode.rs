@@ -66,6 +66,26 @@ pub fn decode(b: &[u8]) -> Option<Raw> {
     })
 }
 
+/// A record waiting in the window, ordered by issue time, then arrival.
+struct Held(u64, u64, IoRecord);
+
+impl PartialEq for Held {
+    fn eq(&self, o: &Held) -> bool {
+        (self.0, self.1) == (o.0, o.1)
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, o: &Held) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Held {
+    fn cmp(&self, o: &Held) -> std::cmp::Ordering {
+        (self.0, self.1).cmp(&(o.0, o.1))
+    }
+}
+
 /// Who to keep.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
@@ -90,8 +110,7 @@ pub struct Assembler {
     filter: Filter,
     /// Issues of requests without data waiting for their completion, per device.
     pending: HashMap<u32, VecDeque<IoRecord>>,
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
-    held: HashMap<u64, IoRecord>,
+    heap: BinaryHeap<Reverse<Held>>,
     seq: u64,
     newest_ns: u64,
     pub filtered_out: u64,
@@ -109,7 +128,6 @@ impl Assembler {
             filter,
             pending: HashMap::new(),
             heap: BinaryHeap::new(),
-            held: HashMap::new(),
             seq: 0,
             newest_ns: 0,
             filtered_out: 0,
@@ -169,18 +187,16 @@ impl Assembler {
         }
         self.newest_ns = self.newest_ns.max(rec.complete_ns.unwrap_or(rec.issue_ns));
         self.seq += 1;
-        self.heap.push(Reverse((rec.issue_ns, self.seq)));
-        self.held.insert(self.seq, rec);
+        self.heap.push(Reverse(Held(rec.issue_ns, self.seq, rec)));
     }
 
     /// Lets out the records the window no longer holds back (all when `all`).
     pub fn release(&mut self, all: bool, sink: &mut dyn FnMut(&IoRecord)) {
-        while let Some(&Reverse((issue, seq))) = self.heap.peek() {
-            if !all && issue.saturating_add(self.window_ns) > self.newest_ns {
+        while let Some(Reverse(held)) = self.heap.peek() {
+            if !all && held.0.saturating_add(self.window_ns) > self.newest_ns {
                 break;
             }
-            self.heap.pop();
-            if let Some(rec) = self.held.remove(&seq) {
+            if let Some(Reverse(Held(_, _, rec))) = self.heap.pop() {
                 self.records += 1;
                 sink(&rec);
             }

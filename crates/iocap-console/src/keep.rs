@@ -92,6 +92,23 @@ pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
     Ok(())
 }
 
+/// The caches below the OS found by this host's newest cache scan (a `cachescan` run, or a
+/// preflight that sized its files by one) among its last 50 saved runs; `None` when the store
+/// does not exist or holds none. For placing a recorded workload's working set.
+pub fn newest_cachescan(db: Option<&str>) -> Option<iocap_model::cachescan::CacheScan> {
+    let mut store = open_existing_store(db).ok()?;
+    let host = iocap_engine::host::host_info().hostname;
+    let filter = iocap_store::Filter {
+        host: Some(host),
+        limit: 50,
+        ..Default::default()
+    };
+    let runs = store.list(&filter).ok()?;
+    runs.iter()
+        .filter_map(|s| store.load(&s.run_id).ok())
+        .find_map(|r| r.cachescan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,5 @@
-//! `iocap capture`: a device's block requests recorded to a trace file and described as they
-//! come. The kernel side is `iocap-capture`'s, the file `iocap-trace`'s, the description
+//! `iocap capture`: a device's block requests recorded to a trace file (described afterwards
+//! from the file, by [`characterise`], like any trace). The kernel side is `iocap-capture`'s, the file `iocap-trace`'s, the description
 //! `iocap-assess`'s; this is the loop between them: poll the ring buffer, write each record,
 //! hand the file a chunk each second (so a capture killed with -9 keeps every whole second), and
 //! stop at the duration or at Ctrl-C with the file complete.
@@ -70,32 +70,29 @@ pub fn default_trace_path(devices: &[DeviceInfo], stamp: &str) -> PathBuf {
     PathBuf::from(format!("iocap-{dev}-{stamp}.iotrace"))
 }
 
-/// The trace file and what each record is handed to besides it.
-struct Sinks<'a> {
+/// The trace file, and the first error writing it.
+struct Sinks {
     writer: TraceWriter,
     failed: Option<iocap_trace::TraceError>,
-    each: &'a mut dyn FnMut(&IoRecord),
 }
 
-impl Sinks<'_> {
+impl Sinks {
     fn take(&mut self, r: &IoRecord) {
         if self.failed.is_none() {
             if let Err(e) = self.writer.push(r) {
                 self.failed = Some(e);
             }
         }
-        (self.each)(r);
     }
 }
 
-/// Records `req.target`'s disks until the duration passes or `stop` is raised; every record
-/// also goes to `each` (the characterisation). The file is complete whichever ended it.
+/// Records `req.target`'s disks until the duration passes or `stop` is raised. The file is
+/// complete whichever ended it.
 pub fn capture(
     req: &CaptureRequest,
     started_at: &str,
     stamp: &str,
     stop: &AtomicBool,
-    each: &mut dyn FnMut(&IoRecord),
     tick: &mut dyn FnMut(&CaptureTick),
 ) -> Result<CaptureOutcome> {
     if req.duration_s.is_some_and(|d| !(d > 0.0 && d.is_finite())) {
@@ -127,7 +124,6 @@ pub fn capture(
     let mut sinks = Sinks {
         writer,
         failed: None,
-        each,
     };
     let t0 = Instant::now();
     let mut next_tick = 1.0;
@@ -219,22 +215,6 @@ pub fn characterise(paths: &[PathBuf]) -> Result<iocap_model::workload::Workload
         duration_s: meta.duration_s,
     };
     Ok(c.finish(facts))
-}
-
-/// The facts of a finished capture, for its description.
-pub fn capture_facts(o: &CaptureOutcome) -> TraceFacts {
-    TraceFacts {
-        source: o.meta.source.clone(),
-        files: vec![o.path.display().to_string()],
-        devices: device_names(&o.meta),
-        target: o.meta.target.clone(),
-        filters: o.meta.filters.clone(),
-        complete: true,
-        read_error: None,
-        lost_ring_full: o.stats.lost_ring_full,
-        lost_other: o.stats.lost_map_full,
-        duration_s: Some(o.summary.duration_ns as f64 / 1e9),
-    }
 }
 
 fn device_names(meta: &TraceMeta) -> Vec<String> {

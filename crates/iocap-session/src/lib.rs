@@ -35,8 +35,8 @@ mod suite;
 
 pub use cachescan::{cachescan, preflight_scan, read_spec, scan, PreflightScan, ScanConfig};
 pub use capture::{
-    capture, capture_devices, capture_facts, characterise, default_trace_path, CaptureOutcome,
-    CaptureRequest, CaptureTick,
+    capture, capture_devices, characterise, default_trace_path, CaptureOutcome, CaptureRequest,
+    CaptureTick,
 };
 pub use class::{check as check_class, judge as judge_class, qd1_read_p50};
 pub use config::{flag_timer, record_config};

@@ -13,7 +13,7 @@ use iocap_trace::{DevId, IoFlags, IoRecord, Op};
 const MAX_WAITING: usize = 65_536;
 
 pub struct Durable {
-    waiting: HashMap<DevId, VecDeque<(u64, u64)>>,
+    waiting: HashMap<DevId, VecDeque<(u64, u64)>, super::Fast>,
     hist: Histogram<u64>,
     flushes: u64,
     fua: u64,
@@ -22,7 +22,7 @@ pub struct Durable {
 impl Default for Durable {
     fn default() -> Self {
         Durable {
-            waiting: HashMap::new(),
+            waiting: HashMap::default(),
             hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds"),
             flushes: 0,
             fua: 0,

@@ -27,9 +27,9 @@ struct Count {
 #[derive(Default)]
 pub struct Mix {
     ops: [Count; 6],
-    sizes: [HashMap<u32, u64>; 6],
+    sizes: [HashMap<u32, u64, super::Fast>; 6],
     size_overflow: [u64; 6],
-    procs: HashMap<[u8; 16], Count>,
+    procs: HashMap<[u8; 16], Count, super::Fast>,
     proc_overflow: Count,
 }
 

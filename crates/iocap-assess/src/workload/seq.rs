@@ -21,7 +21,7 @@ const MAX_STREAMS: usize = 65_536;
 
 #[derive(Default)]
 pub struct Sequentiality {
-    last_end: HashMap<(DevId, u32), u64>,
+    last_end: HashMap<(DevId, u32), u64, super::Fast>,
     classes: [u64; 6],
 }
 

@@ -15,9 +15,8 @@ const POINTS: usize = 60;
 
 #[derive(Default)]
 pub struct WorkingSet {
-    regions: HashMap<(DevId, u64), [u64; 4]>,
-    read: HashMap<(DevId, u64), [u64; 4]>,
-    written: HashMap<(DevId, u64), [u64; 4]>,
+    /// per region: the blocks touched, read, written (4 words each)
+    regions: HashMap<(DevId, u64), [u64; 12], super::Fast>,
     distinct: u64,
     read_bytes: u64,
     written_bytes: u64,
@@ -26,15 +25,16 @@ pub struct WorkingSet {
     step_ns: u64,
 }
 
-/// Sets the bits of blocks [first, last] in `map`; how many were new.
+/// Sets the bits of blocks [first, last] in the touched set and in the read (`rw` 1) or
+/// written (`rw` 2) set; how many blocks were new to each.
 fn mark(
-    map: &mut HashMap<(DevId, u64), [u64; 4]>,
+    map: &mut HashMap<(DevId, u64), [u64; 12], super::Fast>,
     dev: DevId,
-    first: u64,
-    last: u64,
+    (first, last): (u64, u64),
+    rw: usize,
     capped: &mut bool,
-) -> u64 {
-    let mut new = 0;
+) -> (u64, u64) {
+    let (mut new_any, mut new_rw) = (0, 0);
     let mut b = first;
     while b <= last {
         let region = b / REGION_BLOCKS;
@@ -43,17 +43,20 @@ fn mark(
             b = (region + 1) * REGION_BLOCKS;
             continue;
         }
-        let words = map.entry((dev, region)).or_default();
-        let bit = b % REGION_BLOCKS;
-        let w = &mut words[(bit / 64) as usize];
-        let m = 1u64 << (bit % 64);
-        if *w & m == 0 {
-            *w |= m;
-            new += 1;
+        let words = map.entry((dev, region)).or_insert([0; 12]);
+        // the blocks of this region in the request, one word at a time
+        while b <= last && b / REGION_BLOCKS == region {
+            let bit = b % REGION_BLOCKS;
+            let w = (bit / 64) as usize;
+            let m = 1u64 << (bit % 64);
+            new_any += u64::from(words[w] & m == 0);
+            new_rw += u64::from(words[4 * rw + w] & m == 0);
+            words[w] |= m;
+            words[4 * rw + w] |= m;
+            b += 1;
         }
-        b += 1;
     }
-    new
+    (new_any, new_rw)
 }
 
 impl WorkingSet {
@@ -65,11 +68,13 @@ impl WorkingSet {
         let first = r.offset_bytes() / BLOCK;
         let last = (r.end_bytes() - 1) / BLOCK;
         let mut capped = self.capped;
-        self.distinct += mark(&mut self.regions, r.dev, first, last, &mut capped) * BLOCK;
-        if r.op == Op::Read {
-            self.read_bytes += mark(&mut self.read, r.dev, first, last, &mut capped) * BLOCK;
+        let rw = if r.op == Op::Read { 1 } else { 2 };
+        let (any, mine) = mark(&mut self.regions, r.dev, (first, last), rw, &mut capped);
+        self.distinct += any * BLOCK;
+        if rw == 1 {
+            self.read_bytes += mine * BLOCK;
         } else {
-            self.written_bytes += mark(&mut self.written, r.dev, first, last, &mut capped) * BLOCK;
+            self.written_bytes += mine * BLOCK;
         }
         self.capped = capped;
         if self.step_ns == 0 {
