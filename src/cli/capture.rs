@@ -41,7 +41,7 @@ pub struct CaptureArgs {
     /// Only requests issued by this process id
     #[arg(long)]
     pub pid: Option<u32>,
-    /// Also write a profile TOML that reproduces the mix (for preflight --profile, suite run)
+    /// Also write a profile TOML that reproduces the mix (iocap suite run profile:FILE measures it)
     #[arg(long, value_name = "FILE")]
     pub as_profile: Option<PathBuf>,
     #[command(flatten)]
@@ -116,7 +116,7 @@ pub struct CharacteriseArgs {
     /// their base name, `sda` for sda.blktrace.*)
     #[arg(value_name = "TRACE", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Also write a profile TOML that reproduces the mix (for preflight --profile, suite run)
+    /// Also write a profile TOML that reproduces the mix (iocap suite run profile:FILE measures it)
     #[arg(long, value_name = "FILE")]
     pub as_profile: Option<PathBuf>,
     /// Allow replacing an existing profile file (a regular file only)
@@ -182,7 +182,7 @@ fn finish(
         let toml = iocap_plan::profile_from_workload(&w, &name);
         iocap_console::files::write_new_file(p, &toml, force)?;
         eprintln!(
-            "iocap: profile written to {}: iocap preflight --profile {} measures it",
+            "iocap: profile written to {}: iocap suite run profile:{} measures it",
             iocap_report::fmt::printable(&p.display().to_string()),
             iocap_report::fmt::printable(&p.display().to_string())
         );

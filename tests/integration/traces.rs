@@ -93,6 +93,59 @@ fn a_fio_iolog_is_characterised_converted_and_replayed_by_fio() {
         w["has_completions"], false,
         "an iolog has no completion times"
     );
+    // its profile is measured by suite run; preflight names suite run instead
+    let prof = d.path().join("mine.toml");
+    let out = iocap(d.path())
+        .args(["characterise", "--no-save", "--as-profile"])
+        .arg(&prof)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spec = format!("profile:{}", prof.display());
+    let run = iocap(d.path())
+        .args([
+            "suite",
+            "run",
+            &spec,
+            "--duration",
+            "1s",
+            "--size",
+            "16M",
+            "--no-save",
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let t = &json(&run)["tests"][0];
+    let want = (writes * 100 + (reads + writes) / 2) / (reads + writes);
+    assert_eq!(
+        t["spec"]["write_pct"].as_u64(),
+        Some(want),
+        "fio's 70/30 mix: {}",
+        t["spec"]
+    );
+    let pre = iocap(d.path())
+        .args(["preflight", "--quick", "--no-save", "--profile"])
+        .arg(&prof)
+        .output()
+        .unwrap();
+    assert_eq!(pre.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&pre.stderr).contains("iocap suite run profile:FILE"),
+        "{}",
+        String::from_utf8_lossy(&pre.stderr)
+    );
     // iocap's export, replayed by fio: the same number of I/Os
     let back = d.path().join("back.log");
     let conv = iocap(d.path())

@@ -108,8 +108,8 @@ fn prologue(a: &mut Asm, c: &Ctx, maps: &Maps) {
     a.bind(keep);
 }
 
-/// Adds one to counter `slot` (its index at fp-68), then exits.
-fn count_and_exit(a: &mut Asm, maps: &Maps, slot: i32) {
+/// Adds one to counter `slot` (its index at fp-68).
+fn count(a: &mut Asm, maps: &Maps, slot: i32) {
     let out = a.label();
     a.store_imm(Size::W, FP, -68, slot)
         .ld_map_fd(R1, maps.counters);
@@ -118,6 +118,11 @@ fn count_and_exit(a: &mut Asm, maps: &Maps, slot: i32) {
         .mov_imm(R1, 1)
         .atomic_add64(R0, 0, R1);
     a.bind(out);
+}
+
+/// Adds one to counter `slot`, then exits.
+fn count_and_exit(a: &mut Asm, maps: &Maps, slot: i32) {
+    count(a, maps, slot);
     a.mov_imm(R0, 0).exit();
 }
 
@@ -247,14 +252,7 @@ pub fn complete(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String
     a.mov_imm(R0, 0).exit();
     a.bind(full_del);
     // a full ring still frees the entry: count it, then delete
-    let counted = a.label();
-    a.store_imm(Size::W, FP, -68, COUNTER_RING_FULL)
-        .ld_map_fd(R1, maps.counters);
-    a.mov(R2, FP).add_imm(R2, -68).call(MAP_LOOKUP);
-    a.jump_imm(Cond::Eq, R0, 0, counted)
-        .mov_imm(R1, 1)
-        .atomic_add64(R0, 0, R1);
-    a.bind(counted);
+    count(&mut a, maps, COUNTER_RING_FULL);
     a.goto(delete);
     a.bind(unmatched);
     count_and_exit(&mut a, maps, COUNTER_UNMATCHED);

@@ -1,5 +1,7 @@
 //! A profile written from a recorded workload (`iocap characterise --as-profile FILE`), so that
-//! `iocap preflight --profile FILE` and `suite run` measure the user's own mix on other storage.
+//! `iocap suite run profile:FILE` measures the user's own mix on other storage. (`preflight
+//! --profile` measures seven fixed capacity lines a database profile defines, which a trace's
+//! workloads are not: it refuses such a profile and names `suite run`.)
 //!
 //! What it keeps: the read share, the sizes (a `bs_split` of the commonest sizes), random or
 //! sequential (the majority), the queue depth most requests were issued at, the mean rate, the
@@ -13,6 +15,9 @@ use std::fmt::Write as _;
 
 use iocap_model::format_bytes;
 use iocap_model::workload::Workload;
+
+/// The `family` of a profile written from a trace.
+pub const CAPTURED_FAMILY: &str = "captured";
 
 /// Sizes kept in the `bs_split`.
 const SIZES_KEPT: usize = 6;
@@ -58,7 +63,7 @@ pub fn profile_from_workload(w: &Workload, name: &str) -> String {
         .map_or(8192, |s| s.size_bytes.div_ceil(512) * 512);
     let _ = writeln!(
         o,
-        "name = \"{name}\"\nfamily = \"captured\"\npage = \"{}\"",
+        "name = \"{name}\"\nfamily = \"{CAPTURED_FAMILY}\"\npage = \"{}\"",
         format_bytes(page)
     );
     let _ = writeln!(

@@ -87,11 +87,18 @@ impl PreflightConfig {
         (size, sized): (u64, bool),
     ) -> Result<(Role, JobSpec)> {
         let p = &self.profile;
-        let w = p
-            .workloads
-            .iter()
-            .find(|w| w.key == key)
-            .with_context(|| format!("profile {} has no workload '{key}'", p.name))?;
+        let w = p.workloads.iter().find(|w| w.key == key).with_context(|| {
+            match p.family == iocap_plan::CAPTURED_FAMILY {
+                // a profile written from a trace holds the trace's own workloads, not the seven
+                // capacity lines preflight measures
+                true => format!(
+                    "profile {} was written from a trace and has no workload '{key}': measure it \
+                     with `iocap suite run profile:FILE`, which runs its own workloads",
+                    p.name
+                ),
+                false => format!("profile {} has no workload '{key}'", p.name),
+            }
+        })?;
         let mut s = w.spec.clone();
         s.name = w.title.clone();
         let path = (self.role_target)(w.role);
