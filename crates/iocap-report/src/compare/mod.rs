@@ -25,6 +25,7 @@
 
 mod fields;
 mod text;
+mod workload;
 
 use iocap_model::{OpStats, RunResult, TargetResult, TestResult};
 use serde::Serialize;
@@ -93,6 +94,10 @@ pub struct RunComparison {
     /// Changes beyond a threshold that the noise of the two runs explains.
     #[serde(default)]
     pub within_noise: Vec<Flag>,
+    /// Two recorded workloads (capture, characterise): their figures side by side; empty
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workload: Vec<Difference>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -420,6 +425,7 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
         regressions,
         improvements,
         within_noise,
+        workload: workload::rows(base.workload.as_ref(), run.workload.as_ref()),
     }
 }
 

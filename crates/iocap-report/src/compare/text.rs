@@ -212,6 +212,15 @@ fn render_sections(c: &Comparison) -> String {
         for t in &r.tests {
             render_test(&mut out, t);
         }
+        if !r.workload.is_empty() {
+            out.push_str(&format!(
+                "\n{:<20} {:>26} {:>26}\n",
+                "workload", "base", "run"
+            ));
+            for d in &r.workload {
+                out.push_str(&format!("{:<20} {:>26} {:>26}\n", d.field, d.base, d.run));
+            }
+        }
         for u in &r.unmatched {
             out.push_str(&format!(
                 "\nunmatched: test {} ({}) only in the {}\n",
