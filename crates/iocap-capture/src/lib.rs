@@ -71,6 +71,10 @@ pub struct CaptureStats {
     pub lost_ring_full: u64,
     /// Requests lost because the table of requests in flight was full.
     pub lost_map_full: u64,
+    /// Runs of the programs the kernel skipped (a tracing program was already running on that
+    /// CPU, e.g. an interrupt completed a request inside one): each is a request whose issue
+    /// or completion went unseen, so it is lost too.
+    pub skipped_by_kernel: u64,
     /// Completions whose issue was not seen: requests in flight when the capture began.
     pub unmatched_completions: u64,
     /// Requests the `--comm`/`--pid` filters left out.

@@ -180,6 +180,7 @@ impl Capture {
             records: self.asm.records,
             lost_ring_full: count(program::COUNTER_RING_FULL),
             lost_map_full: count(program::COUNTER_MAP_FULL),
+            skipped_by_kernel: self._progs.iter().map(sys::prog_recursion_misses).sum(),
             unmatched_completions: count(program::COUNTER_UNMATCHED) + self.asm.unmatched,
             filtered_out: self.asm.filtered_out,
         }

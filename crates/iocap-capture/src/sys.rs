@@ -75,6 +75,23 @@ pub fn array_u64(map: &OwnedFd, index: u32) -> io::Result<u64> {
     Ok(value)
 }
 
+/// How many times the kernel skipped running `prog` because another tracing program was
+/// running on that CPU (`bpf_prog_info.recursion_misses`, Linux 5.12; 0 where unknown). Each
+/// skip is a request whose issue or completion went unseen.
+pub fn prog_recursion_misses(prog: &OwnedFd) -> u64 {
+    const BPF_OBJ_GET_INFO_BY_FD: i32 = 15;
+    // struct bpf_prog_info up to recursion_misses (offset 208), zeroed
+    let mut info = [0u64; 27];
+    let mut a = Attr::new();
+    a.u32(0, prog.as_raw_fd() as u32)
+        .u32(4, std::mem::size_of_val(&info) as u32)
+        .u64(8, info.as_mut_ptr() as u64);
+    match bpf(BPF_OBJ_GET_INFO_BY_FD, &mut a) {
+        Ok(_) => info[26],
+        Err(_) => 0,
+    }
+}
+
 /// `BPF_PROG_LOAD` of a tracepoint program; on a refusal, the verifier's log's last lines.
 pub fn prog_load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> {
     let code: Vec<u8> = insns.iter().flat_map(|i| i.bytes()).collect();

@@ -98,7 +98,21 @@ fn every_request_issued_on_a_loop_device_is_captured_once() {
         .filter(|r| r.op != Op::Flush)
         .map(|r| (r.op, r.offset_bytes(), r.bytes))
         .collect();
-    assert_eq!(data, want, "the requests captured, in issue order");
+    if stats.skipped_by_kernel == 0 {
+        assert_eq!(data, want, "the requests captured, in issue order");
+    } else {
+        // the kernel skipped some runs (a tracing program already running on that CPU): each
+        // is counted, and what was captured is still what was issued, in order
+        let mut rest = want.iter();
+        assert!(
+            data.iter().all(|d| rest.any(|w| w == d)),
+            "in issue order: {stats:?}"
+        );
+        assert!(
+            want.len() - data.len() <= stats.skipped_by_kernel as usize,
+            "{stats:?}"
+        );
+    }
     let me = std::process::id();
     let name = std::thread::current()
         .name()
@@ -144,5 +158,59 @@ fn a_pid_filter_of_another_process_records_nothing_of_ours() {
     assert!(
         stats.filtered_out > 0,
         "{stats:?}: our fsync's writes were seen and left out"
+    );
+}
+
+#[test]
+fn a_ring_buffer_too_small_to_keep_up_counts_every_request_it_lost() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 && skip("needs root") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let backing = dir.path().join("disk");
+    std::fs::File::create(&backing)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let out = Command::new("losetup")
+        .args(["--find", "--show", "--direct-io=on"])
+        .arg(&backing)
+        .output();
+    let dev = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        _ => {
+            skip("losetup could not attach a loop device");
+            return;
+        }
+    };
+    let _guard = Loop(dev.clone());
+    std::thread::sleep(Duration::from_millis(300));
+    // one page of ring: about 50 records, and nothing drains it while the reads run
+    let cfg = CaptureConfig {
+        devices: vec![dev_of(&dev)],
+        ring_bytes: 4096,
+        ..CaptureConfig::default()
+    };
+    let cap = Capture::start(&cfg).unwrap();
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&dev)
+        .unwrap();
+    let mut buf = Buf([0u8; 8192]);
+    for i in 0..500u64 {
+        f.read_exact_at(&mut buf.0[..4096], (i % 4000) * 4096)
+            .unwrap();
+    }
+    let mut n = 0u64;
+    let stats = cap
+        .finish(&mut |r| n += u64::from(r.op == Op::Read))
+        .unwrap();
+    assert!(stats.lost_ring_full > 0, "{stats:?}");
+    let accounted = n + stats.lost_ring_full;
+    assert!(
+        accounted <= 500 && accounted + stats.skipped_by_kernel >= 500,
+        "every read recorded or counted lost: {n} {stats:?}"
     );
 }

@@ -169,9 +169,9 @@ pub fn capture(
 }
 
 /// Events lost for another cause than a full ring buffer: the kernel's table of requests in
-/// flight was full.
+/// flight was full, or the kernel skipped a program run.
 fn lost_other(s: &CaptureStats) -> u64 {
-    s.lost_map_full
+    s.lost_map_full + s.skipped_by_kernel
 }
 
 fn filters(req: &CaptureRequest) -> Vec<String> {
