@@ -87,7 +87,7 @@ impl Capture {
         let ring = sys::map_create(sys::MAP_RINGBUF, 0, 0, ring_bytes as u32)
             .map_err(|e| refused(e, "creating the BPF ring buffer"))?;
         let inflight = sys::map_create(
-            sys::MAP_HASH,
+            sys::MAP_LRU_HASH,
             program::KEY_BYTES,
             program::VALUE_BYTES,
             IN_FLIGHT,
@@ -154,6 +154,7 @@ impl Capture {
                 asm.push(&raw, sink);
             }
         });
+        self.asm.tick(sys::monotonic_ns(), sink);
     }
 
     /// Waits up to `timeout`, draining the ring every 10 ms; every record released goes to

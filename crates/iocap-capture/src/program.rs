@@ -1,6 +1,6 @@
 //! The two programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape.
 //!
-//! At issue, a request with data is kept in a hash map (key: device and sector) with its issue
+//! At issue, a request with data is kept in an LRU hash map (key: device and sector) with its issue
 //! time, the running task's pid and name, its size and `rwbs`. At completion it is looked up,
 //! one ring-buffer record is written with both times, and the entry deleted: one event per I/O
 //! crosses to user space. A request without data (a flush, whose sector means nothing and of

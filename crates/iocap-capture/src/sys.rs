@@ -11,7 +11,9 @@ use crate::asm::Insn;
 const BPF_MAP_CREATE: i32 = 0;
 const BPF_MAP_LOOKUP_ELEM: i32 = 1;
 const BPF_PROG_LOAD: i32 = 5;
-pub const MAP_HASH: u32 = 1;
+/// An LRU hash: a request whose completion the kernel skipped (see `prog_recursion_misses`)
+/// would otherwise hold its entry for ever, and a capture of hours would fill the map.
+pub const MAP_LRU_HASH: u32 = 9;
 pub const MAP_ARRAY: u32 = 2;
 pub const MAP_RINGBUF: u32 = 27;
 const PROG_TRACEPOINT: u32 = 5;

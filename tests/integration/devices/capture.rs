@@ -86,11 +86,10 @@ fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
         near(captured, own),
         "captured {captured} requests, iocap counted {own}"
     );
-    assert_eq!(
-        u64_at(w, "/lost_ring_full") + u64_at(w, "/lost_other"),
-        0,
-        "{w:#}"
-    );
+    // under load the kernel may skip a program run (an interrupt completing a request inside
+    // one): such requests are counted as lost, and must stay rare
+    let lost = u64_at(w, "/lost_ring_full") + u64_at(w, "/lost_other");
+    assert!(lost * 1000 <= captured, "{lost} lost of {captured}: {w:#}");
     let mix = &w["mix"];
     assert_eq!(
         (mix[0]["op"].as_str(), f64_at(&mix[0], "/count_pct")),
