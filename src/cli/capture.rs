@@ -7,12 +7,14 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use iocap_console::interrupt::INTERRUPTED;
+use iocap_console::progress::LiveLine;
 use iocap_flags::{duration_arg, listed, OutputArg, SaveArgs};
 use iocap_model::workload::Workload;
-use iocap_session::{CaptureRequest, CaptureTick};
+use iocap_report::workload::captured_line;
+use iocap_session::CaptureRequest;
 
 use super::execute::new_run;
-use super::{print_stdout, Exit};
+use super::Exit;
 
 #[derive(Args, Debug)]
 #[command(mut_arg("output", |a| listed(a).long("format").visible_alias(None)))]
@@ -57,41 +59,28 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
         target: a.target.clone(),
         duration_s: a.duration,
         out: a.trace.clone(),
-        force: a.force,
         comm: a.comm.clone(),
         pid: a.pid,
     };
     let mut run = new_run("capture");
-    let stamp: String = run
-        .started_at
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(14)
-        .collect();
-    let stamp = format!(
-        "{}-{}",
-        &stamp[..8.min(stamp.len())],
-        &stamp[8.min(stamp.len())..]
-    );
-    let mut line = Live::new(&a.target);
-    let outcome = iocap_session::capture(&req, &run.started_at, &stamp, &INTERRUPTED, &mut |t| {
-        line.tick(t)
-    });
+    let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
+    let mut open = |p: &std::path::Path| iocap_console::files::create_new_file(p, a.force);
+    let outcome =
+        iocap_session::capture(&req, &run.started_at, &INTERRUPTED, &mut open, &mut |t| {
+            let lost = iocap_report::fmt::count(t.lost as f64);
+            let n = iocap_report::fmt::count(t.records as f64);
+            line.show(&format!("{:.0} s, {n} requests, {lost} lost", t.elapsed_s))
+        });
     drop(line);
     let outcome = outcome?;
     // described from the file once it is complete: the capture's own CPU goes to recording,
     // and what is printed is what `iocap characterise FILE` says
     let w = iocap_session::characterise(std::slice::from_ref(&outcome.path))?;
+    let (s, path) = (&outcome.summary, outcome.path.display().to_string());
+    let unmatched = outcome.stats.unmatched_completions;
     eprintln!(
-        "iocap: {} requests written to {} ({} bytes, {:.1} per request){}",
-        iocap_report::fmt::count(outcome.summary.records as f64),
-        iocap_report::fmt::printable(&outcome.path.display().to_string()),
-        iocap_report::fmt::count(outcome.summary.file_bytes as f64),
-        outcome.summary.file_bytes as f64 / outcome.summary.records.max(1) as f64,
-        match outcome.stats.unmatched_completions {
-            0 => String::new(),
-            n => format!("; {n} completions of requests issued before the start left out"),
-        }
+        "iocap: {}",
+        captured_line(&path, s.records, s.file_bytes, unmatched)
     );
     let code = if outcome.stopped && a.duration.is_some() {
         Exit::Interrupted
@@ -165,15 +154,8 @@ fn finish(
     save.stamp(run);
     let mut w = w;
     if let Some(scan) = iocap_console::keep::newest_cachescan(save.store.db.as_deref()) {
-        w.working_set.fits = Some(
-            iocap_assess::workload::fits_in_cache(w.working_set.distinct_bytes, &scan)
-                .unwrap_or_else(|| {
-                    format!(
-                        "none of the {} cache levels this host's last scan found",
-                        scan.levels.len()
-                    )
-                }),
-        );
+        let ws = w.working_set.distinct_bytes;
+        w.working_set.fits = Some(iocap_assess::workload::place_in_caches(ws, &scan));
     }
     if let Some(p) = profile {
         let name = p
@@ -188,51 +170,7 @@ fn finish(
         );
     }
     run.workload = Some(w);
-    if output.is_text() {
-        print_stdout(&iocap_report::fmt::printable_lines(
-            &iocap_report::run_text(run),
-        ));
-    } else {
-        print_stdout(&iocap_report::json(run));
-    }
+    // the exit code is the caller's: a capture ended by Ctrl-C without --duration succeeded
+    let _ = super::execute::finish(run, output.output, || iocap_report::run_text(run));
     save.keep(std::slice::from_ref(run))
-}
-
-/// The capture's line on the terminal, once a second.
-struct Live {
-    tty: bool,
-    target: String,
-}
-
-impl Live {
-    fn new(target: &str) -> Live {
-        Live {
-            tty: iocap_console::progress::stderr_is_terminal(),
-            target: target.into(),
-        }
-    }
-    fn tick(&mut self, t: &CaptureTick) {
-        if self.tty {
-            let line = format!(
-                "iocap capture {}: {:.0} s, {} requests, {} lost",
-                self.target,
-                t.elapsed_s,
-                iocap_report::fmt::count(t.records as f64),
-                t.lost
-            );
-            let w = iocap_report::terminal::columns().saturating_sub(1);
-            eprint!(
-                "\r\x1b[2K{}",
-                iocap_report::terminal::fit(&iocap_report::fmt::printable(&line), w)
-            );
-        }
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        if self.tty {
-            eprint!("\r\x1b[2K");
-        }
-    }
 }

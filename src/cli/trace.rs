@@ -32,7 +32,11 @@ pub struct ConvertArgs {
 }
 
 pub fn convert(a: ConvertArgs) -> Result<Exit> {
-    let c = iocap_trace::convert(&a.inputs, a.to, &a.output, a.force, a.filename.as_deref())?;
+    // the inputs are checked before the output exists, and never written over by it
+    iocap_trace::open_trace(&a.inputs)?;
+    iocap_trace::convert::refuse_output_among_inputs(&a.inputs, &a.output)?;
+    let file = iocap_console::files::create_new_file(&a.output, a.force)?;
+    let c = iocap_trace::convert(&a.inputs, a.to, (file, &a.output), a.filename.as_deref())?;
     let skipped = match c.written.skipped {
         0 => String::new(),
         n => format!(" ({n} requests fio's iolog cannot hold were left out)"),

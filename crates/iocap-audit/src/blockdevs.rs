@@ -148,6 +148,8 @@ mod tests {
     fn tmpfs_is_refused_with_its_name() {
         let shm = Path::new("/dev/shm");
         if !shm.exists() {
+            assert!(std::env::var_os("CI").is_none(), "CI's Debian has /dev/shm");
+            eprintln!("skipping: no /dev/shm here");
             return;
         }
         let e = disks_under(&Root::system(), "/dev/shm").unwrap_err();

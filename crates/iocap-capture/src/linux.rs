@@ -28,6 +28,9 @@ pub struct Capture {
     asm: Assembler,
 }
 
+/// What a user without the privileges reads.
+const NEEDS_ROOT: &str = "a capture needs root (or the CAP_BPF and CAP_PERFMON capabilities)";
+
 fn unavailable(what: impl Into<String>) -> CaptureError {
     CaptureError::Unavailable { what: what.into() }
 }
@@ -49,7 +52,7 @@ fn refused(e: std::io::Error, doing: &str) -> CaptureError {
             )
         }
         Some(libc::EPERM) | Some(libc::EACCES) if !root => format!(
-            "{doing} needs root (or CAP_BPF and CAP_PERFMON){}",
+            "{NEEDS_ROOT} ({doing} was refused){}",
             if unpriv {
                 "; kernel.unprivileged_bpf_disabled is set"
             } else {
@@ -68,22 +71,24 @@ fn refused(e: std::io::Error, doing: &str) -> CaptureError {
 impl Capture {
     pub fn start(cfg: &CaptureConfig) -> Result<Capture, CaptureError> {
         let ring_bytes = cfg.ring_bytes.max(4096).next_power_of_two();
-        let tracefs = format::tracefs().ok_or_else(|| {
-            unavailable(
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let tracefs = format::tracefs().ok_or_else(|| match root {
+            true => unavailable(
                 "tracefs is not mounted and could not be (mount it: `mount -t tracefs nodev \
                  /sys/kernel/tracing`)",
-            )
+            ),
+            // tracefs is root's alone on most systems: the cause is who runs, not the mount
+            false => unavailable(NEEDS_ROOT),
         })?;
-        let issue_ev = format::read_event(&tracefs, "block_rq_issue").map_err(|e| {
-            unavailable(format!(
+        let unreadable = |e: String| match root {
+            true => unavailable(format!(
                 "this kernel's block tracepoints cannot be read ({e})"
-            ))
-        })?;
-        let done_ev = format::read_event(&tracefs, "block_rq_complete").map_err(|e| {
-            unavailable(format!(
-                "this kernel's block tracepoints cannot be read ({e})"
-            ))
-        })?;
+            )),
+            false => unavailable(format!("{NEEDS_ROOT} ({e})")),
+        };
+        let issue_ev = format::read_event(&tracefs, "block_rq_issue").map_err(unreadable)?;
+        let done_ev = format::read_event(&tracefs, "block_rq_complete").map_err(unreadable)?;
         let ring = sys::map_create(sys::MAP_RINGBUF, 0, 0, ring_bytes as u32)
             .map_err(|e| refused(e, "creating the BPF ring buffer"))?;
         let inflight = sys::map_create(

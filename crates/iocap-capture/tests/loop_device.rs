@@ -40,31 +40,59 @@ fn dev_of(path: &str) -> DevId {
 #[repr(C, align(4096))]
 struct Buf([u8; 8192]);
 
-#[test]
-fn every_request_issued_on_a_loop_device_is_captured_once() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 && skip("needs root") {
-        return;
+impl Buf {
+    /// Bytes no compressor or deduplicator shrinks (xorshift64*), so nothing below the loop
+    /// device could make these writes cheaper than the device's.
+    fn random(seed: u64) -> Buf {
+        let mut b = Buf([0; 8192]);
+        let mut x = seed | 1;
+        for chunk in b.0.chunks_mut(8) {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            chunk.copy_from_slice(&x.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes());
+        }
+        b
     }
-    let dir = tempfile::tempdir().unwrap();
-    let backing = dir.path().join("disk");
+}
+
+/// A loop device (direct I/O) over a new file of `bytes` in `dir`, detached when dropped;
+/// `None` after [`skip`] when this is not root or losetup fails.
+fn attach(dir: &std::path::Path, bytes: u64) -> Option<Loop> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip("needs root");
+        return None;
+    }
+    let backing = dir.join("disk");
     std::fs::File::create(&backing)
         .unwrap()
-        .set_len(64 << 20)
+        .set_len(bytes)
         .unwrap();
     let out = Command::new("losetup")
         .args(["--find", "--show", "--direct-io=on"])
         .arg(&backing)
         .output();
-    let dev = match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+    match out {
+        Ok(o) if o.status.success() => {
+            let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            std::thread::sleep(Duration::from_millis(300)); // udev's probe reads
+            Some(Loop(dev))
+        }
         _ => {
             skip("losetup could not attach a loop device");
-            return;
+            None
         }
+    }
+}
+
+#[test]
+fn every_request_issued_on_a_loop_device_is_captured_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(lo) = attach(dir.path(), 64 << 20) else {
+        return;
     };
-    let _guard = Loop(dev.clone());
-    std::thread::sleep(Duration::from_millis(300)); // udev's probe reads
+    let dev = lo.0.clone();
     let cfg = CaptureConfig {
         devices: vec![dev_of(&dev)],
         ..CaptureConfig::default()
@@ -77,7 +105,7 @@ fn every_request_issued_on_a_loop_device_is_captured_once() {
         .custom_flags(libc::O_DIRECT)
         .open(&dev)
         .unwrap();
-    let mut buf = Buf([7u8; 8192]);
+    let mut buf = Buf::random(7);
     let mut want = vec![];
     for i in 0..200u64 {
         let off = (i * 37 % 4000) * 8192;
@@ -163,29 +191,11 @@ fn a_pid_filter_of_another_process_records_nothing_of_ours() {
 
 #[test]
 fn a_ring_buffer_too_small_to_keep_up_counts_every_request_it_lost() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 && skip("needs root") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let backing = dir.path().join("disk");
-    std::fs::File::create(&backing)
-        .unwrap()
-        .set_len(16 << 20)
-        .unwrap();
-    let out = Command::new("losetup")
-        .args(["--find", "--show", "--direct-io=on"])
-        .arg(&backing)
-        .output();
-    let dev = match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
-        _ => {
-            skip("losetup could not attach a loop device");
-            return;
-        }
+    let Some(lo) = attach(dir.path(), 16 << 20) else {
+        return;
     };
-    let _guard = Loop(dev.clone());
-    std::thread::sleep(Duration::from_millis(300));
+    let dev = lo.0.clone();
     // one page of ring: about 50 records, and nothing drains it while the reads run
     let cfg = CaptureConfig {
         devices: vec![dev_of(&dev)],
@@ -198,7 +208,7 @@ fn a_ring_buffer_too_small_to_keep_up_counts_every_request_it_lost() {
         .custom_flags(libc::O_DIRECT)
         .open(&dev)
         .unwrap();
-    let mut buf = Buf([0u8; 8192]);
+    let mut buf = Buf::random(9);
     for i in 0..500u64 {
         f.read_exact_at(&mut buf.0[..4096], (i % 4000) * 4096)
             .unwrap();

@@ -1,6 +1,7 @@
 //! The files iocap writes for the user (an HTML report, an export, man pages): always new
 //! files, never over one the user has unless they said `--force`. Every `-o`, `--output` and
-//! `--html` file goes through [`write_new_file`], so this is where the rules are kept:
+//! `--html` file, and every trace, goes through [`create_new_file`] ([`write_new_file`] for a
+//! text written at once), so this is where the rules are kept:
 //! - a symbolic link is never written through, not even with `--force` (docs/safety.md, rule 3):
 //!   `-o LINK --force` would replace the file the link points to, somewhere the user did not
 //!   name. It is refused naming the link, before opening and again by `O_NOFOLLOW` at the open,
@@ -54,6 +55,14 @@ fn refuse_unreplaceable(p: &Path) -> Result<()> {
 /// Writes `text` to a new file (or over an existing regular file only with `force`); a
 /// symbolic link is refused either way.
 pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
+    let mut f = create_new_file(p, force)?;
+    f.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write {}", p.display()))
+}
+
+/// Opens a new file for writing (or an existing regular file, emptied, only with `force`); a
+/// symbolic link is refused either way. For what iocap writes as it goes (a trace).
+pub fn create_new_file(p: &Path, force: bool) -> Result<std::fs::File> {
     refuse_unreplaceable(p)?;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true);
@@ -70,7 +79,7 @@ pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
         &mut opts,
         libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
     );
-    let mut f = opts.open(p).map_err(|e| {
+    opts.open(p).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             anyhow::anyhow!(
                 "{} already exists; iocap does not overwrite files (remove it, give another \
@@ -82,9 +91,7 @@ pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
         } else {
             anyhow::anyhow!("cannot create {}: {e}", p.display())
         }
-    })?;
-    f.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", p.display()))
+    })
 }
 
 /// Whether the open failed on a symbolic link (O_NOFOLLOW's ELOOP).

@@ -89,7 +89,9 @@ impl LiveLine {
         l
     }
 
-    fn show(&mut self, what: &str) {
+    /// Shows `what` after the label, replacing the line (on a terminal only): a command's
+    /// own progress (`iocap capture`'s seconds and requests).
+    pub fn show(&mut self, what: &str) {
         if !self.tty {
             return;
         }

@@ -22,6 +22,7 @@ pub mod ranks;
 pub mod result;
 pub mod spec;
 pub mod stored;
+pub mod text;
 pub mod timer;
 pub mod uncertainty;
 pub mod units;

@@ -1,5 +1,7 @@
-//! Stored strings shown in a terminal. A label, tag, note, target path or hostname comes from
-//! whoever saved the run, perhaps another user of a shared store; printed raw, an escape
+//! Stored strings shown in a terminal, a CSV cell or JSON (docs/safety.md, rule 7). A label,
+//! tag, note, target path or hostname comes from whoever saved the run, perhaps another user
+//! of a shared store, and a trace's process names and a file's first bytes come from whoever
+//! wrote them; printed raw, an escape
 //! sequence in it (`\e[2J`, `\e]0;title\a`) would clear or retitle the reader's terminal. The
 //! text views show every control character escaped, and so do CSV and Markdown, which people
 //! open in a terminal, an editor or a spreadsheet. JSON stays exact: [`json_escaped`] writes
@@ -39,7 +41,7 @@ fn unsafe_char(c: char, keep_lines: bool) -> bool {
 
 /// `c` as [`printable`] shows it (`\e`, `\xNN`, `\u{NN}`), for a character that
 /// [`acts_on_terminal`].
-pub(crate) fn push_escaped(out: &mut String, c: char) {
+pub fn push_escaped(out: &mut String, c: char) {
     match c {
         '\x1b' => out.push_str("\\e"),
         '\x07' => out.push_str("\\a"),
@@ -71,6 +73,49 @@ pub fn json_escaped(json: String) -> String {
     out
 }
 
+/// Bytes that may not be text (a file's first bytes, a field of a foreign log) as one safe,
+/// quotable line: printable ASCII as it is, `"` and `\\` escaped, any other byte as `\xNN`.
+pub fn printable_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        match b {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out
+}
+
+/// A CSV text cell (RFC 4180) that is safe to open: controls escaped as in
+/// [`printable_lines`], a cell a spreadsheet would take for a formula neutralised with a
+/// leading `'`, then quoted when it holds a comma, a quote or a line break. Every CSV iocap
+/// writes (the run export, a trace's export) goes through it.
+pub fn csv_cell(s: &str) -> String {
+    let s = printable_lines(s);
+    let s = if starts_formula(&s) {
+        format!("'{s}")
+    } else {
+        s.into_owned()
+    };
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// Whether a spreadsheet would take `s` as a formula (OWASP's list: `=`, `+`, `-`, `@`, tab,
+/// CR first) rather than a number such as `-1.5` or `+3e2`.
+fn starts_formula(s: &str) -> bool {
+    let number = s.parse::<f64>().is_ok_and(f64::is_finite)
+        && s.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c));
+    s.starts_with(['=', '+', '-', '@', '\t', '\r']) && !number
+}
+
 fn escape(s: &str, keep_lines: bool) -> Cow<'_, str> {
     if !s.chars().any(|c| unsafe_char(c, keep_lines)) {
         return Cow::Borrowed(s);
@@ -96,6 +141,14 @@ mod tests {
         assert_eq!(printable("a\u{9b}31m\x7f\x00b"), "a\\u{9b}31m\\x7f\\x00b");
         assert_eq!(printable("two\nlines\r\t"), "two\\nlines\\r\\t");
         assert_eq!(printable("abc\u{202e}cba"), "abc\\u{202e}cba");
+    }
+
+    #[test]
+    fn raw_bytes_show_as_one_quotable_line() {
+        assert_eq!(
+            printable_bytes(b"PK\x03\x04\x1b[2J\"a\\\xff\n"),
+            "PK\\x03\\x04\\x1b[2J\\\"a\\\\\\xff\\x0a"
+        );
     }
 
     #[test]

@@ -169,6 +169,9 @@ pub struct Durability {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Percentiles {
+    /// The mean (iostat's `r_await`/`w_await` are means of the same device time).
+    #[serde(default)]
+    pub mean_us: f64,
     pub p50_us: f64,
     pub p90_us: f64,
     pub p99_us: f64,

@@ -14,33 +14,14 @@
 
 use iocap_model::{OpStats, RunResult, TestResult};
 
-use crate::fmt::printable_lines;
-
 const HEADER: &str = "run_id,test,scope,target,ios,bytes,iops,mib_s,mb_s,lat_us_min,lat_us_mean,\
 lat_us_stddev,lat_us_p50,lat_us_p90,lat_us_p95,lat_us_p99,lat_us_p99_9,lat_us_p99_99,\
 lat_us_p99_999,lat_us_max,label,started_at,rw,bs_bytes,qd,threads,targets,partial";
 
-/// A text cell: controls escaped, a formula neutralised, then quoted.
+/// A text cell: controls escaped, a formula neutralised, then quoted (the one rule, the
+/// model's).
 fn quote(s: &str) -> String {
-    let s = printable_lines(s);
-    let s = if starts_formula(&s) {
-        format!("'{s}")
-    } else {
-        s.into_owned()
-    };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
-
-/// Whether a spreadsheet would take `s` as a formula (OWASP's list: `=`, `+`, `-`, `@`, tab,
-/// CR first) rather than a number such as `-1.5` or `+3e2`.
-fn starts_formula(s: &str) -> bool {
-    let number = s.parse::<f64>().is_ok_and(f64::is_finite)
-        && s.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c));
-    s.starts_with(['=', '+', '-', '@', '\t', '\r']) && !number
+    iocap_model::text::csv_cell(s)
 }
 
 fn row(out: &mut String, run: &RunResult, t: &TestResult, scope: &str, target: &str, o: &OpStats) {

@@ -8,6 +8,25 @@ use iocap_model::{format_bytes, human_bytes};
 
 use crate::fmt::{count, lat_us, printable};
 
+/// What a finished capture wrote, for stderr: the file, its size per request, and the
+/// completions of requests issued before the start, which the trace leaves out.
+pub fn captured_line(path: &str, records: u64, file_bytes: u64, unmatched: u64) -> String {
+    let before = match unmatched {
+        0 => String::new(),
+        n => format!(
+            "; {} completions of requests issued before the start left out",
+            count(n as f64)
+        ),
+    };
+    format!(
+        "{} requests written to {} ({} bytes, {:.1} per request){before}",
+        count(records as f64),
+        printable(path),
+        count(file_bytes as f64),
+        file_bytes as f64 / records.max(1) as f64
+    )
+}
+
 /// The workload as text.
 pub fn render(w: &Workload) -> String {
     let mut o = String::new();
@@ -322,6 +341,7 @@ mod tests {
             durability: Durability {
                 durable_writes: 123_456_789,
                 durable_latency: Some(Percentiles {
+                    mean_us: 999_999.0,
                     p50_us: 999_999.0,
                     p90_us: 999_999.0,
                     p99_us: 999_999.0,

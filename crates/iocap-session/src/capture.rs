@@ -22,8 +22,6 @@ pub struct CaptureRequest {
     pub duration_s: Option<f64>,
     /// The trace file; `None`: `iocap-DEV-YYYYMMDD-HHMMSS.iotrace` in the current directory.
     pub out: Option<PathBuf>,
-    /// Replace an existing trace file (a regular file only).
-    pub force: bool,
     pub comm: Option<String>,
     pub pid: Option<u32>,
 }
@@ -64,10 +62,17 @@ pub fn capture_devices(target: &str) -> Result<Vec<DeviceInfo>> {
         .collect())
 }
 
-/// The default trace file: the first device's name and the start time (`20261126-221500`).
-pub fn default_trace_path(devices: &[DeviceInfo], stamp: &str) -> PathBuf {
+/// The default trace file: the first device's name and the start time, from the run's
+/// RFC 3339 `started_at` (`iocap-vda-20261126-221500.iotrace`).
+pub fn default_trace_path(devices: &[DeviceInfo], started_at: &str) -> PathBuf {
     let dev = devices.first().map_or("dev", |d| d.name.as_str());
-    PathBuf::from(format!("iocap-{dev}-{stamp}.iotrace"))
+    let digits: String = started_at
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    let (day, time) = digits.split_at(digits.len().min(8));
+    PathBuf::from(format!("iocap-{dev}-{day}-{time}.iotrace"))
 }
 
 /// The trace file, and the first error writing it.
@@ -86,13 +91,14 @@ impl Sinks {
     }
 }
 
-/// Records `req.target`'s disks until the duration passes or `stop` is raised. The file is
+/// Records `req.target`'s disks until the duration passes or `stop` is raised, into the file
+/// `open` makes at the trace's path, once the kernel accepted the capture. The file is
 /// complete whichever ended it.
 pub fn capture(
     req: &CaptureRequest,
     started_at: &str,
-    stamp: &str,
     stop: &AtomicBool,
+    open: &mut dyn FnMut(&std::path::Path) -> Result<std::fs::File>,
     tick: &mut dyn FnMut(&CaptureTick),
 ) -> Result<CaptureOutcome> {
     if req.duration_s.is_some_and(|d| !(d > 0.0 && d.is_finite())) {
@@ -102,7 +108,7 @@ pub fn capture(
     let path = req
         .out
         .clone()
-        .unwrap_or_else(|| default_trace_path(&devices, stamp));
+        .unwrap_or_else(|| default_trace_path(&devices, started_at));
     let meta = TraceMeta {
         source: iocap_trace::meta::source::CAPTURE.into(),
         started_at: started_at.into(),
@@ -120,7 +126,8 @@ pub fn capture(
     };
     // the kernel side first: a host that refuses BPF leaves no empty file behind
     let mut cap = Capture::start(&config)?;
-    let writer = TraceWriter::create(&path, &meta, req.force)?;
+    // the file is opened by the caller's rule for files iocap writes (never over the user's)
+    let writer = TraceWriter::new(open(&path)?, &path, &meta)?;
     let mut sinks = Sinks {
         writer,
         failed: None,
@@ -228,4 +235,29 @@ fn device_names(meta: &TraceMeta) -> Vec<String> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_trace_is_named_for_its_disk_and_start() {
+        let d = DeviceInfo {
+            dev: DevId {
+                major: 254,
+                minor: 0,
+            },
+            name: "vda".into(),
+            size_bytes: None,
+        };
+        assert_eq!(
+            default_trace_path(&[d], "2026-11-26T22:15:00Z"),
+            PathBuf::from("iocap-vda-20261126-221500.iotrace")
+        );
+        assert_eq!(
+            default_trace_path(&[], ""),
+            PathBuf::from("iocap-dev--.iotrace")
+        );
+    }
 }

@@ -140,7 +140,7 @@ fn main() {
     ] {
         let path = dir.path().join(format!("{name}.iocap"));
         let start = Instant::now();
-        let mut w = TraceWriter::create(&path, &TraceMeta::default(), false).expect("create");
+        let mut w = TraceWriter::create_new(&path, &TraceMeta::default()).expect("create");
         let mut next_second = 1_000_000_000;
         for r in &recs {
             if r.issue_ns >= next_second {

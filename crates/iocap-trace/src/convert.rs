@@ -2,7 +2,7 @@
 //! blktrace or fio's iolog, so that it keeps and loads fast), fio's iolog v3 (for `fio
 //! --read_iolog`), or CSV. Streaming, as everything here: one chunk of records at a time.
 
-use std::fs::OpenOptions;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::TraceError;
@@ -49,21 +49,51 @@ pub struct Converted {
     pub out: PathBuf,
 }
 
-/// Reads `inputs` (any format [`open_trace`] knows) and writes them to `out` in `to`. `out` is
-/// created new, or replaced only when `force` and it is a regular file. `fio_filename` is the
-/// file fio's iolog names (default: the trace's first device as `/dev/NAME`). A record that
-/// cannot be read ends the output, which keeps what came before it, and is the error.
+/// Refuses an output that is one of the inputs (the same file by any name): opening it for
+/// writing would empty the trace before it is read.
+pub fn refuse_output_among_inputs(inputs: &[PathBuf], out: &Path) -> Result<(), TraceError> {
+    let Ok(o) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    for i in inputs {
+        if let Ok(m) = std::fs::metadata(i) {
+            if same_file(&m, &o) {
+                return Err(TraceError::io(
+                    out,
+                    std::io::Error::other("is the trace being read; give another output name"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+/// Reads `inputs` (any format [`open_trace`] knows) and writes them in `to` to `file`, opened
+/// by the caller under the rule for the files iocap writes (`iocap_console::files`); `out`
+/// names it. `fio_filename` is the file fio's iolog names (default: the trace's first device
+/// as `/dev/NAME`). A record that cannot be read ends the output, which keeps what came before
+/// it, and is the error. The inputs are opened before anything is written.
 pub fn convert(
     inputs: &[PathBuf],
     to: ExportFormat,
-    out: &Path,
-    force: bool,
+    (file, out): (File, &Path),
     fio_filename: Option<&str>,
 ) -> Result<Converted, TraceError> {
     let mut source = open_trace(inputs)?;
     let from = source.format().name();
     if to == ExportFormat::Iocap {
-        let mut w = TraceWriter::create(out, source.meta(), force)?;
+        let mut w = TraceWriter::new(file, out, source.meta())?;
         let mut n = 0u64;
         let mut failed = None;
         for r in source.by_ref() {
@@ -93,7 +123,6 @@ pub fn convert(
             }),
         };
     }
-    let file = create(out, force)?;
     let written = match to {
         ExportFormat::FioIolog => {
             let name = fio_filename
@@ -116,26 +145,6 @@ fn default_filename(source: &dyn TraceSource) -> String {
         Some(d) if !d.name.is_empty() => format!("/dev/{}", d.name),
         _ => "/dev/sdX".to_string(),
     }
-}
-
-/// A new file, or an existing regular file when `force`.
-fn create(out: &Path, force: bool) -> Result<std::fs::File, TraceError> {
-    if force {
-        if let Ok(m) = std::fs::symlink_metadata(out) {
-            if !m.is_file() {
-                return Err(TraceError::NotRegularFile { path: out.into() });
-            }
-            std::fs::remove_file(out).map_err(|e| TraceError::io(out, e))?;
-        }
-    }
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(out)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => TraceError::Exists { path: out.into() },
-            _ => TraceError::io(out, e),
-        })
 }
 
 #[cfg(test)]
@@ -169,7 +178,7 @@ mod tests {
             }],
             ..TraceMeta::default()
         };
-        let mut w = TraceWriter::create(&p, &meta, false).unwrap();
+        let mut w = TraceWriter::create_new(&p, &meta).unwrap();
         for i in 0..10 {
             w.push(&rec(
                 i,
@@ -195,8 +204,7 @@ mod tests {
         let c = convert(
             std::slice::from_ref(&t),
             ExportFormat::FioIolog,
-            &fio,
-            false,
+            (File::create(&fio).unwrap(), &fio),
             None,
         )
         .unwrap();
@@ -204,8 +212,16 @@ mod tests {
         let text = std::fs::read_to_string(&fio).unwrap();
         assert!(text.contains("/dev/loop0 read 8192 8192"), "{text}");
         assert!(text.contains("9000 /dev/loop0 sync"), "{text}");
+        let e = refuse_output_among_inputs(std::slice::from_ref(&fio), &fio).unwrap_err();
+        assert!(e.to_string().contains("is the trace being read"), "{e}");
         let back = d.path().join("back.iotrace");
-        convert(&[fio], ExportFormat::Iocap, &back, false, None).unwrap();
+        convert(
+            &[fio],
+            ExportFormat::Iocap,
+            (File::create(&back).unwrap(), &back),
+            None,
+        )
+        .unwrap();
         let recs: Vec<IoRecord> = TraceReader::open(&back)
             .unwrap()
             .map(Result::unwrap)
@@ -214,30 +230,14 @@ mod tests {
         assert_eq!(recs[1].sector, 16);
         assert_eq!(recs[9].op, Op::Flush);
         let csv = d.path().join("t.csv");
-        let c = convert(&[t], ExportFormat::Csv, &csv, false, None).unwrap();
-        assert_eq!(c.from, "iocap trace");
-        assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 11);
-    }
-
-    #[test]
-    fn an_existing_output_is_kept_without_force() {
-        let d = tempfile::tempdir().unwrap();
-        let t = trace(d.path());
-        let out = d.path().join("mine.csv");
-        std::fs::write(&out, "the user's").unwrap();
-        let e = convert(
-            std::slice::from_ref(&t),
+        let c = convert(
+            &[t],
             ExportFormat::Csv,
-            &out,
-            false,
+            (File::create(&csv).unwrap(), &csv),
             None,
         )
-        .unwrap_err();
-        assert!(e.to_string().contains("already exists and is kept"), "{e}");
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "the user's");
-        convert(&[t], ExportFormat::Csv, &out, true, None).unwrap();
-        assert!(std::fs::read_to_string(&out)
-            .unwrap()
-            .starts_with("issue_ns,"));
+        .unwrap();
+        assert_eq!(c.from, "iocap trace");
+        assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 11);
     }
 }

@@ -12,8 +12,7 @@
 //! `IoRecord::parse_rwbs` reads it back. The process name is text another user chose: like
 //! every CSV iocap writes (docs/safety.md, rule 7; `iocap_report::csv`), its control and
 //! bidirectional characters are escaped (`\e`, `\x01`, `\u{202e}`) and one that a spreadsheet
-//! would take for a formula starts with `'`. (Not through iocap-report's function: this crate
-//! sits below the report, which is to show traces, so it does not depend on it.)
+//! would take for a formula starts with `'`. (`iocap_model::text::csv_cell`, the run export's rule too.)
 
 use std::io::{BufWriter, Write};
 
@@ -103,38 +102,10 @@ pub fn rwbs(r: &IoRecord) -> String {
     s
 }
 
-/// A text cell: controls escaped, a formula neutralised, then quoted (RFC 4180).
+/// A text cell: controls escaped, a formula neutralised, then quoted (RFC 4180), by the rule
+/// every CSV iocap writes follows.
 fn text_cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\x1b' => out.push_str("\\e"),
-            '\x07' => out.push_str("\\a"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() && (c as u32) < 0x80 => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if c.is_control()
-                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
-            {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    let number = out.parse::<f64>().is_ok_and(f64::is_finite)
-        && out
-            .chars()
-            .all(|c| c.is_ascii_digit() || "+-.eE".contains(c));
-    if out.starts_with(['=', '+', '-', '@']) && !number {
-        out.insert(0, '\'');
-    }
-    if out.contains([',', '"']) {
-        out = format!("\"{}\"", out.replace('"', "\"\""));
-    }
-    out
+    iocap_model::text::csv_cell(s)
 }
 
 #[cfg(test)]

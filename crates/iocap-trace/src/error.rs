@@ -20,15 +20,10 @@ pub enum TraceError {
     #[error("writing the export: {0}")]
     Write(#[source] std::io::Error),
     #[error(
-        "{}: already exists and is kept; iocap writes over a file only when told to (--force)",
+        "{}: already exists and is kept; iocap does not write over a file",
         path.display()
     )]
     Exists { path: PathBuf },
-    #[error(
-        "{}: is not a regular file; --force replaces only a regular file",
-        path.display()
-    )]
-    NotRegularFile { path: PathBuf },
     #[error("no trace file was given")]
     NoPaths,
     #[error(
@@ -103,39 +98,14 @@ pub fn records_before(n: u64) -> String {
     match n {
         0 => "no record before it was read".to_string(),
         1 => "the one record before it is read".to_string(),
-        n => format!("the {} records before it are read", thousands(n)),
+        n => format!(
+            "the {} records before it are read",
+            iocap_model::format_count(n)
+        ),
     }
 }
 
-/// `48000` as `48,000`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The first bytes of a file as text a terminal shows safely: printable ASCII as it is, any
-/// other byte as `\xNN`.
-pub fn printable_bytes(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    for &b in bytes {
-        match b {
-            b'"' | b'\\' => {
-                out.push('\\');
-                out.push(b as char);
-            }
-            0x20..=0x7e => out.push(b as char),
-            _ => out.push_str(&format!("\\x{b:02x}")),
-        }
-    }
-    out
-}
+pub use iocap_model::text::printable_bytes;
 
 #[cfg(test)]
 mod tests {
@@ -143,10 +113,6 @@ mod tests {
 
     #[test]
     fn counts_read_with_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(48_000), "48,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(records_before(1), "the one record before it is read");
     }
 

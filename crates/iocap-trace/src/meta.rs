@@ -91,29 +91,6 @@ mod dev_text {
     }
 }
 
-/// Unix time as RFC 3339 in UTC, to the microsecond (`2026-11-26T22:06:12.123456Z`).
-pub fn rfc3339_utc(unix_s: i64, nanos: u32) -> String {
-    let days = unix_s.div_euclid(86_400);
-    let secs = unix_s.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days: the proleptic Gregorian date of a day number
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60,
-        nanos / 1000
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,15 +120,5 @@ mod tests {
         let newer: TraceMeta = serde_json::from_str(r#"{"source":"x","new":1}"#).unwrap();
         assert_eq!(newer.source, "x");
         assert!(newer.devices.is_empty());
-    }
-
-    #[test]
-    fn unix_times_read_as_dates() {
-        assert_eq!(rfc3339_utc(0, 0), "1970-01-01T00:00:00.000000Z");
-        assert_eq!(
-            rfc3339_utc(1_795_644_372, 123_456_789),
-            "2026-11-25T22:06:12.123456Z"
-        );
-        assert_eq!(rfc3339_utc(951_782_400, 0), "2000-02-29T00:00:00.000000Z");
     }
 }

@@ -199,7 +199,7 @@ fn a_capture_never_writes_over_a_file() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", shown(&out));
     assert!(
-        stderr(&out).contains("already exists and is kept"),
+        stderr(&out).contains("already exists; iocap does not overwrite"),
         "{}",
         shown(&out)
     );

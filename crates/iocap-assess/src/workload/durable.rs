@@ -81,6 +81,7 @@ impl Durable {
 pub fn percentiles(h: &Histogram<u64>) -> Percentiles {
     let q = |x: f64| h.value_at_quantile(x) as f64 / 1000.0;
     Percentiles {
+        mean_us: h.mean() / 1000.0,
         p50_us: q(0.5),
         p90_us: q(0.9),
         p99_us: q(0.99),

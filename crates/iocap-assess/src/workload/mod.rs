@@ -164,6 +164,17 @@ impl std::hash::Hasher for FastHasher {
     }
 }
 
+/// Where the working set stands against a cache scan, in words: the level it fits in, or that
+/// it fits none of them.
+pub fn place_in_caches(working_set_bytes: u64, scan: &CacheScan) -> String {
+    fits_in_cache(working_set_bytes, scan).unwrap_or_else(|| {
+        format!(
+            "none of the {} cache levels this host's last scan found",
+            scan.levels.len()
+        )
+    })
+}
+
 /// The share `part` is of `whole`, in per cent (0 for an empty whole).
 fn pct(part: u64, whole: u64) -> f64 {
     if whole == 0 {

@@ -8,15 +8,14 @@
 //! another's does.
 
 mod error;
-mod printable;
 
 pub use error::error_text;
+pub(crate) use iocap_model::text::push_escaped;
+pub use iocap_model::text::{acts_on_terminal, json_escaped, printable, printable_lines};
 /// Sizes as the parsers read them back (`8K`, `1.5G`) and for people (`77.5G`); latencies in
 /// whole microseconds (`850 µs`, `12.5 ms`): the model's, as the measuring crates' sentences use
 /// them too.
 pub use iocap_model::{format_bytes, format_us, human_bytes};
-pub(crate) use printable::push_escaped;
-pub use printable::{acts_on_terminal, json_escaped, printable, printable_lines};
 
 /// A missing figure in the terminal tables, the HTML report and the CSV-like columns.
 pub const MISSING: &str = "-";

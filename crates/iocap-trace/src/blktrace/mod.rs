@@ -53,7 +53,7 @@ mod tests;
 use std::path::{Path, PathBuf};
 
 use crate::error::TraceError;
-use crate::meta::{rfc3339_utc, source, DeviceInfo, TraceMeta};
+use crate::meta::{source, DeviceInfo, TraceMeta};
 use crate::record::{DevId, IoRecord};
 use crate::{TraceFormat, TraceSource};
 use event::{BlkFile, EventError};
@@ -228,11 +228,9 @@ fn meta_from_heads(merger: &merge::Merger, base_ns: u64, paths: &[PathBuf]) -> T
             };
             let wall_ns = i128::from(word(0)) * 1_000_000_000 + i128::from(word(4));
             let start = wall_ns - i128::from(ev.time_ns - base_ns);
-            let (s, ns) = (
-                start.div_euclid(1_000_000_000),
-                start.rem_euclid(1_000_000_000),
-            );
-            meta.started_at = rfc3339_utc(s as i64, ns as u32);
+            // to the second, as every time iocap records
+            let s = start.div_euclid(1_000_000_000).max(0);
+            meta.started_at = iocap_model::rfc3339_utc(s as u64);
         }
     }
     let names: Vec<&str> = meta.devices.iter().map(|d| d.name.as_str()).collect();

@@ -66,7 +66,7 @@ fn awkward() -> Vec<IoRecord> {
 }
 
 fn write(path: &Path, chunks: &[&[IoRecord]], finish: bool) {
-    let mut w = TraceWriter::create(path, &meta(), false).unwrap();
+    let mut w = TraceWriter::create_new(path, &meta()).unwrap();
     for (i, c) in chunks.iter().enumerate() {
         for r in *c {
             w.push(r).unwrap();
@@ -234,22 +234,13 @@ fn a_damaged_chunk_is_named_by_its_offset() {
 }
 
 #[test]
-fn an_existing_file_is_kept_unless_forced_and_only_a_file_is_replaced() {
+fn an_existing_file_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.iocap");
     std::fs::write(&path, b"mine").unwrap();
-    let e = TraceWriter::create(&path, &meta(), false).err().unwrap();
+    let e = TraceWriter::create_new(&path, &meta()).err().unwrap();
     assert!(matches!(e, TraceError::Exists { .. }), "{e}");
     assert_eq!(std::fs::read(&path).unwrap(), b"mine");
-    TraceWriter::create(&path, &meta(), true)
-        .unwrap()
-        .finish()
-        .unwrap();
-    assert_eq!(TraceReader::open(&path).unwrap().count(), 0);
-    let e = TraceWriter::create(dir.path(), &meta(), true)
-        .err()
-        .unwrap();
-    assert!(matches!(e, TraceError::NotRegularFile { .. }), "{e}");
 }
 
 #[test]
@@ -274,7 +265,7 @@ fn chunks_fill_at_their_size() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.iocap");
     let n = MAX_CHUNK_RECORDS as u64 + 10;
-    let mut w = TraceWriter::create(&path, &meta(), false).unwrap();
+    let mut w = TraceWriter::create_new(&path, &meta()).unwrap();
     for i in 0..n {
         w.push(&rec(
             i * 10_000,
@@ -310,7 +301,7 @@ fn a_random_read_stream_takes_under_eight_bytes_a_record() {
     let n = 200_000;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.iocap");
-    let mut w = TraceWriter::create(&path, &meta(), false).unwrap();
+    let mut w = TraceWriter::create_new(&path, &meta()).unwrap();
     let mut second = 1_000_000_000;
     for _ in 0..n {
         let i = (0..4).min_by_key(|&i| slots[i]).unwrap();

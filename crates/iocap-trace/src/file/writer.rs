@@ -31,13 +31,10 @@ pub struct TraceWriter {
 }
 
 impl TraceWriter {
-    /// Creates `path` and writes the header. An existing file is kept (an error) unless
-    /// `force`, and even then only a regular file is replaced, never a device, a directory or
-    /// a symbolic link.
-    pub fn create(path: &Path, meta: &TraceMeta, force: bool) -> Result<TraceWriter, TraceError> {
-        if force {
-            replace_regular(path)?;
-        }
+    /// A new file at `path`, never over an existing one (O_EXCL), and its header. Where the
+    /// user may say `--force`, the caller opens the file by its own rule and hands it to
+    /// [`TraceWriter::new`].
+    pub fn create_new(path: &Path, meta: &TraceMeta) -> Result<TraceWriter, TraceError> {
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -46,6 +43,12 @@ impl TraceWriter {
                 std::io::ErrorKind::AlreadyExists => TraceError::Exists { path: path.into() },
                 _ => TraceError::io(path, e),
             })?;
+        TraceWriter::new(file, path, meta)
+    }
+
+    /// Writes the header into `file`, newly opened (or emptied) for writing; `path` names it
+    /// in errors.
+    pub fn new(file: File, path: &Path, meta: &TraceMeta) -> Result<TraceWriter, TraceError> {
         let json = serde_json::to_vec(meta).map_err(|e| TraceError::io(path, e.into()))?;
         let mut header = Vec::with_capacity(20 + json.len());
         header.extend_from_slice(MAGIC);
@@ -185,15 +188,5 @@ impl Drop for TraceWriter {
         if !self.finished && !self.records.is_empty() {
             let _ = self.write_chunk();
         }
-    }
-}
-
-/// With --force: removes `path` when it is a regular file; refuses anything else.
-fn replace_regular(path: &Path) -> Result<(), TraceError> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_file() => std::fs::remove_file(path).map_err(|e| TraceError::io(path, e)),
-        Ok(_) => Err(TraceError::NotRegularFile { path: path.into() }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(TraceError::io(path, e)),
     }
 }
