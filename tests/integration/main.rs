@@ -22,6 +22,7 @@ mod monitor;
 mod mpi;
 mod nonsense;
 mod partial;
+mod pgcost;
 mod run;
 mod safety;
 mod secrets;
