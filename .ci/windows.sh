@@ -39,6 +39,11 @@ export WINEDEBUG=-all
 # starting just then fails ("wine client error: recvmsg: Connection reset by peer")
 wineserver -p 2>/dev/null || true  # already running: fine
 trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
+# Wine's own services (services.exe, winedevice.exe) start with the first program and outlive it
+# under a persistent server, holding the file descriptors they inherited: started by a test, they
+# would hold its stdout and stderr pipes open and its wait for them would never end. Started here,
+# they hold /dev/null, and no test races another to start them.
+wine64 wineboot </dev/null >/dev/null 2>&1 || true
 
 # the engine's own tests as Windows programs: the IOCP and sync backends, the decoders, the
 # clock, and tests/engine.rs and workloads.rs on real files (byte counts, offsets, throttling,
