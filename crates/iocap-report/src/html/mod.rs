@@ -190,9 +190,11 @@ pub fn render(runs: &[RunResult]) -> String {
         cachescan::cachescan(&mut out, runs, &names);
         cost::cost(&mut out, runs, &names);
         workload::workload(&mut out, runs, &names);
-        out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
-        charts::chart_sets(&mut out, runs, &names);
-        out.push_str("</section>");
+        if runs.iter().any(|r| !r.tests.is_empty()) {
+            out.push_str(r#"<section id="charts"><h2>Charts</h2>"#);
+            charts::chart_sets(&mut out, runs, &names);
+            out.push_str("</section>");
+        }
         warnings::warnings(&mut out, runs, &names);
         figures::figures(&mut out, runs, &names);
     }

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use iocap_model::{RunResult, RwMode, TestResult};
+use iocap_model::{RunKind, RunResult, RwMode, TestResult};
 
 use super::{escape, swatch};
 use crate::assess::{capacity_sentence, max_p99, preflight_what, scaleup_sentence, verdict_counts};
@@ -255,7 +255,13 @@ pub(super) fn summary(out: &mut String, runs: &[RunResult], names: &[String]) {
             escape(&names[i])
         );
         if r.tests.is_empty() {
-            out.push_str(": no tests.");
+            // a run without tests (a characterised workload, a verify) says what it measured
+            match r.kind() {
+                RunKind::Suite | RunKind::Test => out.push_str(": no tests."),
+                _ => {
+                    let _ = write!(out, ": {}.", escape(&crate::headline::headline(r).text));
+                }
+            }
         }
         if let Some(p) = crate::partial_note(r) {
             let _ = write!(

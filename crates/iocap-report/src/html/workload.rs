@@ -337,5 +337,19 @@ mod tests {
             "the heat map's cells"
         );
         assert!(!html.contains("no completion times"), "the CDF is drawn");
+        // the summary names what was characterised; no empty sections of test charts
+        assert!(
+            html.contains(": 0 IOPS mean, 0 peak, 0 % reads, mostly 8K."),
+            "the summary's headline: {}",
+            &html[html.find("class=\"run-name").unwrap_or(0)..][..300]
+        );
+        assert!(
+            !html.contains("no tests"),
+            "a workload is not a run without tests"
+        );
+        assert!(
+            !html.contains("<h2>Charts</h2>"),
+            "no empty test-chart heading"
+        );
     }
 }
