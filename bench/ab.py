@@ -8,9 +8,10 @@ the median and the IQR of those ratios. Workloads (one 4G file, O_DIRECT, io_uri
   a. 4K random read qd 32   e. 1M sequential read qd 8   f. 70/30 8K qd 16
 
   b. 8K random write qd 32 (only when WORKLOADS names it: the write path, issue 23)
+  t. 4K random read qd 8 on THREADS threads (default 2; only when WORKLOADS names it)
 Usage: A=old/iocap B=new/iocap python3 bench/ab.py DIR [LABEL]
 Writes its own section of docs/PERFORMANCE.md (between SECTION's markers, default ab). Knobs:
-ROUNDS (6), DURATION (5 s), WORKLOADS (letters, default "a e f"), SECTION, OUT. Run on a quiet
+ROUNDS (6), DURATION (5 s), THREADS (2), WORKLOADS (letters, default "a e f"), SECTION, OUT. Run on a quiet
 machine.
 """
 
@@ -29,6 +30,9 @@ ALL_WORKLOADS = {
     "b. 8K random write qd 32": ["--rw", "randwrite", "--bs", "8K", "--qd", "32"],
     "e. 1M sequential read qd 8": ["--rw", "read", "--bs", "1M", "--qd", "8"],
     "f. 70/30 8K qd 16": ["--rw", "randrw", "--write-pct", "30", "--bs", "8K", "--qd", "16"],
+    # workers side by side (their live counters, issue 26): THREADS of them at qd 8 each
+    "t. 4K random read qd 8 per thread": ["--rw", "randread", "--bs", "4K", "--qd", "8",
+                                          "--threads", os.environ.get("THREADS", "2")],
 }
 PICK = os.environ.get("WORKLOADS", "a e f").split()
 WORKLOADS = {w: a for w, a in ALL_WORKLOADS.items() if w[0] in PICK}

@@ -9,9 +9,17 @@
 //! all stamped with one time just before that call; one whose `queue` starts the I/O itself
 //! (IOCP) has each stamped just before its `queue`.
 //!
-//! Nothing in the loop allocates, locks or makes a system call other than the backend's own:
-//! slot state lives in arrays sized at start, statistics in preallocated histograms, the clock is
-//! the vDSO. The only exception is the error path, which records the first fault once.
+//! Nothing in the loop allocates, locks or makes a system call other than the backend's own and
+//! one sleep: a throttled worker, or one between bursts, with nothing in flight sleeps
+//! (`clock::sleep_until`, clock_nanosleep) until its next I/O is due; with I/O in flight it waits
+//! in the backend's own call with a deadline instead. Slot state lives in an array sized at
+//! start, statistics in preallocated histograms, the clock is the vDSO. The error path records
+//! the first fault once.
+//!
+//! The loop's parts: a [`Slot`] per I/O in flight (operation, offset, length, submission time),
+//! a [`Gate`] that says whether new I/O may start (the throttle's schedule and the burst
+//! pattern), [`NextOp`] for what the next I/O is (with the fsync every N writes), [`StampAt`]
+//! for when an I/O's time in flight starts, and [`complete`] for what a completion records.
 //!
 //! Each slot remembers its own operation, offset and length, so with a block-size mix every
 //! completion is checked against the length it was issued with and counted with its own bytes.
@@ -120,6 +128,212 @@ fn burst_state(start: u64, on: u64, off: u64, now: u64) -> (bool, u64) {
     }
 }
 
+/// When an I/O's time in flight starts, by how the backend hands it to the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StampAt {
+    /// The batch goes with the wait: every I/O of it is stamped once, just before that call.
+    Wait,
+    /// Each I/O goes as it is queued (io_uring's each mode): stamped after its `queue`, which
+    /// may first submit the one before it.
+    AfterQueue,
+    /// `queue` itself starts the I/O (IOCP's overlapped call): stamped just before it.
+    BeforeQueue,
+}
+
+impl StampAt {
+    fn of(backend: &impl Backend) -> StampAt {
+        match (backend.submits_at_queue(), backend.starts_in_queue()) {
+            (false, _) => StampAt::Wait,
+            (true, false) => StampAt::AfterQueue,
+            (true, true) => StampAt::BeforeQueue,
+        }
+    }
+}
+
+/// What one slot has in flight: its operation, where, how long, and since when.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    op: Op,
+    offset: u64,
+    len: u32,
+    submit_ns: u64,
+}
+
+impl Slot {
+    /// The bytes a successful completion transfers.
+    fn want(&self) -> i64 {
+        if self.op == Op::Fsync {
+            0
+        } else {
+            i64::from(self.len)
+        }
+    }
+}
+
+/// Whether new I/O may start: the throttle's schedule and the burst pattern's on and off parts.
+struct Gate {
+    pacer: Option<Pacer>,
+    /// (on, off) in nanoseconds, from `start`.
+    burst_ns: Option<(u64, u64)>,
+    start: u64,
+    /// The burst is on (always, without bursts), until `edge`.
+    on: bool,
+    edge: u64,
+}
+
+impl Gate {
+    fn new(cfg: &WorkerConfig, start: u64, now: u64) -> Gate {
+        Gate {
+            pacer: cfg
+                .rate_interval_ns
+                .map(|iv| Pacer::new(iv, cfg.rate_process, cfg.write_seed, now)),
+            burst_ns: cfg.burst_ns,
+            start,
+            on: true,
+            edge: if cfg.burst_ns.is_some() {
+                now
+            } else {
+                u64::MAX
+            },
+        }
+    }
+
+    /// Recomputes the burst state when an edge has passed; an off part holds the throttle,
+    /// which starts afresh with the next burst instead of catching up.
+    #[inline]
+    fn update(&mut self, now: u64) {
+        if now < self.edge {
+            return;
+        }
+        if let Some((on, off)) = self.burst_ns {
+            (self.on, self.edge) = burst_state(self.start, on, off, now);
+            if let (false, Some(p)) = (self.on, self.pacer.as_mut()) {
+                p.hold_until(self.edge);
+            }
+        }
+    }
+
+    /// Whether one more I/O may start now; if so it is taken from the throttle's schedule
+    /// (behind the schedule, it catches up by 100 µs at most: no burst, see `pace`).
+    #[inline]
+    fn admit(&mut self, now: u64) -> bool {
+        if !self.on {
+            return false;
+        }
+        match self.pacer.as_mut() {
+            Some(p) if !p.ready(now) => false,
+            Some(p) => {
+                p.take(now);
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// When new I/O may next start, if something other than a free slot holds it back.
+    #[inline]
+    fn held_until(&self) -> Option<u64> {
+        let next_due = self.pacer.as_ref().map_or(0, Pacer::due);
+        match (self.pacer.is_some(), self.on) {
+            (_, false) => Some(self.edge.max(next_due)),
+            (true, true) => Some(next_due),
+            (false, true) => None,
+        }
+    }
+}
+
+/// The next operation: a read or a write from the offset generator, and after every
+/// `fsync_every` writes an fsync. Writes are stamped with their offset and a sequence number.
+struct NextOp {
+    fsync_every: u32,
+    writes_since_sync: u32,
+    sync_pending: bool,
+    seq: u64,
+}
+
+impl NextOp {
+    #[inline]
+    fn take(&mut self, gen: &mut OffsetGen, bufs: &mut SlotBuffers, s: usize) -> (Op, u64, u32) {
+        if self.sync_pending {
+            self.sync_pending = false;
+            return (Op::Fsync, 0, 0);
+        }
+        let write = gen.next_is_write();
+        let (off, len) = gen.next_io();
+        if !write {
+            return (Op::Read, off, len);
+        }
+        bufs.stamp(s, len as usize, off, self.seq);
+        self.seq = self.seq.wrapping_add(1);
+        if self.fsync_every > 0 {
+            self.writes_since_sync += 1;
+            if self.writes_since_sync >= self.fsync_every {
+                self.writes_since_sync = 0;
+                self.sync_pending = true;
+            }
+        }
+        (Op::Write, off, len)
+    }
+}
+
+/// The measured window as one reaped batch sees it.
+struct Window {
+    now: u64,
+    measure_start: u64,
+    end: u64,
+}
+
+impl Window {
+    fn counts(&self) -> bool {
+        self.now >= self.measure_start && self.now < self.end
+    }
+}
+
+/// Records one completion: its latency and bytes, or the test's first fault.
+#[inline]
+fn complete(
+    cfg: &WorkerConfig,
+    slot: &Slot,
+    result: i32,
+    w: &Window,
+    tl: &Timeline,
+    live: &LiveCounters,
+    stats: &mut WorkerStats,
+) {
+    let want = slot.want();
+    let lat = w.now.saturating_sub(slot.submit_ns);
+    // the part of this I/O's flight inside the window, for the achieved queue depth
+    let (from, to) = (slot.submit_ns.max(w.measure_start), w.now.min(w.end));
+    if to > from {
+        stats.inflight_ns += to - from;
+    }
+    if result < 0 || i64::from(result) != want {
+        let _ = tl.fault.set(FaultRecord {
+            job: cfg.job,
+            target_idx: cfg.target_idx,
+            op: slot.op,
+            offset: slot.offset,
+            len: want as u64,
+            errno: if result < 0 { -result } else { 0 },
+            transferred: i64::from(result),
+        });
+        tl.halt.store(true, Relaxed);
+        tl.cut(w.now);
+    } else if slot.op == Op::Fsync {
+        if w.counts() {
+            stats.sync.record(lat, 0);
+        }
+    } else {
+        live.add(lat, want as u64);
+        if w.counts() {
+            match slot.op {
+                Op::Read => stats.read.record(lat, want as u64),
+                _ => stats.write.record(lat, want as u64),
+            }
+        }
+    }
+}
+
 /// Runs the loop until the end of the timeline or a stop; returns after draining every I/O.
 /// On `Err` (the kernel interface itself failed) I/Os may still be in flight and the caller must
 /// leak `bufs` rather than free them.
@@ -133,48 +347,40 @@ pub fn run<B: Backend>(
     stats: &mut WorkerStats,
 ) -> std::io::Result<()> {
     let depth = cfg.depth as usize;
-    let mut submit_ns = vec![0u64; depth];
-    let mut slot_op = vec![Op::Read; depth];
-    let mut slot_off = vec![0u64; depth];
-    let mut slot_len = vec![0u32; depth];
+    let idle = Slot {
+        op: Op::Read,
+        offset: 0,
+        len: 0,
+        submit_ns: 0,
+    };
+    let mut slots = vec![idle; depth];
     let mut free: Vec<u32> = (0..cfg.depth).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
+    let mut next = NextOp {
+        fsync_every: cfg.fsync_every,
+        writes_since_sync: 0,
+        sync_pending: false,
+        seq: cfg.write_seed,
+    };
 
     // every worker starts at the same instant, never before the timeline does
     let start = tl.start_ns.load(Relaxed);
     clock::sleep_until(start);
     let measure_start = tl.measure_start_ns.load(Relaxed);
     let mut now = clock::now_ns();
-    let mut pacer = cfg
-        .rate_interval_ns
-        .map(|iv| Pacer::new(iv, cfg.rate_process, cfg.write_seed, now));
+    let mut gate = Gate::new(cfg, start, now);
     let mut inflight = 0usize;
-    let mut writes_since_sync = 0u32;
-    let mut sync_pending = false;
-    let mut seq = cfg.write_seed;
     let mut stopping = false;
-    // bursts: whether new I/O may start now, and when that changes
-    let mut burst_on = true;
-    let mut burst_edge = if cfg.burst_ns.is_some() {
-        now
-    } else {
-        u64::MAX
-    };
-
     let mut trial = cfg
         .auto_submit
         .then(|| AutoTrial::new(start, measure_start));
-    let mut stamp_at_queue = backend.submits_at_queue();
-    // IOCP: the I/O is in flight from the start of its ReadFile/WriteFile
-    let stamp_before_queue = backend.starts_in_queue();
+    let mut stamp = StampAt::of(backend);
     loop {
         // re-read: `--until-stable` ends the window early, from the monitor
         let issue_end = tl.issue_end_ns.load(Relaxed);
-        if let Some(t) = trial.as_mut() {
-            if let Some(each) = t.at(now) {
-                backend.set_submit_each(each);
-                stamp_at_queue = backend.submits_at_queue();
-            }
+        if let Some(each) = trial.as_mut().and_then(|t| t.at(now)) {
+            backend.set_submit_each(each);
+            stamp = StampAt::of(backend);
         }
         if !stopping && (now >= issue_end || tl.should_stop()) {
             stopping = true;
@@ -182,78 +388,34 @@ pub fn run<B: Backend>(
                 tl.cut(now);
             }
         }
-        if now >= burst_edge {
-            if let Some((on, off)) = cfg.burst_ns {
-                (burst_on, burst_edge) = burst_state(start, on, off, now);
-                if let (false, Some(p)) = (burst_on, pacer.as_mut()) {
-                    // the throttle starts afresh with the next burst instead of catching up
-                    p.hold_until(burst_edge);
-                }
+        gate.update(now);
+        while !stopping && !free.is_empty() && gate.admit(now) {
+            let Some(slot) = free.pop() else { break };
+            let s = slot as usize;
+            let (op, offset, len) = next.take(gen, bufs, s);
+            (slots[s].op, slots[s].offset, slots[s].len) = (op, offset, len);
+            if stamp == StampAt::BeforeQueue {
+                slots[s].submit_ns = clock::now_ns();
             }
-        }
-        if !stopping && burst_on {
-            while let Some(&slot) = free.last() {
-                if let Some(p) = pacer.as_mut() {
-                    if !p.ready(now) {
-                        break;
-                    }
-                    // behind the schedule, it catches up by 100 us at most: no burst (`pace`)
-                    p.take(now);
-                }
-                free.pop();
-                let s = slot as usize;
-                let (op, offset, len) = if sync_pending {
-                    sync_pending = false;
-                    (Op::Fsync, 0, 0)
-                } else if gen.next_is_write() {
-                    let (off, len) = gen.next_io();
-                    bufs.stamp(s, len as usize, off, seq);
-                    seq = seq.wrapping_add(1);
-                    if cfg.fsync_every > 0 {
-                        writes_since_sync += 1;
-                        if writes_since_sync >= cfg.fsync_every {
-                            writes_since_sync = 0;
-                            sync_pending = true;
-                        }
-                    }
-                    (Op::Write, off, len)
-                } else {
-                    let (off, len) = gen.next_io();
-                    (Op::Read, off, len)
-                };
-                slot_op[s] = op;
-                slot_off[s] = offset;
-                slot_len[s] = len;
-                if stamp_at_queue && stamp_before_queue {
-                    submit_ns[s] = clock::now_ns();
-                }
-                backend.queue(Io {
-                    slot,
-                    op,
-                    offset,
-                    len,
-                    buf: if op == Op::Fsync {
-                        std::ptr::null_mut()
-                    } else {
-                        bufs.ptr(s)
-                    },
-                });
-                // after `queue`: it may first submit the I/O queued before this one, and that
-                // call is not this I/O's time in flight
-                if stamp_at_queue && !stamp_before_queue {
-                    submit_ns[s] = clock::now_ns();
-                }
-                live.submitted(stamp_at_queue);
-                batch.push(slot);
+            let buf = if op == Op::Fsync {
+                std::ptr::null_mut()
+            } else {
+                bufs.ptr(s)
+            };
+            backend.queue(Io {
+                slot,
+                op,
+                offset,
+                len,
+                buf,
+            });
+            if stamp == StampAt::AfterQueue {
+                slots[s].submit_ns = clock::now_ns();
             }
+            live.submitted(stamp != StampAt::Wait);
+            batch.push(slot);
         }
-        // when new I/O may next start, if something other than a free slot holds it back
-        let next_due = pacer.as_ref().map_or(0, Pacer::due);
-        let held_until = match (pacer.is_some(), burst_on) {
-            (_, false) => Some(burst_edge.max(next_due)),
-            (true, true) => Some(next_due),
-            (false, true) => None,
-        };
+        let held_until = gate.held_until();
         if inflight == 0 && batch.is_empty() {
             if stopping {
                 stats.auto = trial.as_ref().map(AutoTrial::outcome);
@@ -269,10 +431,10 @@ pub fn run<B: Backend>(
             now = clock::now_ns();
             continue;
         }
-        if !stamp_at_queue {
+        if stamp == StampAt::Wait {
             let t_submit = clock::now_ns();
             for &s in &batch {
-                submit_ns[s as usize] = t_submit;
+                slots[s as usize].submit_ns = t_submit;
             }
         }
         inflight += batch.len();
@@ -283,51 +445,23 @@ pub fn run<B: Backend>(
         };
         backend.submit_and_wait(1, deadline)?;
         now = clock::now_ns();
-        let window_end = tl.window_end_ns.load(Relaxed);
-        let counted = now >= measure_start && now < window_end;
+        let window = Window {
+            now,
+            measure_start,
+            end: tl.window_end_ns.load(Relaxed),
+        };
         let before = inflight;
         backend.reap(|c| {
             inflight -= 1;
-            let s = c.slot as usize;
-            let op = slot_op[s];
-            let want = if op == Op::Fsync {
-                0
-            } else {
-                i64::from(slot_len[s])
-            };
-            let submitted = submit_ns[s];
-            let lat = now.saturating_sub(submitted);
-            // the part of this I/O's flight inside the window, for the achieved queue depth
-            let from = submitted.max(measure_start);
-            let to = now.min(window_end);
-            if to > from {
-                stats.inflight_ns += to - from;
-            }
-            if c.result < 0 || i64::from(c.result) != want {
-                let _ = tl.fault.set(FaultRecord {
-                    job: cfg.job,
-                    target_idx: cfg.target_idx,
-                    op,
-                    offset: slot_off[s],
-                    len: want as u64,
-                    errno: if c.result < 0 { -c.result } else { 0 },
-                    transferred: i64::from(c.result),
-                });
-                tl.halt.store(true, Relaxed);
-                tl.cut(now);
-            } else if op == Op::Fsync {
-                if counted {
-                    stats.sync.record(lat, 0);
-                }
-            } else {
-                live.add(lat, want as u64);
-                if counted {
-                    match op {
-                        Op::Read => stats.read.record(lat, want as u64),
-                        _ => stats.write.record(lat, want as u64),
-                    }
-                }
-            }
+            complete(
+                cfg,
+                &slots[c.slot as usize],
+                c.result,
+                &window,
+                tl,
+                live,
+                stats,
+            );
             free.push(c.slot);
         });
         if let Some(t) = trial.as_mut() {
