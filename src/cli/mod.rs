@@ -201,7 +201,12 @@ pub fn main() -> ExitCode {
     iocap_console::interrupt::install();
     iocap_console::set_place(ranks::rank(), ranks::size());
     iocap_report::set_width(iocap_report::terminal::columns());
-    let res = match command {
+    exit_code(dispatch(command))
+}
+
+/// The command's own function.
+fn dispatch(command: Command) -> anyhow::Result<Exit> {
+    match command {
         Command::Run(args) => run::run(*args),
         Command::Sqlio { args } => sqlio::run(&args),
         Command::SqlioBatch(args) => sqlio::run_batch(args),
@@ -232,7 +237,12 @@ pub fn main() -> ExitCode {
         Command::Convert(a) => trace::convert(a),
         Command::Completions(a) => install::completions(a),
         Command::Man(a) => install::man(a),
-    };
+    }
+}
+
+/// The process's exit code for what the command returned; an error is printed, prefixed with
+/// the rank that met it under MPI.
+fn exit_code(res: anyhow::Result<Exit>) -> ExitCode {
     match res {
         Ok(code) => code.into(),
         Err(e) => {

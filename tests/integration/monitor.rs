@@ -11,7 +11,7 @@ fn monitor_prints_one_report_per_interval() {
         .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
         .find(|d| !d.starts_with("loop") && !d.starts_with("ram"));
     let Some(dev) = dev else {
-        eprintln!("skipping: no block device in /proc/diskstats");
+        crate::skip("no block device in /proc/diskstats");
         return;
     };
     let out = iocap(dir.path())
@@ -70,7 +70,7 @@ fn dir_on_a_block_device() -> Option<(tempfile::TempDir, String)> {
     match iocap_monitor::device_of_path(dir.path()) {
         Some(dev) => Some((dir, dev)),
         None => {
-            eprintln!("skipping: the temporary directory is not on a block device");
+            crate::skip("the temporary directory is not on a block device");
             None
         }
     }
@@ -197,7 +197,7 @@ fn a_test_the_page_cache_answers_is_flagged() {
 fn a_target_without_a_block_device_says_why_it_has_no_counters() {
     let shm = std::path::Path::new("/dev/shm");
     if !shm.is_dir() {
-        eprintln!("skipping: no /dev/shm");
+        crate::skip("no /dev/shm");
         return;
     }
     let dir = tempfile::tempdir_in(shm).unwrap();

@@ -608,7 +608,7 @@ fn another_programs_database_is_refused_and_left_as_it_was() {
 fn a_store_on_a_read_only_mount_can_be_read() {
     // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipping: not root (the test mounts a read-only tmpfs)");
+        crate::skip("not root (the test mounts a read-only tmpfs)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

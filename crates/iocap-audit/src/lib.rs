@@ -176,6 +176,7 @@ pub fn fs_stats(path: &Path) -> Result<FsStats, String> {
     let existing = nearest_existing(path);
     let c = std::ffi::CString::new(existing.as_os_str().as_bytes())
         .map_err(|_| format!("{} contains a NUL byte", existing.display()))?;
+    // SAFETY: statvfs is plain data, for which all zero bytes are a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is a valid NUL-terminated string and `st` a valid out-pointer.
     let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };

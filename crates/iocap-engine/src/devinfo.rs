@@ -77,6 +77,7 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     // SAFETY: a zeroed statvfs is a valid output buffer; `c` is NUL-terminated.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above: `c` outlives the call and `st` is a valid out-pointer.
     let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
     (rc == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
 }

@@ -3,7 +3,8 @@
 //! lines, result stores or reports: front ends build the spec, this crate measures, others show.
 //!
 //! Layout: [`target`] opens and protects targets ([`lock`] keeps a second run off them),
-//! [`backend`] holds the io_uring and psync engines behind one trait, [`worker`] is the hot loop,
+//! [`backend`] holds the engines behind one trait (io_uring and psync on Linux, IOCP and
+//! synchronous calls on Windows), [`worker`] is the hot loop,
 //! [`pace`] its throttle and [`buffers`] what it writes, [`offsets`] says where each I/O goes and
 //! how long it is, [`runner`] plans threads (for one test or several run together) and samples
 //! them, [`stats`] records latencies.

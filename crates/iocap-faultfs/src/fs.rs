@@ -591,6 +591,7 @@ impl Filesystem for FaultFsImpl {
         };
         // SAFETY: statvfs writes one struct statvfs through the valid pointer we pass.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `path` is NUL-terminated and `st` a valid out-pointer.
         if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
             return reply.error(errno(&io::Error::last_os_error()));
         }

@@ -86,6 +86,7 @@ fn enospc_range_and_size_limit() {
         std::io::Error::last_os_error().raw_os_error(),
         Some(libc::ENOSPC)
     );
+    // SAFETY: as above.
     let rc = unsafe { libc::fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 0, 2 * PAGE as i64) };
     assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     assert_eq!(m.fs.fired(limit), 2);

@@ -83,6 +83,7 @@ fn pass_through_basics() {
         let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
         // SAFETY: statvfs into a zeroed struct.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `c` is NUL-terminated and `st` a valid out-pointer.
         assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
         st
     };

@@ -1,5 +1,6 @@
-//! What a run measured. These structs are the JSON contract of `iocap run --output json` and,
-//! later, the schema of the result store: fields are added, never renamed or removed. Every
+//! What a run measured. These structs are the JSON contract of every measuring command's
+//! `--output json` and the schema of the result store (`iocap-store` keeps each run's JSON
+//! beside rows drawn from it): fields are added, never renamed or removed. Every
 //! figure iocap prints is read from here, so the terminal, CSV and JSON views cannot disagree.
 
 use crate::spec::JobSpec;
@@ -25,8 +26,9 @@ pub struct RunResult {
     /// Free-text note given with `--note`.
     #[serde(default)]
     pub note: Option<String>,
-    /// The command that made the run: `run`, `sqlio`, `suite`, `saturate`, `scaleup`,
-    /// `preflight`; `null` in runs saved before it was recorded.
+    /// The command that made the run: `run`, `sqlio`, `diskspd`, `suite`, `saturate`,
+    /// `scaleup`, `preflight`, `cachescan`, `cost`, `fsync`, `verify`, `capture`,
+    /// `characterise`; `null` in runs saved before it was recorded.
     #[serde(default)]
     pub command: Option<String>,
     /// For a suite: its name and how many of its tests there are.

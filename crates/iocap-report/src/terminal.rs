@@ -50,6 +50,7 @@ pub fn console_columns() -> Option<usize> {
             // SAFETY: a zeroed CONSOLE_SCREEN_BUFFER_INFO is a valid output buffer; a handle that is
             // not a console makes the call fail and leaves it alone.
             let mut info: CONSOLE_SCREEN_BUFFER_INFO = unsafe { std::mem::zeroed() };
+            // SAFETY: `info` is a valid out-pointer for the call's duration.
             let ok = unsafe { GetConsoleScreenBufferInfo(GetStdHandle(which), &mut info) };
             let w = i32::from(info.srWindow.Right) - i32::from(info.srWindow.Left) + 1;
             (ok != 0 && w > 0).then_some(w as usize)

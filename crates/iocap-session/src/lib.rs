@@ -2,10 +2,11 @@
 //! saturate's queue-depth ramp, preflight, scale-up, suites, the cache scan), from a plan to a
 //! finished [`RunResult`]: run each test, assess, record the host's configuration.
 //!
-//! Why a crate of its own: the command line only turns flags into a config and prints, and the
-//! layers still to come (several hosts over MPI, a Windows engine) plug in here, under one
-//! trait. Every test a session runs goes through an [`Executor`]: [`EngineExecutor`] runs it
-//! on this machine's storage, [`MockExecutor`] makes up a result from the spec, so a flow's
+//! Why a crate of its own: the command line only turns flags into a config and prints, and
+//! what runs a test plugs in here, under one trait. Every test a session runs goes through an
+//! [`Executor`]: [`EngineExecutor`] runs it on this machine's storage (Linux's engines or
+//! Windows' own), `iocap-mpi`'s executor on every host of an MPI job together, and
+//! [`MockExecutor`] makes up a result from the spec, so a flow's
 //! decisions (when a ramp stops, which run is the median, what a suite resumes) are tested
 //! without I/O, as hyperfine tests its benchmarks with a mock executor.
 //!

@@ -64,6 +64,7 @@ impl Iocp {
             // SAFETY: an all-zero OVERLAPPED / OVERLAPPED_ENTRY is a valid value of each.
             ovs: (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect(),
             ops: vec![Op::Read; depth].into_boxed_slice(),
+            // SAFETY: as above.
             entries: (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect(),
             got: 0,
             ready: Vec::with_capacity(depth),

@@ -28,7 +28,7 @@ impl Psync {
     /// Performs `io` with one system call (two for a durable write where RWF_DSYNC is not
     /// taken); returns the call's result: bytes transferred, or -1 with errno set.
     fn perform(&self, io: &Io) -> isize {
-        // SAFETY (every call below): `io.buf` points to `io.len` bytes of the worker's slot
+        // SAFETY: (every call below) `io.buf` points to `io.len` bytes of the worker's slot
         // buffer, which stays valid and untouched until `submit_and_wait` returns (module
         // contract in `backend`).
         unsafe {

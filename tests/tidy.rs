@@ -1,0 +1,194 @@
+//! Rules of the code base that a reader would otherwise have to keep checking by hand, after
+//! rust-analyzer's tidy test: each one failing names the file and what to change. They read the
+//! source tree only (no build, no I/O beyond reading files), in well under a second.
+//!
+//! - every crate is in docs/ARCHITECTURE.md's map, is built and tested by the README's `cargo
+//!   test` (the workspace's default members; iocap-mpi needs an MPI library and is CI's own
+//!   suite), and takes the workspace's lints (every `unsafe` block has a `// SAFETY:` comment:
+//!   clippy's `undocumented_unsafe_blocks`, denied in Cargo.toml);
+//! - `iocap-model` and `iocap-assess` stay pure: no file system, environment, clock or process
+//!   calls outside their tests;
+//! - `src/cli` stays within its bounds (docs/ARCHITECTURE.md, "Size of the command line").
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn crates() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("Cargo.toml").exists())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A file's code before its test module (`#[cfg(test)]` at the start of a line).
+fn non_test_code(text: &str) -> &str {
+    ["\n#[cfg(test)]", "\n#[cfg(all(test"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min()
+        .map_or(text, |i| &text[..i])
+}
+
+#[test]
+fn every_crate_is_in_the_architecture_map() {
+    let doc = read(&root().join("docs/ARCHITECTURE.md"));
+    let missing: Vec<String> = crates()
+        .into_iter()
+        .filter(|c| !doc.contains(&format!("| `{c}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not in docs/ARCHITECTURE.md's crate map (a row `| `name` | one line |`): {missing:?}"
+    );
+}
+
+#[test]
+fn every_crate_is_tested_by_cargo_test_and_takes_the_workspace_lints() {
+    let manifest = read(&root().join("Cargo.toml"));
+    let members = &manifest[manifest.find("default-members").expect("default-members")..];
+    let members = &members[..members.find(']').unwrap()];
+    for c in crates() {
+        if c != "iocap-mpi" {
+            assert!(
+                members.contains(&format!("\"crates/{c}\"")),
+                "crates/{c} is not in Cargo.toml's default-members: the README's `cargo test` \
+                 would neither build nor test it"
+            );
+        }
+        let own = read(&root().join("crates").join(&c).join("Cargo.toml"));
+        assert!(
+            own.contains("[lints]\nworkspace = true"),
+            "crates/{c}/Cargo.toml lacks `[lints]\\nworkspace = true` (the SAFETY-comment rule)"
+        );
+    }
+}
+
+#[test]
+fn model_and_assess_make_no_io_calls() {
+    const FORBIDDEN: [&str; 7] = [
+        "std::fs::",
+        "std::env::",
+        "Instant::now",
+        "SystemTime",
+        "std::process::",
+        "std::net::",
+        "File::open",
+    ];
+    // a file's kind is a type of std::fs, classified purely
+    const ALLOWED: [&str; 1] = ["std::fs::FileType"];
+    let mut found = Vec::new();
+    for krate in ["iocap-model", "iocap-assess"] {
+        for f in rust_files(&root().join("crates").join(krate).join("src")) {
+            let text = read(&f);
+            for (n, line) in non_test_code(&text).lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                let mut rest = code.to_string();
+                for a in ALLOWED {
+                    rest = rest.replace(a, "");
+                }
+                for bad in FORBIDDEN.iter().filter(|b| rest.contains(*b)) {
+                    found.push(format!("{}:{}: {bad}", f.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "iocap-model and iocap-assess are pure (docs/ARCHITECTURE.md): the caller reads files, \
+         the clock and the environment and passes what it read in:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Functions of `text` longer than `max` lines: (name, first line, length). A function is a
+/// `fn` line and the lines up to the `}` at its indentation (rustfmt's layout).
+fn long_functions(text: &str, max: usize) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
+            .iter()
+            .any(|p| t.starts_with(p));
+        if !is_fn || t.ends_with(';') {
+            continue;
+        }
+        let indent = &l[..l.len() - t.len()];
+        let close = format!("{indent}}}");
+        if let Some(len) = lines[i..].iter().position(|x| *x == close) {
+            if len + 1 > max {
+                let name = t.split('(').next().unwrap_or(t).to_string();
+                out.push((name, i + 1, len + 1));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_command_line_stays_within_its_bounds() {
+    const TOTAL_LINES: usize = 3_000;
+    const FILE_LINES: usize = 300;
+    const FN_LINES: usize = 80;
+    let mut total = 0;
+    let mut over = Vec::new();
+    for f in rust_files(&root().join("src/cli")) {
+        let text = read(&f);
+        let n = text.lines().count();
+        total += n;
+        if n > FILE_LINES {
+            over.push(format!("{}: {n} lines (at most {FILE_LINES})", f.display()));
+        }
+        for (name, at, len) in long_functions(&text, FN_LINES) {
+            over.push(format!(
+                "{}:{at}: {name} is {len} lines (at most {FN_LINES})",
+                f.display()
+            ));
+        }
+    }
+    assert!(
+        total <= TOTAL_LINES,
+        "src/cli is {total} lines, over its {TOTAL_LINES}: move what is not flags, a call and \
+         printing into the library crates (docs/ARCHITECTURE.md, \"Size of the command line\")"
+    );
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+#[test]
+fn a_long_function_is_found_and_a_short_one_is_not() {
+    let body = "    let x = 1;\n".repeat(85);
+    let text = format!("fn short() {{\n}}\n\npub fn long(a: u8) {{\n{body}}}\n");
+    assert_eq!(
+        long_functions(&text, 80),
+        vec![("pub fn long".to_string(), 4, 87)]
+    );
+}
