@@ -9,7 +9,8 @@ use iocap_cost::{Matrix, Questions};
 use iocap_model::{JobSpec, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{CostConfig, Session};
 
-use super::execute::{engine, finish, new_run, run_text};
+use super::execute::{finish, new_run, run_text};
+use super::ranks::engine;
 use super::Exit;
 use iocap_flags::{rate_arg, size_arg, OutputArg, SafetyArgs, SaveArgs, SubmitFlag, TimingArgs};
 

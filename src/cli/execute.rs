@@ -1,24 +1,15 @@
-//! Printing a finished [`RunResult`] in the chosen format, and the executor every measuring
-//! command runs its session through: the engine, with the terminal's progress bar and live line.
+//! Printing a finished [`RunResult`] in the chosen format, and the session every measuring
+//! command runs (through `ranks`' executor: the engine, with the terminal's progress).
 
 use anyhow::Result;
 use iocap_model::RunResult;
-use iocap_session::{EngineExecutor, Session};
+use iocap_session::Session;
 
 use super::{print_stdout, Exit};
-use iocap_console::interrupt::INTERRUPTED;
-use iocap_console::progress::Terminal;
 use iocap_flags::{CommonArgs, OutputFormat};
 
 pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
-
-/// The executor of this process: the engine, showing progress on the terminal, stopped by
-/// Ctrl-C or SIGTERM (and naming which).
-pub fn engine() -> EngineExecutor {
-    EngineExecutor::new(Box::<Terminal>::default(), &INTERRUPTED)
-        .naming_stops(iocap_console::interrupt::stopped_by)
-}
 
 /// Runs `flow` in a new session of `command` on the engine, with `--repeat`; the finished run
 /// (spread across repeats and the host's configuration recorded).

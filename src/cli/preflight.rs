@@ -84,7 +84,7 @@ fn config(a: &PreflightArgs) -> Result<PreflightConfig> {
 pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     let c = config(&a)?;
     // every workload is checked before the first runs
-    c.check(&super::execute::engine())?;
+    c.check(&super::ranks::engine())?;
     a.save.check()?;
     let run = session("preflight", Some(&a.sure), &a.save, |s| {
         iocap_session::preflight(s, &c)

@@ -3,9 +3,11 @@
 //! feature, or run on its own, this process is rank 0 of 1.
 
 use anyhow::{bail, Result};
+use iocap_console::interrupt::INTERRUPTED;
+use iocap_console::progress::Terminal;
 use iocap_flags::SaveArgs;
 use iocap_model::RunResult;
-use iocap_session::Executor;
+use iocap_session::{EngineExecutor, Executor};
 
 /// This process's rank, 0 when alone.
 pub fn rank() -> u32 {
@@ -45,7 +47,14 @@ pub fn executor(keep: Option<(&RunResult, &SaveArgs)>) -> Box<dyn Executor> {
         });
     }
     let _ = keep;
-    Box::new(super::execute::engine())
+    Box::new(engine())
+}
+
+/// The executor of this process: the engine, showing progress on the terminal, stopped by
+/// Ctrl-C or SIGTERM (and naming which).
+pub fn engine() -> EngineExecutor {
+    EngineExecutor::new(Box::<Terminal>::default(), &INTERRUPTED)
+        .naming_stops(iocap_console::interrupt::stopped_by)
 }
 
 /// Refuses a command that runs on one host only when the job has several ranks.

@@ -14,8 +14,8 @@ use iocap_model::TestResult;
 
 use crate::fmt;
 use crate::guidelines::DeviceClass;
+use crate::preflight_input::{PreflightInput, RowKind};
 use crate::saturate::last_gain_pct;
-use crate::verdict::{PreflightInput, RowKind};
 
 /// The process using this share of the CPUs or more counts as CPU-bound.
 pub const CPU_BOUND_SHARE: f64 = 0.8;

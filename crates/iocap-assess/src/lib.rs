@@ -16,6 +16,7 @@ pub mod evidence;
 pub mod expect;
 mod fmt;
 pub mod guidelines;
+mod preflight_input;
 mod repeats;
 mod rows;
 pub mod saturate;
@@ -28,12 +29,13 @@ pub use causes::{likely_causes, CPU_BOUND_SHARE};
 pub use evidence::{implausible, judge_class, transport, ClassEvidence, ClassJudgement};
 pub use expect::{parse_links, Expectations};
 pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};
+pub use preflight_input::{Measured, PreflightInput, RowKind, EXPECTATION_SHARE};
 pub use repeats::repeats;
 pub use saturate::{
     next_step, ramp, summarize, throttle_points, SaturateConfig, StepDecision, StopReason,
 };
 pub use scaleup::{group_sizes, scaleup, SLOW_BELOW_MEDIAN_PCT};
-pub use verdict::{capacity_table, Measured, PreflightInput, RowKind, EXPECTATION_SHARE};
+pub use verdict::capacity_table;
 pub use warnings::warnings;
 
 use thiserror::Error;

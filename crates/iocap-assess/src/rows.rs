@@ -6,8 +6,8 @@ use iocap_model::{CurvePoint, Verdict};
 use crate::causes::{broken, buffered, cache_causes, ok, shortfall_causes, NO_EVIDENCE};
 use crate::fmt;
 use crate::guidelines::{DeviceClass, Limit};
+use crate::preflight_input::{Measured, PreflightInput, RowKind, EXPECTATION_SHARE};
 use crate::saturate::best_under;
-use crate::verdict::{Measured, PreflightInput, RowKind, EXPECTATION_SHARE};
 
 /// A row being judged, before it becomes a [`CapacityRow`].
 pub(crate) struct Judged {

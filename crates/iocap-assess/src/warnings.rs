@@ -14,7 +14,7 @@
 //!   device of the data volume's class delivers, O_DIRECT or not.
 
 use crate::fmt;
-use crate::verdict::PreflightInput;
+use crate::preflight_input::PreflightInput;
 
 /// Change between the middle and last third of the per-second IOPS that counts as a trend.
 pub const TREND_PCT: f64 = 10.0;

@@ -8,7 +8,7 @@
 //! en or em dash pasted from a document) starts a switch here.
 
 use crate::size::{bounded, number, size};
-use crate::{Access, DiskspdError, DiskspdRun, Hints, Output, Throttle, WriteBuffers};
+use crate::{Access, DiskspdError, Hints, Output, Throttle, WriteBuffers};
 use iocap_model::{format_bytes, EngineChoice, MAX_QD, MAX_THREADS};
 
 /// The command line as typed, before the mapping to iocap.
@@ -49,8 +49,9 @@ pub(crate) struct Draft {
     pub engine: Option<EngineChoice>,
 }
 
-/// Parses the arguments of one DiskSpd call (without the program name) into a validated run.
-pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<DiskspdRun, DiskspdError> {
+/// Reads the arguments of one DiskSpd call (without the program name) into a draft, each flag
+/// checked on its own, and the command line as typed; `convert` makes the run of it.
+pub(crate) fn read<S: AsRef<str>>(args: &[S]) -> Result<(Draft, String), DiskspdError> {
     let typed: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
     let normal: Vec<String> = typed.iter().map(|a| normalize_dashes(a)).collect();
     let mut d = Draft {
@@ -82,7 +83,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<DiskspdRun, DiskspdError> {
         .chain(typed.iter().copied())
         .collect::<Vec<_>>()
         .join(" ");
-    crate::convert::finish(d, command_line)
+    Ok((d, command_line))
 }
 
 /// Replaces a leading EN DASH or EM DASH (one or two of them) by `-`: word processors turn the

@@ -1,7 +1,7 @@
 //! DiskSpd's documented command lines, each read field by field, and the refusals.
 
 use super::*;
-use crate::{DiskspdRun, Profile};
+use crate::{parse, DiskspdRun, Profile};
 use iocap_model::{JobSpec, RwMode, TargetSpec};
 
 fn run(line: &str) -> DiskspdRun {

@@ -23,7 +23,6 @@ mod targets;
 mod text;
 mod xml;
 
-pub use args::parse;
 pub use targets::{is_device_path, map_targets, target_path, TargetOs};
 pub use text::render_text;
 pub use xml::render_xml;
@@ -31,6 +30,12 @@ pub use xml::render_xml;
 use iocap_model::JobSpec;
 #[cfg(doc)]
 use iocap_model::RunResult;
+
+/// Parses the arguments of one DiskSpd call (without the program name) into a validated run.
+pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<DiskspdRun, DiskspdError> {
+    let (draft, command_line) = args::read(args)?;
+    convert::finish(draft, command_line)
+}
 
 // DiskSpd's defaults, from its usage text (`-b64K -d10 -W5 -C0 -o2 -t1`, seed 0).
 /// `-b`: 64 KiB.

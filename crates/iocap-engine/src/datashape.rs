@@ -21,7 +21,8 @@
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::buffers::{fill_random, AlignedBuf, STAMP_BLOCK};
+use crate::aligned::AlignedBuf;
+use crate::stamp::{fill_random, STAMP_BLOCK};
 
 /// Distinct blocks the duplicates are copies of.
 pub const POOL_BLOCKS: usize = 16;
@@ -92,7 +93,7 @@ impl Shaper {
                 if tail < chunk.len() {
                     chunk[tail..].fill(0);
                 }
-                crate::buffers::stamp_one(chunk, at, seq, len);
+                crate::stamp::stamp_one(chunk, at, seq, len);
             }
             pos = end;
         }

@@ -20,6 +20,21 @@ impl IoFailure {
     }
 }
 
+/// Why a target could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// Refused to protect data the user had.
+    #[error("{0}")]
+    Refused(String),
+    /// The request cannot work on this target.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Io(#[from] IoFailure),
+    #[error("interrupted while creating {0}; the partial file was removed")]
+    Interrupted(String),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@
 //! them, [`stats`] records latencies.
 
 pub mod affinity;
+pub mod aligned;
 pub mod autosubmit;
 pub mod backend;
 pub mod buffers;
@@ -27,10 +28,12 @@ pub mod lock;
 pub mod marker;
 pub mod offsets;
 pub mod pace;
+mod plat;
 pub mod probe;
 pub mod procstat;
 pub mod runner;
 pub mod safety;
+pub mod stamp;
 pub mod stats;
 pub mod target;
 #[cfg(windows)]

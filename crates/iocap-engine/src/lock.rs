@@ -28,7 +28,7 @@
 use std::fs::File;
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::target::TargetError;
+use crate::error::TargetError;
 
 /// The lock on one prepared file: released when the last [`PreparedTarget`] of this process that
 /// holds it is dropped.

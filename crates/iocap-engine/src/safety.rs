@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use iocap_model::{JobSpec, DEFAULT_TARGET};
 
-use crate::target::plat;
+use crate::plat;
 use crate::{marker, TargetError};
 
 /// Refusing a write through a symbolic link.

@@ -23,28 +23,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use iocap_model::{format_bytes, human_bytes, JobSpec, DEFAULT_TARGET};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use thiserror::Error;
 
 use crate::buffers::{fill_random, SlotBuffers};
 use crate::devinfo;
 use crate::error::IoFailure;
+pub use crate::error::TargetError;
 use crate::lock::{self, FileLock};
 use crate::marker::{self, Marker};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetKind {
-    File,
-    BlockDevice,
-}
-
-impl TargetKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TargetKind::File => "file",
-            TargetKind::BlockDevice => "block_device",
-        }
-    }
-}
+use crate::plat;
+pub use crate::plat::TargetKind;
 
 /// A target ready for I/O.
 #[derive(Debug)]
@@ -64,20 +51,6 @@ pub struct PreparedTarget {
     pub warnings: Vec<String>,
     /// The lock on a file iocap may write, held while this target lives (the whole test).
     pub lock: FileLock,
-}
-
-#[derive(Debug, Error)]
-pub enum TargetError {
-    /// Refused to protect data the user had.
-    #[error("{0}")]
-    Refused(String),
-    /// The request cannot work on this target.
-    #[error("{0}")]
-    Invalid(String),
-    #[error(transparent)]
-    Io(#[from] IoFailure),
-    #[error("interrupted while creating {0}; the partial file was removed")]
-    Interrupted(String),
 }
 
 fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
@@ -586,241 +559,6 @@ pub fn worker_handle(t: &PreparedTarget, writes: bool, overlapped: bool) -> io::
                 .open(&t.path)
         }
         Err(e) => Err(e),
-    }
-}
-
-/// Linux: paths, open flags and the checks that differ by system.
-#[cfg(target_os = "linux")]
-pub(crate) mod plat {
-    use std::fs::{File, Metadata, OpenOptions};
-    use std::io;
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
-    use std::path::Path;
-
-    use iocap_model::JobSpec;
-
-    use super::TargetKind;
-    use crate::devinfo;
-
-    pub const LINK: &str = "symbolic link";
-    pub const DEVICE: &str = "block device";
-    pub const DIRECT: &str = "O_DIRECT";
-    pub const CACHE: &str = "page cache";
-
-    /// Linux finds block devices by their type, not their names.
-    pub fn names_device(_: &Path) -> bool {
-        false
-    }
-
-    pub fn is_link(m: &Metadata) -> bool {
-        m.file_type().is_symlink()
-    }
-
-    pub fn is_block_device(m: &Metadata) -> bool {
-        m.file_type().is_block_device()
-    }
-
-    /// Read-only, for the checks. Non-blocking (see [`open_no_wait`]).
-    pub fn open_read(path: &Path) -> io::Result<File> {
-        open_no_wait(OpenOptions::new().read(true), libc::O_CLOEXEC, path)
-    }
-
-    /// Opens `path` with O_NONBLOCK, then clears the flag so I/O waits as usual. The target's
-    /// kind is checked by stat before it is opened, but a FIFO put in its place after that
-    /// check would make a read-only open wait for a writer, for ever: Rust's `open` retries
-    /// EINTR, so the first Ctrl-C (SIGINT or SIGTERM, whose handler only sets a flag) would be
-    /// swallowed and the run would hang. With O_NONBLOCK such an open returns at once, and the
-    /// check on the descriptor refuses the FIFO. The flag must not stay: io_uring takes a
-    /// non-blocking file's reads as "do not wait" and would fail them with EAGAIN.
-    fn open_no_wait(opts: &mut OpenOptions, custom: i32, path: &Path) -> io::Result<File> {
-        let f = opts.custom_flags(custom | libc::O_NONBLOCK).open(path)?;
-        let fd = f.as_raw_fd();
-        // SAFETY: fcntl on a descriptor `f` owns; F_SETFL keeps every other flag (O_DIRECT too)
-        let ok = unsafe {
-            let fl = libc::fcntl(fd, libc::F_GETFL);
-            fl >= 0 && libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK) == 0
-        };
-        if ok {
-            Ok(f)
-        } else {
-            Err(io::Error::last_os_error())
-        }
-    }
-
-    pub fn device_in_use(m: Option<&Metadata>, path: &Path) -> Option<String> {
-        devinfo::block_device_in_use(m?.rdev(), path)
-    }
-
-    pub fn open_test(
-        path: &Path,
-        spec: &JobSpec,
-        kind: TargetKind,
-        direct: bool,
-    ) -> io::Result<File> {
-        let mut custom = libc::O_CLOEXEC;
-        if spec.writes() {
-            custom |= libc::O_NOFOLLOW;
-            if spec.write_through {
-                custom |= libc::O_DSYNC;
-            }
-            if kind == TargetKind::BlockDevice {
-                // the kernel refuses O_EXCL on a block device that a file system or stack holds
-                custom |= libc::O_EXCL;
-            }
-        }
-        if direct {
-            custom |= libc::O_DIRECT;
-        }
-        open_no_wait(
-            OpenOptions::new().read(true).write(spec.writes()),
-            custom,
-            path,
-        )
-    }
-
-    pub fn direct_refused_error() -> io::Error {
-        io::Error::from_raw_os_error(libc::EINVAL)
-    }
-
-    pub fn is_direct_refused(e: &io::Error) -> bool {
-        e.raw_os_error() == Some(libc::EINVAL)
-    }
-
-    pub fn is_busy(e: &io::Error) -> bool {
-        e.raw_os_error() == Some(libc::EBUSY)
-    }
-
-    pub fn create_new(path: &Path) -> io::Result<File> {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .mode(0o644)
-            .open(path)
-    }
-
-    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
-        let extra = if direct { libc::O_DIRECT } else { 0 };
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
-            .open(path)
-    }
-
-    /// One pwrite; `Interrupted` on EINTR.
-    pub fn write_at(f: &File, buf: &[u8], off: u64) -> io::Result<usize> {
-        f.write_at(buf, off)
-    }
-}
-
-/// Windows: files, volumes (`\\.\E:`) and physical disks (`\\.\PhysicalDrive2`); no write
-/// goes through a reparse point (FILE_FLAG_OPEN_REPARSE_POINT is Windows' O_NOFOLLOW).
-#[cfg(windows)]
-pub(crate) mod plat {
-    use std::fs::{File, Metadata, OpenOptions};
-    use std::io;
-    use std::os::windows::fs::{FileExt, MetadataExt, OpenOptionsExt};
-    use std::path::Path;
-
-    use iocap_model::JobSpec;
-    use windows_sys::Win32::Foundation::{ERROR_INVALID_PARAMETER, ERROR_SHARING_VIOLATION};
-    use windows_sys::Win32::Storage::FileSystem::{
-        FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OPEN_REPARSE_POINT,
-        FILE_FLAG_WRITE_THROUGH, FILE_SHARE_READ, FILE_SHARE_WRITE,
-    };
-
-    use super::TargetKind;
-    use crate::winstruct::{device_path, DevicePath};
-
-    pub const LINK: &str = "symbolic link or reparse point";
-    pub const DEVICE: &str = "volume or physical disk";
-    pub const DIRECT: &str = "FILE_FLAG_NO_BUFFERING";
-    pub const CACHE: &str = "file cache";
-
-    pub fn names_device(path: &Path) -> bool {
-        device_path(&path.to_string_lossy()) != DevicePath::NotADevice
-    }
-
-    pub fn is_link(m: &Metadata) -> bool {
-        m.file_type().is_symlink() || m.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0
-    }
-
-    /// Devices are found by their names on Windows.
-    pub fn is_block_device(_: &Metadata) -> bool {
-        false
-    }
-
-    pub fn open_read(path: &Path) -> io::Result<File> {
-        OpenOptions::new()
-            .read(true)
-            .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
-            .open(path)
-    }
-
-    pub fn device_in_use(_: Option<&Metadata>, path: &Path) -> Option<String> {
-        crate::devinfo::device_in_use(path)
-    }
-
-    pub fn open_test(
-        path: &Path,
-        spec: &JobSpec,
-        kind: TargetKind,
-        direct: bool,
-    ) -> io::Result<File> {
-        let mut flags = 0;
-        if spec.writes() && kind == TargetKind::File {
-            flags |= FILE_FLAG_OPEN_REPARSE_POINT;
-        }
-        if spec.write_through {
-            flags |= FILE_FLAG_WRITE_THROUGH;
-        }
-        if direct {
-            flags |= FILE_FLAG_NO_BUFFERING;
-        }
-        OpenOptions::new()
-            .read(true)
-            .write(spec.writes())
-            .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
-            .custom_flags(flags)
-            .open(path)
-    }
-
-    pub fn direct_refused_error() -> io::Error {
-        io::Error::from_raw_os_error(ERROR_INVALID_PARAMETER as i32)
-    }
-
-    pub fn is_direct_refused(e: &io::Error) -> bool {
-        e.raw_os_error() == Some(ERROR_INVALID_PARAMETER as i32)
-    }
-
-    pub fn is_busy(e: &io::Error) -> bool {
-        e.raw_os_error() == Some(ERROR_SHARING_VIOLATION as i32)
-    }
-
-    pub fn create_new(path: &Path) -> io::Result<File> {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
-            .open(path)
-    }
-
-    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
-        let extra = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | extra)
-            .open(path)
-    }
-
-    /// One positioned WriteFile on a synchronous handle.
-    pub fn write_at(f: &File, buf: &[u8], off: u64) -> io::Result<usize> {
-        f.seek_write(buf, off)
     }
 }
 

@@ -7,7 +7,7 @@
 //! run order when they are to be run as tests.
 
 use crate::fields::{job_table, Block, JobFields};
-use crate::suite::{PlannedTest, PlannedWorkload, Suite, DEFAULT_PAUSE_S};
+use crate::suite::{same_timing, PlannedTest, PlannedWorkload, Suite, DEFAULT_PAUSE_S};
 use crate::values::{BlockSize, Secs};
 use crate::PlanError;
 use iocap_model::{JobSpec, Role};
@@ -221,10 +221,6 @@ fn check_groups(workloads: &[Workload]) -> Result<(), PlanError> {
         }
     }
     Ok(())
-}
-
-pub(crate) fn same_timing(a: &JobSpec, b: &JobSpec) -> bool {
-    (a.duration_s, a.warmup_s, a.cooldown_s) == (b.duration_s, b.warmup_s, b.cooldown_s)
 }
 
 impl Profile {

@@ -8,7 +8,6 @@
 //! stays at qd 1 while the OLTP mix beside it steps through queue depths).
 
 use crate::fields::{job_table, Block, JobFields};
-use crate::profile::same_timing;
 use crate::values::{BlockSize, Qd, Rw, Secs, Threads};
 use crate::PlanError;
 use iocap_model::{format_bytes, JobSpec, Role};
@@ -367,4 +366,10 @@ fn expand(defaults: &JobFields, t: &RawTest, index: usize) -> Result<Vec<Planned
         });
     }
     Ok(out)
+}
+
+/// Whether two workloads run for the same time (duration, warm-up, cool-down): those that run
+/// together must.
+pub(crate) fn same_timing(a: &JobSpec, b: &JobSpec) -> bool {
+    (a.duration_s, a.warmup_s, a.cooldown_s) == (b.duration_s, b.warmup_s, b.cooldown_s)
 }

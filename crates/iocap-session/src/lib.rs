@@ -25,6 +25,7 @@ mod mock;
 mod oscounters;
 mod places;
 mod preflight;
+mod preflight_config;
 mod preflight_judge;
 mod preflight_request;
 mod profile;

@@ -6,64 +6,13 @@
 use std::collections::HashMap;
 
 use anyhow::{bail, Context, Result};
-use iocap_assess::cachescan::FileSizing;
-use iocap_assess::{ramp, DeviceClass, Expectations, Guidelines, SaturateConfig};
+use iocap_assess::{ramp, DeviceClass, SaturateConfig};
 use iocap_model::{CurvePoint, JobSpec, Role, TargetSpec};
-use iocap_plan::Profile;
 
-use crate::cachescan::{preflight_scan, PreflightScan};
+use crate::cachescan::preflight_scan;
 use crate::executor::Executor;
+pub use crate::preflight_config::{PreflightConfig, Timing};
 use crate::session::Session;
-
-/// Durations of one mode, in seconds.
-#[derive(Debug, Clone, Copy)]
-pub struct Timing {
-    pub step_s: f64,
-    pub step_warmup_s: f64,
-    pub test_s: f64,
-    pub test_warmup_s: f64,
-}
-
-/// What a preflight is asked to do, from the command line.
-pub struct PreflightConfig {
-    pub profile: Profile,
-    pub guidelines: Guidelines,
-    pub expectations: Option<Expectations>,
-    /// The class the user gave for every role.
-    pub forced_class: Option<DeviceClass>,
-    pub quick: bool,
-    pub timing: Timing,
-    /// The test files' size when given; else the scan (or the mode's default) sizes them.
-    pub size_bytes: Option<u64>,
-    pub cache_size_bytes: Option<u64>,
-    /// The scan to run first, unless the size or the cache was given.
-    pub scan: PreflightScan,
-    /// The size without a scan: 1 GiB quick, 8 GiB full.
-    pub default_size_bytes: u64,
-    pub allow_overwrite: bool,
-    /// The test file (or device) of a role: `data`, `log`, `temp`, `backup`.
-    pub role_target: Box<dyn Fn(Role) -> String>,
-    /// Applied to every spec (`--until-stable`).
-    pub tune: Box<dyn Fn(&mut JobSpec)>,
-}
-
-impl Timing {
-    /// The durations of the quick (about two minutes) or the full mode (long enough for
-    /// array caches to settle).
-    pub fn of_mode(quick: bool) -> Timing {
-        let (step_s, step_warmup_s, test_s, test_warmup_s) = if quick {
-            (3.0, 1.0, 8.0, 1.0)
-        } else {
-            (10.0, 2.0, 30.0, 5.0)
-        };
-        Timing {
-            step_s,
-            step_warmup_s,
-            test_s,
-            test_warmup_s,
-        }
-    }
-}
 
 /// Every workload of a preflight, each with its role, placed and timed.
 struct Workloads {
@@ -244,6 +193,3 @@ pub fn preflight(s: &mut Session, c: &PreflightConfig) -> Result<()> {
     crate::preflight_judge::judge(s, c, &steps, &idx, cfg, sizing);
     Ok(())
 }
-
-/// What the judging step needs of a finished scan.
-pub(crate) type Sizing = Option<FileSizing>;

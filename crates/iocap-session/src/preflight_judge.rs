@@ -9,7 +9,7 @@ use iocap_assess::{
 };
 use iocap_model::{CurvePoint, TestResult};
 
-use crate::preflight::{PreflightConfig, Sizing};
+use crate::preflight_config::{PreflightConfig, Sizing};
 use crate::session::Session;
 
 /// The class of each role's device, and the notes where kernel and measurement disagree.

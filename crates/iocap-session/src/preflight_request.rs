@@ -9,7 +9,7 @@ use iocap_assess::{Expectations, Guidelines};
 use iocap_model::{parse_duration, DeviceClass, JobSpec, Role};
 
 use crate::cachescan::PreflightScan;
-use crate::preflight::{PreflightConfig, Timing};
+use crate::preflight_config::{PreflightConfig, Timing};
 use crate::profile::load_profile;
 
 /// Preflight's flags, as given.

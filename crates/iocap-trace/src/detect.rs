@@ -4,9 +4,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::blktrace::{self, BlktraceReader};
-use crate::error::{printable_bytes, TraceError};
+use crate::error::TraceError;
 use crate::fio::FioIologReader;
 use crate::{TraceReader, TraceSource};
+use iocap_model::text::printable_bytes;
 
 /// The formats iocap reads. CSV is written only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -105,8 +105,6 @@ pub fn records_before(n: u64) -> String {
     }
 }
 
-pub use iocap_model::text::printable_bytes;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,10 +129,5 @@ mod tests {
             "trace.iocap: chunk at byte 1234567 is truncated (expected 6000 bytes, 312 left); \
              the 48,000 records before it are read"
         );
-    }
-
-    #[test]
-    fn first_bytes_show_escaped() {
-        assert_eq!(printable_bytes(b"ab\x1b\"\0"), "ab\\x1b\\\"\\x00");
     }
 }

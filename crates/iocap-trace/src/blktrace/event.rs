@@ -180,7 +180,7 @@ impl BlkFile {
             }
             _ => format!(
                 "it starts with \"{}\", not blktrace's magic",
-                crate::error::printable_bytes(seen)
+                iocap_model::text::printable_bytes(seen)
             ),
         };
         EventError::Corrupt { offset, why }

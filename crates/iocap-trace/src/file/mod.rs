@@ -111,7 +111,7 @@ impl ChunkHeader {
             m if m == END => true,
             m if m == CHUNK => false,
             m => {
-                let seen = crate::error::printable_bytes(m);
+                let seen = iocap_model::text::printable_bytes(m);
                 return Err(format!("it starts with \"{seen}\", not a chunk's magic"));
             }
         };

@@ -11,9 +11,10 @@ use super::codec;
 use super::{
     u32_at, u64_at, ChunkHeader, CHUNK_HEADER_LEN, MAGIC, MAX_META_LEN, TRAILER_LEN, VERSION,
 };
-use crate::error::{printable_bytes, TraceError};
+use crate::error::TraceError;
 use crate::meta::{LostCounts, TraceMeta};
 use crate::record::IoRecord;
+use iocap_model::text::printable_bytes;
 
 pub struct TraceReader {
     path: PathBuf,

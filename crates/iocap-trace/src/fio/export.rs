@@ -27,7 +27,7 @@ where
             std::io::ErrorKind::InvalidInput,
             format!(
                 "fio's iolog names a file in at most 256 bytes without blanks, not `{}`",
-                crate::error::printable_bytes(filename.as_bytes())
+                iocap_model::text::printable_bytes(filename.as_bytes())
             ),
         )));
     }

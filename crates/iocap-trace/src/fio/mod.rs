@@ -150,7 +150,7 @@ impl FioIologReader {
 
     fn number(&self, field: &str, what: &str) -> Result<u64, TraceError> {
         field.parse().map_err(|_| {
-            let field = crate::error::printable_bytes(field.as_bytes());
+            let field = iocap_model::text::printable_bytes(field.as_bytes());
             self.error(format!("the {what} `{field}` is not a whole number"))
         })
     }
@@ -192,7 +192,7 @@ impl FioIologReader {
                 return Err(self.error(format!(
                     "unknown action `{}`; fio's iolog has add, open, close, read, write, \
                      sync, datasync, trim and wait",
-                    crate::error::printable_bytes(action.as_bytes())
+                    iocap_model::text::printable_bytes(action.as_bytes())
                 )))
             }
         };
