@@ -32,6 +32,7 @@ use crate::lock::{self, FileLock};
 use crate::marker::{self, Marker};
 use crate::plat;
 pub use crate::plat::TargetKind;
+use crate::safety::{self, Found, Intent};
 
 /// A target ready for I/O.
 #[derive(Debug)]
@@ -56,6 +57,60 @@ pub struct PreparedTarget {
 fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
     let wrap = IoFailure::with(context);
     move |source| TargetError::Io(wrap(source))
+}
+
+/// Refusing a target that is no longer what was checked.
+fn changed(shown: &str) -> TargetError {
+    TargetError::Refused(format!(
+        "{shown} changed while iocap was checking it; not writing to it"
+    ))
+}
+
+/// The range to test in an existing regular file of `actual` bytes, and a warning when it is
+/// shorter than asked. A file of iocap's own that is unfinished (its fill was cut short: killed,
+/// power lost) or too small is filled up to the size asked for; a file iocap did not create is
+/// never extended, so the test uses what it holds.
+#[allow(clippy::too_many_arguments)]
+fn existing_file_range(
+    spec: &JobSpec,
+    path: &Path,
+    shown: &str,
+    size: Option<u64>,
+    actual: u64,
+    mark: Option<Marker>,
+    obs: &mut dyn FillObserver,
+    stop: &AtomicBool,
+) -> Result<(u64, Option<String>), TargetError> {
+    // a fill that was cut short is finished to the size it was started with, not taken at the
+    // length it reached
+    let intended = match mark {
+        Some(m) if !m.complete => m.size.max(actual),
+        _ => actual,
+    };
+    let range = size.unwrap_or(intended);
+    let (range, warning) = match mark {
+        Some(m) if !m.complete || actual < range => {
+            let from = if m.complete { actual } else { 0 };
+            check_space(&parent_dir(path), range.saturating_sub(from), shown)?;
+            fill(path, from, range, spec.seed, obs, stop)?;
+            (range, None)
+        }
+        _ if actual < range => (
+            actual,
+            Some(format!(
+                "{shown} holds {} but {} was asked for; iocap never extends a file it did not \
+                 create, so the test uses {}",
+                format_bytes(actual),
+                format_bytes(range),
+                format_bytes(actual)
+            )),
+        ),
+        _ => (range, None),
+    };
+    if range == 0 {
+        return Err(TargetError::Invalid(format!("{shown} is empty")));
+    }
+    Ok((range, warning))
 }
 
 /// Reports the progress of filling new test files.
@@ -114,36 +169,17 @@ fn prepare_one(
     let shown = path.display().to_string();
     let mut warnings = Vec::new();
     let writes = spec.writes();
-    let mut created = false;
-
-    // Windows names its volumes and disks (`\\.\E:`, `\\.\PhysicalDrive2`); they are not
-    // in any directory
+    let intent = if writes { Intent::Write } else { Intent::Read };
+    // the facts, read without writing; the decision, docs/safety.md's, made once (`safety`)
+    let seen = safety::inspect(path, intent)?;
+    safety::decide(&shown, &seen.facts, intent, spec.allow_overwrite)?;
     let device_name = plat::names_device(path);
-    let lmeta = if device_name {
-        Some(None)
-    } else {
-        match std::fs::symlink_metadata(path) {
-            Ok(m) => Some(Some(m)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
-        }
-    };
-
-    if let Some(Some(_)) = &lmeta {
-        // by stat, before any open: a FIFO's open would wait for a writer (and a link is
-        // followed here, for reads; writes through one are refused below)
-        if let Ok(m) = std::fs::metadata(path) {
-            if !m.is_file() && !plat::is_block_device(&m) {
-                return Err(crate::safety::not_a_target(&shown, &m));
-            }
-        }
-    }
-
+    let mut created = false;
     let kind;
     let mut range;
     let mut held = FileLock::none();
-    match lmeta {
-        None => {
+    match seen.facts.found {
+        Found::Missing => {
             let want = size.unwrap_or(spec.size_bytes);
             let warning;
             (held, warning) = create_file(path, want, spec.seed, obs, stop)?;
@@ -152,121 +188,54 @@ fn prepare_one(
             kind = TargetKind::File;
             range = want;
         }
-        Some(m) => {
-            if m.as_ref().is_some_and(plat::is_link) && writes {
-                return Err(TargetError::Refused(format!(
-                    "{shown} is a {}; iocap does not write through symlinks or reparse points \
-                     (give the real path)",
-                    plat::LINK
-                )));
+        Found::File { ours } => {
+            kind = TargetKind::File;
+            let f = seen.file.ok_or_else(|| changed(&shown))?;
+            let meta = f
+                .metadata()
+                .map_err(io_err(format!("cannot stat {shown}")))?;
+            if !meta.is_file() {
+                return Err(changed(&shown));
             }
-            if device_name && writes {
-                // a volume or disk is judged by its name before it is opened at all
-                if let Some(why) = plat::device_in_use(None, path) {
-                    return Err(crate::safety::device_in_use(&shown, &why));
-                }
-                if !spec.allow_overwrite {
-                    return Err(crate::safety::device_overwrite(&shown));
-                }
+            if ours || writes {
+                // before the fill is looked at: a fill under way is another run's
+                let (l, warning) = lock::lock(&f, &shown)?;
+                held = l;
+                warnings.extend(warning);
             }
-            // A read-only look first: a file that is not ours is never opened for writing
-            // before permission is established.
+            drop(f);
+            range =
+                existing_file_range(spec, path, &shown, size, meta.len(), seen.marker, obs, stop)
+                    .map(|(r, w)| {
+                    warnings.extend(w);
+                    r
+                })?;
+        }
+        Found::Device { .. } => {
+            kind = TargetKind::BlockDevice;
             let f = plat::open_read(path).map_err(io_err(format!("cannot open {shown}")))?;
-            let meta = if device_name {
-                None
-            } else {
-                Some(
-                    f.metadata()
-                        .map_err(io_err(format!("cannot stat {shown}")))?,
-                )
-            };
-            if meta.as_ref().is_some_and(|m| m.is_file()) {
-                let meta = meta.as_ref().expect("a file's metadata");
-                kind = TargetKind::File;
-                let mark = marker::read(&f, path);
-                let ours = mark.is_some();
-                if writes && !ours && !spec.allow_overwrite {
-                    return Err(TargetError::Refused(format!(
-                        "refusing to write to {shown}: iocap did not create it. Writing would \
-                         destroy its contents; pass --allow-overwrite if that is intended, or \
-                         name a new file"
-                    )));
+            if !device_name {
+                let meta = f
+                    .metadata()
+                    .map_err(io_err(format!("cannot stat {shown}")))?;
+                if !plat::is_block_device(&meta) {
+                    return Err(changed(&shown));
                 }
-                if ours || writes {
-                    // before the fill is looked at: a fill under way is another run's
-                    let (l, warning) = lock::lock(&f, &shown)?;
-                    held = l;
-                    warnings.extend(warning);
-                }
-                let actual = meta.len();
-                // a fill that was cut short (killed, power lost) is finished to the size it was
-                // started with, not taken at the length it reached
-                let intended = match mark {
-                    Some(m) if !m.complete => m.size.max(actual),
-                    _ => actual,
-                };
-                range = size.unwrap_or(intended);
-                match mark {
-                    Some(m) if !m.complete || actual < range => {
-                        // ours but unfinished or too small: fill it up to the size asked for
-                        drop(f);
-                        let from = if m.complete { actual } else { 0 };
-                        let dir = parent_dir(path);
-                        check_space(&dir, range.saturating_sub(from), &shown)?;
-                        fill(path, from, range, spec.seed, obs, stop)?;
-                    }
-                    _ if actual < range => {
-                        warnings.push(format!(
-                            "{shown} holds {} but {} was asked for; iocap never extends a file it \
-                             did not create, so the test uses {}",
-                            format_bytes(actual),
-                            format_bytes(range),
-                            format_bytes(actual)
-                        ));
-                        range = actual;
-                    }
-                    _ => {}
-                }
-                if range == 0 {
-                    return Err(TargetError::Invalid(format!("{shown} is empty")));
-                }
-            } else if device_name || meta.as_ref().is_some_and(plat::is_block_device) {
-                kind = TargetKind::BlockDevice;
-                if writes {
-                    if let Some(why) = plat::device_in_use(meta.as_ref(), path) {
-                        return Err(TargetError::Refused(format!(
-                            "refusing to write to {shown}: {why}. iocap never writes to a block \
-                             device in use"
-                        )));
-                    }
-                    if !spec.allow_overwrite {
-                        return Err(TargetError::Refused(format!(
-                            "refusing to write to block device {shown}: its contents would be \
-                             destroyed; pass --allow-overwrite if that is intended"
-                        )));
-                    }
-                }
-                let dev_size = devinfo::block_device_size(&f)
-                    .map_err(io_err(format!("cannot read the size of {shown}")))?;
-                range = size.unwrap_or(dev_size);
-                if range > dev_size {
-                    warnings.push(format!(
-                        "{shown} holds {}, less than the {} asked for; testing the whole device",
-                        format_bytes(dev_size),
-                        format_bytes(range)
-                    ));
-                    range = dev_size;
-                }
-            } else if let Some(m) = &meta {
-                // swapped in after the stat above (the open did not wait: O_NONBLOCK)
-                return Err(crate::safety::not_a_target(&shown, m));
-            } else {
-                return Err(TargetError::Invalid(format!(
-                    "{shown} is neither a regular file nor a {}",
-                    plat::DEVICE
-                )));
+            }
+            let dev_size = devinfo::block_device_size(&f)
+                .map_err(io_err(format!("cannot read the size of {shown}")))?;
+            range = size.unwrap_or(dev_size);
+            if range > dev_size {
+                warnings.push(format!(
+                    "{shown} holds {}, less than the {} asked for; testing the whole device",
+                    format_bytes(dev_size),
+                    format_bytes(range)
+                ));
+                range = dev_size;
             }
         }
+        // refused by `decide`
+        Found::Other(what) => return Err(safety::not_a_target(&shown, what)),
     }
 
     let (file, direct) = open_for_test(spec, path, kind, &mut warnings)?;
@@ -286,9 +255,7 @@ fn prepare_one(
             .map(|m| plat::is_block_device(&m))?,
     };
     if !still_what_was_checked {
-        return Err(TargetError::Refused(format!(
-            "{shown} changed while iocap was checking it; not writing to it"
-        )));
+        return Err(changed(&shown));
     }
     let logical_block = match kind {
         TargetKind::BlockDevice => devinfo::block_device_logical_block(&file).unwrap_or(512),

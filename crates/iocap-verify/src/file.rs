@@ -3,10 +3,12 @@
 //! positioned reads and writes the fill, the final pass and the check need (the mixed phase
 //! submits through the engine's backends). What differs by system is [`crate::plat`]'s.
 //!
-//! Same rules as `iocap run` (docs/safety.md): a missing file is created with O_EXCL and marked
-//! as iocap's own ([`iocap_engine::marker`]); an existing file is written only if iocap created
-//! it or the user passed `allow_overwrite`; a symlink is never followed for writes; only regular
-//! files are taken (a block device could be mounted, and verify rewrites every byte). The
+//! Same rules as `iocap run` (docs/safety.md), decided by the same function
+//! (`iocap_engine::safety::decide`, with `Intent::RewriteFile`): a missing file is created with
+//! O_EXCL and marked as iocap's own ([`iocap_engine::marker`]); an existing file is written only
+//! if iocap created it or the user passed `allow_overwrite`; a symlink is never followed for
+//! writes; only regular files are taken (a block device could be mounted, and verify rewrites
+//! every byte). The
 //! existing file is inspected through a read-only descriptor, and the descriptor opened for
 //! writing must be the same inode (on Windows: the same volume serial and file index).
 
@@ -15,6 +17,7 @@ use std::io;
 use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
+use iocap_engine::safety::{self, Found, Intent};
 
 use crate::error::{io_err, VerifyError};
 use crate::plat;
@@ -35,47 +38,25 @@ pub fn create_or_claim(
         }
         o.open(path)
     };
-    let (file, created) = match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => (
+    // the facts, read without writing; the decision, docs/safety.md's, made once (the engine's)
+    let seen = safety::inspect(path, Intent::RewriteFile)?;
+    safety::decide(&shown, &seen.facts, Intent::RewriteFile, allow_overwrite)?;
+    let (file, created) = match (seen.facts.found, seen.file) {
+        (Found::Missing, _) => (
             rw(true).map_err(io_err(format!("cannot create {shown}")))?,
             true,
         ),
-        Err(e) => return Err(io_err(format!("cannot inspect {shown}"))(e)),
-        Ok(m) if plat::is_link(&m) => {
-            return Err(VerifyError::refused(format!(
-                "{shown} is a {}; iocap does not write through one (give the real path)",
-                plat::LINK
-            )))
-        }
-        // checked before opening: opening a FIFO blocks until a writer comes
-        Ok(m) if !m.file_type().is_file() => {
-            return Err(not_a_file(&shown));
-        }
-        Ok(_) => {
-            let ro = plat::no_follow(OpenOptions::new().read(true), false)
-                .open(path)
-                .map_err(io_err(format!("cannot open {shown}")))?;
-            let meta = ro
-                .metadata()
-                .map_err(io_err(format!("cannot stat {shown}")))?;
-            if !meta.file_type().is_file() {
-                return Err(not_a_file(&shown));
-            }
-            if marker::read(&ro, path).is_none() && !allow_overwrite {
-                return Err(VerifyError::refused(format!(
-                    "refusing to write to {shown}: iocap did not create it. Verifying would \
-                     destroy its contents; pass --allow-overwrite if that is intended, or name \
-                     a new file"
-                )));
-            }
+        (Found::File { .. }, Some(ro)) => {
             let f = rw(false).map_err(io_err(format!("cannot open {shown} for writing")))?;
-            if identity(&f, &shown)? != identity(&ro, &shown)? {
-                return Err(VerifyError::refused(format!(
-                    "{shown} changed while iocap was checking it; not writing to it"
-                )));
+            if !f.metadata().is_ok_and(|m| m.is_file())
+                || identity(&f, &shown)? != identity(&ro, &shown)?
+            {
+                return Err(changed(&shown));
             }
             (f, false)
         }
+        // what `decide` let through is a missing path or a regular file, opened
+        _ => return Err(changed(&shown)),
     };
     set_marker(&file, path, false, size)?;
     file.set_len(size)
@@ -97,9 +78,12 @@ fn identity(f: &File, shown: &str) -> Result<(u64, u64), VerifyError> {
 }
 
 fn not_a_file(shown: &str) -> VerifyError {
+    safety::not_a_file(shown).into()
+}
+
+fn changed(shown: &str) -> VerifyError {
     VerifyError::refused(format!(
-        "{shown} is not a regular file; iocap verify rewrites every byte of its target, so it \
-         takes only files (give a file on the file system to test)"
+        "{shown} changed while iocap was checking it; not writing to it"
     ))
 }
 

@@ -2,12 +2,12 @@
 //! rest of the crate is the same on both: how a file is opened without following a link
 //! (`O_NOFOLLOW`; `FILE_FLAG_OPEN_REPARSE_POINT`), bypassing the cache (`O_DIRECT`;
 //! `FILE_FLAG_NO_BUFFERING`), how a refusal of that shows (`EINVAL`; `ERROR_INVALID_PARAMETER`
-//! at the first unaligned or unsupported I/O), what a link is, and where a file id's randomness
-//! comes from. The rules themselves (docs/safety.md) are `crate::file`'s.
+//! at the first unaligned or unsupported I/O), and where a file id's randomness comes from. The
+//! rules themselves (docs/safety.md), and what a link is, are the engine's (`safety`, `plat`).
 
 #[cfg(target_os = "linux")]
 mod imp {
-    use std::fs::{Metadata, OpenOptions};
+    use std::fs::OpenOptions;
     use std::io;
     use std::os::unix::fs::OpenOptionsExt;
 
@@ -16,10 +16,6 @@ mod imp {
     pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
         let extra = if direct { libc::O_DIRECT } else { 0 };
         o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
-    }
-
-    pub fn is_link(m: &Metadata) -> bool {
-        m.file_type().is_symlink()
     }
 
     /// What a file system that does not take O_DIRECT answers.
@@ -42,13 +38,13 @@ mod imp {
 
 #[cfg(windows)]
 mod imp {
-    use std::fs::{Metadata, OpenOptions};
+    use std::fs::OpenOptions;
     use std::io;
-    use std::os::windows::fs::{MetadataExt, OpenOptionsExt};
+    use std::os::windows::fs::OpenOptionsExt;
 
     use windows_sys::Win32::Foundation::ERROR_INVALID_PARAMETER;
     use windows_sys::Win32::Storage::FileSystem::{
-        FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OPEN_REPARSE_POINT,
+        FILE_FLAG_NO_BUFFERING, FILE_FLAG_OPEN_REPARSE_POINT,
     };
 
     /// Opens a reparse point itself rather than what it points to (Windows' O_NOFOLLOW);
@@ -56,11 +52,6 @@ mod imp {
     pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
         let extra = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
         o.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | extra)
-    }
-
-    /// A symbolic link, a junction or any other reparse point.
-    pub fn is_link(m: &Metadata) -> bool {
-        m.file_type().is_symlink() || m.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0
     }
 
     /// What an unbuffered handle answers to an I/O the volume cannot do unbuffered.
@@ -81,13 +72,6 @@ mod imp {
 }
 
 pub use imp::*;
-
-/// What [`is_link`] finds, for what a refusal says.
-pub const LINK: &str = if cfg!(windows) {
-    "symbolic link or reparse point"
-} else {
-    "symbolic link"
-};
 
 /// O_DIRECT's name on this system, for what a warning says.
 pub const DIRECT: &str = if cfg!(windows) {
