@@ -16,6 +16,7 @@ pub mod evidence;
 pub mod expect;
 mod fmt;
 pub mod guidelines;
+pub mod headroom;
 mod repeats;
 mod rows;
 pub mod saturate;
