@@ -130,9 +130,17 @@ pub fn place(w: &Workload, run: &RunResult) -> Result<Headroom, HeadroomError> {
     Ok(h)
 }
 
-/// Each bucket's reads and writes per second, and its MB/s.
+/// Each bucket's reads and writes per second, and its MB/s. A last bucket that covers less
+/// than half its width is left out: its rate is a few requests over a sliver of time.
 fn demand(w: &Workload) -> (Vec<f64>, Vec<f64>) {
     let s = &w.rate.per_second;
+    let width = w.rate.bucket_s;
+    let last_covers = w.duration_s - (s.len().max(1) - 1) as f64 * width;
+    let s = if s.len() > 1 && width > 0.0 && last_covers < width / 2.0 {
+        &s[..s.len() - 1]
+    } else {
+        &s[..]
+    };
     let ok = |v: f64| if v.is_finite() { v.max(0.0) } else { 0.0 };
     (
         s.iter().map(|p| ok(p.read_iops + p.write_iops)).collect(),
@@ -162,7 +170,8 @@ fn placement(iops: f64, mb_s: f64, knee: &Step) -> Placement {
 }
 
 /// The resource with the least headroom at the busiest bucket: `iops`, `mb_s` or `latency`
-/// (on a tie, the first of these).
+/// (on a tie, the first of these; a measured MB/s is the IOPS times the size only to within
+/// rounding, so a tie is within a billionth).
 fn first_to_run_out(busiest: &Placement, at: Option<&AtDepth>) -> (&'static str, f64) {
     [
         ("iops", busiest.iops_headroom),
@@ -171,7 +180,7 @@ fn first_to_run_out(busiest: &Placement, at: Option<&AtDepth>) -> (&'static str,
     ]
     .into_iter()
     .filter_map(|(name, h)| h.map(|h| (name, h)))
-    .reduce(|a, b| if b.1 < a.1 { b } else { a })
+    .reduce(|a, b| if b.1 < a.1 * (1.0 - 1e-9) { b } else { a })
     .unwrap_or(("iops", 0.0))
 }
 

@@ -69,6 +69,7 @@ fn workload(peak: f64, bytes: u64, depth: Option<u64>) -> Workload {
     per_second.extend([point(9_000.0), point(peak)]);
     Workload {
         records: 500_000,
+        duration_s: 100.0,
         has_completions: depth.is_some(),
         mix: vec![OpShare {
             op: "read".into(),
@@ -120,6 +121,13 @@ fn the_busiest_second_is_placed_under_the_knee() {
     assert!(close(h.busiest.mb_s_headroom.unwrap(), 95_000.0 / 12_400.0));
     assert_eq!(h.limit, "iops");
     assert!(close(h.headroom, 7.661));
+    // a measured MB/s is IOPS times the size only to within rounding: still a tie
+    let mut run = knee_at_16();
+    for p in &mut run.saturation.as_mut().unwrap().steps {
+        p.mb_s *= 1.0 - 1e-12;
+    }
+    let h = place(&workload(12_400.0, 8192, None), &run).unwrap();
+    assert_eq!(h.limit, "iops");
     assert!(h.at_depth.is_none(), "an iolog has no queue depth");
     assert!(h.notes.iter().any(|n| n.contains("no completion times")));
     assert_eq!(h.against_run_id, knee_at_16().run_id);
@@ -279,4 +287,23 @@ fn an_empty_curve_or_a_workload_without_data_is_an_error() {
     }
     let e = place(&flushes, &knee_at_16()).unwrap_err();
     assert_eq!(e, HeadroomError::NoDataRequests);
+}
+
+#[test]
+fn a_last_bucket_of_a_sliver_of_time_is_not_the_busiest() {
+    // the trace ends 1 ms into its 101st second: one request there reads as 1,000 IOPS
+    let mut w = workload(9_250.0, 8192, None);
+    w.duration_s = 100.001;
+    w.rate.per_second.push(RatePoint {
+        iops: 1_000_000.0,
+        read_iops: 1_000_000.0,
+        write_iops: 0.0,
+        mb_s: 8192.0,
+    });
+    let h = place(&w, &knee_at_16()).unwrap();
+    assert_eq!(h.busiest.iops, 9_250.0);
+    // a last bucket covering most of its width counts
+    w.duration_s = 100.6;
+    let h = place(&w, &knee_at_16()).unwrap();
+    assert_eq!(h.busiest.iops, 1_000_000.0);
 }
