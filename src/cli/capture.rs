@@ -1,6 +1,7 @@
 //! `iocap capture` and `iocap characterise`: a device's requests recorded (eBPF), and any trace
-//! described in the seed method's terms (docs/capture.md). The recording loop and the reading
-//! are `iocap-session`'s; this turns flags into a request and prints.
+//! described in the seed method's terms (docs/capture.md), placed on a saved saturate run's
+//! curve with `--against` (`iocap_assess::headroom`). The recording loop and the reading are
+//! `iocap-session`'s; this turns flags into a request and prints.
 
 use std::path::PathBuf;
 
@@ -111,6 +112,10 @@ pub struct CharacteriseArgs {
     /// Allow replacing an existing profile file (a regular file only)
     #[arg(long)]
     pub force: bool,
+    /// Place the busiest seconds on a saved saturate run's curve (its id, a unique start of
+    /// it, or `last`): the headroom, and what runs out first
+    #[arg(long, value_name = "RUN")]
+    pub against: Option<String>,
     #[command(flatten)]
     pub output: OutputArg,
     #[command(flatten)]
@@ -120,7 +125,15 @@ pub struct CharacteriseArgs {
 pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     a.save.check()?;
     refuse_existing_profile(a.as_profile.as_ref(), a.force)?;
-    let w = iocap_session::characterise(&a.inputs)?;
+    // the curve is found before the trace is read: a long trace costs nothing on a typo
+    let curve = match &a.against {
+        Some(r) => Some(saturate_run(r, a.save.store.db.as_deref())?),
+        None => None,
+    };
+    let mut w = iocap_session::characterise(&a.inputs)?;
+    if let Some(run) = &curve {
+        w.headroom = Some(iocap_assess::headroom::place(&w, run)?);
+    }
     // a damaged trace is described up to the damage, then named as the error it is
     let damaged = w.read_error.clone();
     let mut run = new_run("characterise");
@@ -133,6 +146,13 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
         }
         None => Ok(Exit::Ok),
     }
+}
+
+/// The saved run `what` names, which must hold a capacity curve.
+fn saturate_run(what: &str, db: Option<&str>) -> Result<iocap_model::RunResult> {
+    let run = iocap_console::keep::open_existing_store(db)?.load(what)?;
+    iocap_assess::headroom::curve_of(&run)?;
+    Ok(run)
 }
 
 fn refuse_existing_profile(p: Option<&PathBuf>, force: bool) -> Result<()> {

@@ -16,6 +16,7 @@ mod exports;
 mod faults;
 mod fsync;
 mod hazards;
+mod headroom;
 mod install;
 mod monitor;
 #[cfg(feature = "mpi")]

@@ -3,7 +3,8 @@
 //! ([`saturate`]), how well volumes scale together ([`mod@scaleup`]), and the preflight capacity
 //! table with its PASS/WARN/FAIL verdicts, likely causes and warnings ([`verdict`]), held
 //! against latency guidelines per device class ([`guidelines`]) and the user's expectations
-//! ([`expect`]), and the spread of a test repeated with `--repeat` ([`repeats()`]).
+//! ([`expect`]), and the spread of a test repeated with `--repeat` ([`repeats()`]). A recorded
+//! trace is described by [`workload`] and placed on a saturate run's curve by [`headroom`].
 //!
 //! Everything here is a pure function of results already measured (plus TOML text handed in as
 //! a string), so every rule is unit-tested on constructed curves and a later iocap can recompute
@@ -16,6 +17,7 @@ pub mod evidence;
 pub mod expect;
 mod fmt;
 pub mod guidelines;
+pub mod headroom;
 mod preflight_input;
 mod repeats;
 mod rows;

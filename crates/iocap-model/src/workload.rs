@@ -48,6 +48,10 @@ pub struct Workload {
     pub processes: Vec<ProcessRow>,
     /// Requests by time and offset, for the heat map.
     pub heatmap: Heatmap,
+    /// The workload placed on a storage's capacity curve (`characterise --against RUN`);
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<Headroom>,
 }
 
 /// One operation's share.
@@ -223,4 +227,75 @@ pub struct Heatmap {
     pub max_offset_bytes: u64,
     /// Row-major: `counts[offset_bucket * time_buckets + time_bucket]`.
     pub counts: Vec<u32>,
+}
+
+/// The workload's busiest seconds placed on a saved `saturate` curve: how many times their
+/// load the storage takes before it reaches its knee, per resource. Built by
+/// `iocap_assess::headroom`; docs/capture.md ("Headroom") says how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Headroom {
+    /// The run whose curve the workload is held against.
+    pub against_run_id: String,
+    /// The curve's workload: its `rw` mode, request size and write share.
+    pub curve_rw: String,
+    pub curve_bs_bytes: u64,
+    pub curve_write_pct: u8,
+    /// The workload's commonest read or write size, and its write share by requests.
+    pub workload_bs_bytes: u64,
+    pub workload_write_pct: f64,
+    /// False when the workload's commonest size is not the curve's: the comparison is then
+    /// across sizes (each resource against its own measure, the lesser headroom standing).
+    pub same_size: bool,
+    /// Whether the curve flattened. Without a knee its highest step stands for it, and every
+    /// headroom is a lower bound ("at least").
+    pub knee_reached: bool,
+    /// The knee (or the highest step): requests in flight, IOPS, MB/s, latency.
+    pub knee_outstanding: u32,
+    pub knee_iops: f64,
+    pub knee_mb_s: f64,
+    pub knee_lat_us_p50: Option<f64>,
+    pub knee_lat_us_p99: Option<f64>,
+    /// The busiest bucket and the 99th-percentile bucket of the workload (each resource's own).
+    pub busiest: Placement,
+    pub p99_second: Placement,
+    /// The width of the workload's rate buckets (1 s unless the trace was long).
+    pub bucket_s: f64,
+    /// The curve at the workload's typical queue depth (interpolated between steps); absent
+    /// when the trace has no completion times.
+    pub at_depth: Option<AtDepth>,
+    /// What runs out first at the busiest bucket: `iops`, `mb_s` or `latency` (the curve's
+    /// IOPS at the workload's own depth).
+    pub limit: String,
+    /// The busiest bucket's headroom on that resource: the least of the three.
+    pub headroom: f64,
+    /// What the comparison cannot see, in words (a read curve for a write workload, ...).
+    pub notes: Vec<String>,
+}
+
+/// One of the workload's buckets on the curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Placement {
+    /// Reads and writes per second (flushes and discards are not on a saturate curve), and
+    /// MB/s.
+    pub iops: f64,
+    pub mb_s: f64,
+    /// The knee's IOPS and MB/s over these; below 1 the storage falls behind. Absent when the
+    /// bucket needs none of it.
+    pub iops_headroom: Option<f64>,
+    pub mb_s_headroom: Option<f64>,
+}
+
+/// The curve at the workload's own queue depth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct AtDepth {
+    /// The depth the device spent most of its busy time at.
+    pub outstanding: u64,
+    pub iops: f64,
+    pub lat_us_p50: Option<f64>,
+    pub lat_us_p99: Option<f64>,
+    /// The IOPS there over the busiest bucket's: more load than this queues deeper and waits
+    /// longer.
+    pub iops_headroom: f64,
+    /// Set when the depth is outside the curve's steps: the nearest step stands for it.
+    pub outside_curve: bool,
 }

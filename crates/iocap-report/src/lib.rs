@@ -9,6 +9,7 @@ pub mod csv;
 pub mod fmt;
 pub mod fsync;
 pub mod headline;
+pub mod headroom;
 pub mod history;
 pub mod html;
 pub mod markdown;

@@ -1,5 +1,6 @@
 //! The terminal view of a recorded workload (`iocap characterise`, the end of `iocap
-//! capture`): the seed method's questions, one short block each, within 80 columns.
+//! capture`): the seed method's questions, one short block each, within 80 columns; last, with
+//! `--against RUN`, the headroom on that run's curve ([`crate::headroom`]).
 
 use std::fmt::Write as _;
 
@@ -37,6 +38,10 @@ pub fn render(w: &Workload) -> String {
     durability(&mut o, w);
     latency(&mut o, w);
     others(&mut o, w);
+    if let Some(h) = &w.headroom {
+        o.push('\n');
+        o.push_str(&crate::headroom::render(h));
+    }
     // the prose lines wrap at the terminal's width (the tables fit 80 columns as they are)
     let width = crate::width().max(40);
     o.lines()

@@ -110,6 +110,7 @@ impl Characteriser {
             processes: self.mix.processes(),
             rate: rate.0,
             heatmap: rate.1,
+            headroom: None,
         }
     }
 }

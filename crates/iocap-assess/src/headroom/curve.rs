@@ -1,0 +1,110 @@
+//! The saturate curve as requests in flight against IOPS and latency: its steps in the
+//! device's terms (a step's queue depth is per thread and per target; the workload's is the
+//! device's), its knee, and a point between two steps.
+
+use iocap_model::workload::AtDepth;
+use iocap_model::{CurvePoint, RunResult, Saturation};
+
+/// One unthrottled step that measured I/O.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Step {
+    /// The step's queue depth.
+    pub qd: u32,
+    /// Requests in flight over every thread and target.
+    pub outstanding: f64,
+    pub iops: f64,
+    pub mb_s: f64,
+    pub p50: Option<f64>,
+    pub p99: Option<f64>,
+}
+
+/// Threads over all targets of the test a point was measured by (1 when the test is not in
+/// the run).
+fn threads(run: &RunResult, p: &CurvePoint) -> u32 {
+    run.tests.get(p.test_idx as usize).map_or(1, |t| {
+        let s = &t.spec;
+        let n: u32 = s
+            .targets
+            .iter()
+            .map(|x| x.threads.unwrap_or(s.threads))
+            .sum();
+        n.max(1)
+    })
+}
+
+/// The steps that measured I/O, by requests in flight.
+pub(super) fn steps(run: &RunResult, sat: &Saturation) -> Vec<Step> {
+    let fin = |v: Option<f64>| v.filter(|x| x.is_finite() && *x >= 0.0);
+    let mut v: Vec<Step> = sat
+        .steps
+        .iter()
+        .filter(|p| p.iops.is_finite() && p.iops > 0.0 && p.qd > 0)
+        .map(|p| Step {
+            qd: p.qd,
+            outstanding: f64::from(p.qd) * f64::from(threads(run, p)),
+            iops: p.iops,
+            mb_s: if p.mb_s.is_finite() { p.mb_s } else { 0.0 },
+            p50: fin(p.lat_us_p50),
+            p99: fin(p.lat_us_p99),
+        })
+        .collect();
+    v.sort_by(|a, b| a.outstanding.total_cmp(&b.outstanding));
+    v
+}
+
+/// The knee's step and true; or, for a curve that never flattened (or whose knee step is
+/// missing), its step with the most IOPS and false. `None` without a step.
+pub(super) fn knee(sat: &Saturation, steps: &[Step]) -> Option<(Step, bool)> {
+    if let Some(s) = sat.knee_qd.and_then(|q| steps.iter().find(|s| s.qd == q)) {
+        return Some((*s, true));
+    }
+    let best = steps.iter().max_by(|a, b| a.iops.total_cmp(&b.iops))?;
+    Some((*best, false))
+}
+
+/// The curve at `depth` requests in flight, held against `need_iops`. Between two steps each
+/// figure is interpolated on log2 of the requests in flight (the steps double); below the
+/// first step its latency stands and its IOPS shrink with the depth (Little's law); above the
+/// last, the last step stands.
+pub(super) fn at_depth(steps: &[Step], depth: u64, need_iops: f64) -> AtDepth {
+    let d = depth.max(1) as f64;
+    let (first, last) = (steps[0], steps[steps.len() - 1]);
+    let (iops, p50, p99, outside) = if d < first.outstanding {
+        let iops = first.iops * d / first.outstanding;
+        (iops, first.p50, first.p99, true)
+    } else if d > last.outstanding {
+        (last.iops, last.p50, last.p99, true)
+    } else {
+        let i = steps
+            .windows(2)
+            .position(|w| d <= w[1].outstanding)
+            .unwrap_or(0);
+        let (a, b) = (steps[i], *steps.get(i + 1).unwrap_or(&steps[i]));
+        let span = b.outstanding.log2() - a.outstanding.log2();
+        let t = if span > 0.0 {
+            ((d.log2() - a.outstanding.log2()) / span).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let lerp = |x: f64, y: f64| x + (y - x) * t;
+        let opt = |x: Option<f64>, y: Option<f64>| Some(lerp(x?, y?));
+        (
+            lerp(a.iops, b.iops),
+            opt(a.p50, b.p50),
+            opt(a.p99, b.p99),
+            false,
+        )
+    };
+    AtDepth {
+        outstanding: depth.max(1),
+        iops,
+        lat_us_p50: p50,
+        lat_us_p99: p99,
+        iops_headroom: if need_iops > 0.0 {
+            iops / need_iops
+        } else {
+            0.0
+        },
+        outside_curve: outside,
+    }
+}

@@ -1,0 +1,309 @@
+//! Constructed curves and workloads, and the headroom a user reads from them.
+
+use iocap_model::fixture::{run as fixture_run, FixtureRun};
+use iocap_model::workload::*;
+use iocap_model::{CurvePoint, RunResult, Saturation};
+
+use super::{place, HeadroomError};
+
+/// A saturate run of 8K random reads: steps at qd 1, 2, 4, ... with these IOPS and p99s.
+fn saturate_run(steps: &[(u32, f64, f64)], knee_qd: Option<u32>) -> RunResult {
+    let mut run = fixture_run(&FixtureRun::default());
+    run.command = Some("saturate".into());
+    let steps: Vec<CurvePoint> = steps
+        .iter()
+        .map(|&(qd, iops, p99)| CurvePoint {
+            test_idx: 0,
+            qd,
+            load_pct: None,
+            iops,
+            mb_s: iops * 8192.0 / 1e6,
+            lat_us_p50: Some(p99 / 3.0),
+            lat_us_p99: Some(p99),
+            per_second_iops: vec![],
+        })
+        .collect();
+    let max_iops = steps.iter().map(|p| p.iops).fold(0.0, f64::max);
+    run.saturation = Some(Saturation {
+        max_mb_s: max_iops * 8192.0 / 1e6,
+        max_iops,
+        steps,
+        throttled: vec![],
+        knee_qd,
+        stop_reason: "the next doubling would pass --max-qd 32.".into(),
+        min_gain_pct: 5.0,
+        lat_ceiling_us: None,
+        latency_target_us: None,
+        capacity_iops_at_target: None,
+        capacity_qd_at_target: None,
+    });
+    run
+}
+
+/// Flattens at qd 16: 95,000 IOPS with p99 500 µs.
+fn knee_at_16() -> RunResult {
+    saturate_run(
+        &[
+            (1, 10_000.0, 150.0),
+            (2, 20_000.0, 160.0),
+            (4, 40_000.0, 200.0),
+            (8, 80_000.0, 300.0),
+            (16, 95_000.0, 500.0),
+            (32, 96_000.0, 900.0),
+            (64, 96_500.0, 1_800.0),
+        ],
+        Some(16),
+    )
+}
+
+/// 100 seconds of `bytes`-sized random reads: 98 at 2,000 IOPS, one at 9,000, the busiest at
+/// `peak` IOPS; `depth` the typical queue depth (none: a trace without completions).
+fn workload(peak: f64, bytes: u64, depth: Option<u64>) -> Workload {
+    let point = |iops: f64| RatePoint {
+        iops,
+        read_iops: iops,
+        write_iops: 0.0,
+        mb_s: iops * bytes as f64 / 1e6,
+    };
+    let mut per_second = vec![point(2_000.0); 98];
+    per_second.extend([point(9_000.0), point(peak)]);
+    Workload {
+        records: 500_000,
+        duration_s: 100.0,
+        has_completions: depth.is_some(),
+        mix: vec![OpShare {
+            op: "read".into(),
+            count: 500_000,
+            bytes: 500_000 * bytes,
+            count_pct: 100.0,
+            bytes_pct: 100.0,
+        }],
+        sizes: vec![SizeCount {
+            op: "read".into(),
+            size_bytes: bytes,
+            count: 500_000,
+            pct: 100.0,
+        }],
+        queue_depth: depth.map(|d| QueueDepth {
+            typical: d,
+            ..Default::default()
+        }),
+        rate: Rate {
+            bucket_s: 1.0,
+            per_second,
+            ..Default::default()
+        },
+        randomness: Randomness {
+            far_pct: 100.0,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < b.abs() * 1e-3
+}
+
+#[test]
+fn the_busiest_second_is_placed_under_the_knee() {
+    let h = place(&workload(12_400.0, 8192, None), &knee_at_16()).unwrap();
+    assert!(h.knee_reached && h.same_size);
+    assert_eq!((h.knee_outstanding, h.knee_iops), (16, 95_000.0));
+    assert_eq!(h.knee_lat_us_p99, Some(500.0));
+    assert_eq!((h.busiest.iops, h.p99_second.iops), (12_400.0, 9_000.0));
+    assert!(close(h.busiest.iops_headroom.unwrap(), 95_000.0 / 12_400.0));
+    assert!(close(
+        h.p99_second.iops_headroom.unwrap(),
+        95_000.0 / 9_000.0
+    ));
+    // same size: MB/s runs out with IOPS; IOPS named first on the tie
+    assert!(close(h.busiest.mb_s_headroom.unwrap(), 95_000.0 / 12_400.0));
+    assert_eq!(h.limit, "iops");
+    assert!(close(h.headroom, 7.661));
+    // a measured MB/s is IOPS times the size only to within rounding: still a tie
+    let mut run = knee_at_16();
+    for p in &mut run.saturation.as_mut().unwrap().steps {
+        p.mb_s *= 1.0 - 1e-12;
+    }
+    let h = place(&workload(12_400.0, 8192, None), &run).unwrap();
+    assert_eq!(h.limit, "iops");
+    assert!(h.at_depth.is_none(), "an iolog has no queue depth");
+    assert!(h.notes.iter().any(|n| n.contains("no completion times")));
+    assert_eq!(h.against_run_id, knee_at_16().run_id);
+    assert_eq!((h.curve_rw.as_str(), h.curve_bs_bytes), ("randread", 8192));
+}
+
+#[test]
+fn a_workload_at_low_depth_runs_out_of_latency_first() {
+    // at qd 4 the curve gives 40,000 IOPS with p99 200 µs: 3.2x the busiest second, less than
+    // the 7.7x to the knee
+    let h = place(&workload(12_400.0, 8192, Some(4)), &knee_at_16()).unwrap();
+    let a = h.at_depth.clone().unwrap();
+    assert_eq!(
+        (a.outstanding, a.iops, a.lat_us_p99),
+        (4, 40_000.0, Some(200.0))
+    );
+    assert!(!a.outside_curve);
+    assert_eq!(h.limit, "latency");
+    assert!(close(h.headroom, 40_000.0 / 12_400.0));
+}
+
+#[test]
+fn a_depth_between_steps_is_interpolated_on_log2_of_the_depth() {
+    let h = place(&workload(12_400.0, 8192, Some(6)), &knee_at_16()).unwrap();
+    let a = h.at_depth.unwrap();
+    let t = 6f64.log2() - 2.0;
+    assert!(close(a.iops, 40_000.0 + 40_000.0 * t), "{a:?}");
+    assert!(close(a.lat_us_p99.unwrap(), 200.0 + 100.0 * t), "{a:?}");
+}
+
+#[test]
+fn steps_count_every_thread_and_a_depth_below_the_first_is_said() {
+    let mut run = knee_at_16();
+    run.tests[0].spec.threads = 4;
+    // qd 1 on 4 threads is 4 in flight: depth 4 is the first step, depth 1 a quarter of it
+    let h = place(&workload(12_400.0, 8192, Some(4)), &run).unwrap();
+    assert_eq!(h.knee_outstanding, 64);
+    assert_eq!(h.at_depth.unwrap().iops, 10_000.0);
+    let a = place(&workload(1_000.0, 8192, Some(1)), &run)
+        .unwrap()
+        .at_depth
+        .unwrap();
+    assert!(a.outside_curve);
+    assert_eq!((a.iops, a.lat_us_p99), (2_500.0, Some(150.0)));
+    // past the last step (256 in flight), the last step stands
+    let a = place(&workload(1_000.0, 8192, Some(1000)), &run)
+        .unwrap()
+        .at_depth
+        .unwrap();
+    assert!(a.outside_curve);
+    assert_eq!(a.iops, 96_500.0);
+}
+
+#[test]
+fn a_curve_that_never_flattened_gives_at_least_its_highest_step() {
+    let run = saturate_run(
+        &[
+            (1, 10_000.0, 150.0),
+            (2, 19_000.0, 160.0),
+            (4, 37_000.0, 170.0),
+        ],
+        None,
+    );
+    let h = place(&workload(9_250.0, 8192, None), &run).unwrap();
+    assert!(!h.knee_reached);
+    assert_eq!((h.knee_outstanding, h.knee_iops), (4, 37_000.0));
+    assert!(close(h.headroom, 4.0));
+    let note = h
+        .notes
+        .iter()
+        .find(|n| n.contains("never flattened"))
+        .unwrap();
+    assert!(
+        note.contains("--max-qd 32") && note.contains("lower bound"),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_workload_beyond_the_knee_has_headroom_under_one() {
+    let h = place(&workload(190_000.0, 8192, Some(64)), &knee_at_16()).unwrap();
+    assert_eq!(h.limit, "iops");
+    assert!(close(h.headroom, 0.5));
+    // it queued past the knee when recorded, and the view is told so
+    assert!(
+        h.notes.iter().any(|n| n.contains("past the knee's 16")),
+        "{:?}",
+        h.notes
+    );
+}
+
+#[test]
+fn larger_requests_than_the_curves_are_held_to_its_mb_s() {
+    // 10,000 IOPS of 16K: 9.5x the knee's IOPS, but 163.8 MB/s against its 778.2: 4.75x, as
+    // scaling the knee's IOPS by bytes would give
+    let h = place(&workload(10_000.0, 16384, None), &knee_at_16()).unwrap();
+    assert!(!h.same_size);
+    assert_eq!(h.workload_bs_bytes, 16384);
+    assert!(close(h.busiest.iops_headroom.unwrap(), 9.5));
+    assert_eq!(h.limit, "mb_s");
+    assert!(close(h.headroom, 4.75));
+    assert!(h.notes.iter().any(|n| n.contains("8K requests")
+        && n.contains("commonest are 16K")
+        && n.contains("across sizes")));
+    // smaller requests: no more IOPS than the curve's are assumed
+    let h = place(&workload(10_000.0, 4096, None), &knee_at_16()).unwrap();
+    assert_eq!(h.limit, "iops");
+    assert!(close(h.headroom, 9.5));
+}
+
+#[test]
+fn a_write_workload_on_a_read_curve_is_said() {
+    let mut w = workload(12_400.0, 8192, None);
+    w.mix[0].op = "write".into();
+    w.sizes[0].op = "write".into();
+    let h = place(&w, &knee_at_16()).unwrap();
+    assert_eq!(h.workload_write_pct, 100.0);
+    assert!(
+        h.notes
+            .iter()
+            .any(|n| n.contains("wrote 0 % of its requests, the workload 100 %")),
+        "{:?}",
+        h.notes
+    );
+}
+
+#[test]
+fn a_run_without_a_curve_is_refused_naming_its_kind() {
+    let mut run = fixture_run(&FixtureRun::default());
+    run.command = Some("run".into());
+    let e = place(&workload(1_000.0, 8192, None), &run).unwrap_err();
+    assert!(matches!(e, HeadroomError::NotACurve { .. }));
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&run.run_id)
+            && msg.contains("a `run` run (tests at set queue depths)")
+            && msg.contains("needs a `saturate` run"),
+        "{msg}"
+    );
+    run.command = Some("characterise".into());
+    run.workload = Some(Workload::default());
+    let msg = super::curve_of(&run).unwrap_err().to_string();
+    assert!(
+        msg.contains("`characterise` run (a recorded workload)"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn an_empty_curve_or_a_workload_without_data_is_an_error() {
+    let empty = saturate_run(&[(1, 0.0, 150.0)], None);
+    let e = place(&workload(1_000.0, 8192, None), &empty).unwrap_err();
+    assert!(matches!(e, HeadroomError::EmptyCurve { .. }), "{e}");
+    let mut flushes = workload(1_000.0, 8192, None);
+    for p in &mut flushes.rate.per_second {
+        p.read_iops = 0.0;
+    }
+    let e = place(&flushes, &knee_at_16()).unwrap_err();
+    assert_eq!(e, HeadroomError::NoDataRequests);
+}
+
+#[test]
+fn a_last_bucket_of_a_sliver_of_time_is_not_the_busiest() {
+    // the trace ends 1 ms into its 101st second: one request there reads as 1,000 IOPS
+    let mut w = workload(9_250.0, 8192, None);
+    w.duration_s = 100.001;
+    w.rate.per_second.push(RatePoint {
+        iops: 1_000_000.0,
+        read_iops: 1_000_000.0,
+        write_iops: 0.0,
+        mb_s: 8192.0,
+    });
+    let h = place(&w, &knee_at_16()).unwrap();
+    assert_eq!(h.busiest.iops, 9_250.0);
+    // a last bucket covering most of its width counts
+    w.duration_s = 100.6;
+    let h = place(&w, &knee_at_16()).unwrap();
+    assert_eq!(h.busiest.iops, 1_000_000.0);
+}
