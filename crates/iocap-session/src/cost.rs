@@ -1,18 +1,15 @@
 //! Cost: the CPU spent per I/O over a matrix of engines, block sizes, directions, cache modes and
 //! queue depths (`iocap_cost::matrix`), each point run by the engine like any test with
-//! `/proc/stat` read on the engine's window edges; then the fitted model and the answers. The
-//! points depend on the page cache (warmed, dropped, measured), so this flow runs on the
-//! engine itself, not through the [`Executor`](crate::Executor) trait.
+//! `/proc/stat` read on the engine's window edges; then the fitted model and the answers. Like
+//! every flow it runs through the [`Executor`](crate::Executor): the points that depend on the
+//! page cache (warmed, dropped, measured) are the executor's `cost_point`, so the flow's
+//! decisions (which points run, when it stops, what the notes say) are tested on the mock.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::{bail, Context, Result};
-use iocap_cost::{build, cache, procstat, Cache, Matrix, PlannedPoint, Questions, StatWatch};
-use iocap_engine::{prepare_targets, run_test, Quiet};
+use anyhow::{bail, Result};
+use iocap_cost::{build, procstat, Cache, Matrix, PlannedPoint, Questions};
 use iocap_model::{CostPoint, CostReport, JobSpec, RunResult, RwMode};
 
-use crate::engine::EngineExecutor;
-use crate::executor::Executor;
+use crate::executor::{CostRun, Executor};
 
 /// A cost matrix, planned: its points on a base spec (the target, size and timing).
 pub struct CostConfig {
@@ -53,13 +50,9 @@ impl CostConfig {
 }
 
 /// Creates (or refuses) the test file exactly as for `iocap run`, before anything runs: with
-/// a writing spec when the matrix writes, so a foreign file is refused up front. Its path and
-/// the bytes it can address.
-fn prepare(
-    e: &mut EngineExecutor,
-    points: &[PlannedPoint],
-    base: &JobSpec,
-) -> Result<(PathBuf, u64)> {
+/// a writing spec when the matrix writes, so a foreign file is refused up front. The bytes it
+/// can address.
+fn prepare(e: &mut dyn Executor, points: &[PlannedPoint], base: &JobSpec) -> Result<u64> {
     let rw = if points.iter().any(|p| p.write) {
         RwMode::RandWrite
     } else {
@@ -70,16 +63,20 @@ fn prepare(
         write_pct: rw.write_pct(0),
         ..points[0].spec(base)
     };
-    let t = prepare_targets(&probe, e.fill_bar().as_mut(), e.stop_flag())?;
-    Ok((t[0].path.clone(), t[0].range_bytes))
+    e.range(&probe)
 }
 
 /// Leaves out the cache-hit points when the test range does not fit in half of the memory.
-fn fit_hits(points: &mut Vec<PlannedPoint>, range: u64, notes: &mut Vec<String>) {
+fn fit_hits(
+    points: &mut Vec<PlannedPoint>,
+    range: u64,
+    avail: Option<u64>,
+    notes: &mut Vec<String>,
+) {
     if !points.iter().any(|p| p.cache == Cache::Hit) {
         return;
     }
-    if let Some(avail) = iocap_engine::host::mem_available_bytes().filter(|m| range > m / 2) {
+    if let Some(avail) = avail.filter(|m| range > m / 2) {
         points.retain(|p| p.cache != Cache::Hit);
         notes.push(format!(
             "cache-hit points skipped: the {} MiB test range does not fit in half of the \
@@ -88,43 +85,6 @@ fn fit_hits(points: &mut Vec<PlannedPoint>, range: u64, notes: &mut Vec<String>)
             avail >> 20
         ));
     }
-}
-
-/// A point's result, the CPU window of its measured time, and the share of the file cached
-/// when it ended.
-type PointRun = (
-    iocap_model::TestResult,
-    Option<procstat::WindowCpu>,
-    Option<f64>,
-);
-
-/// Runs one point with the page cache set up as it asks.
-fn run_point(
-    e: &mut EngineExecutor,
-    p: &PlannedPoint,
-    spec: &JobSpec,
-    (path, range): (&Path, u64),
-) -> Result<PointRun> {
-    if p.cache == Cache::Hit {
-        cache::warm(path, range).context("cannot read the test file into the cache")?;
-    }
-    let targets = prepare_targets(spec, e.fill_bar().as_mut(), e.stop_flag())?;
-    if p.cache == Cache::Miss {
-        cache::drop_pages(path).context("cannot drop the test file's cached pages")?;
-    }
-    let mut quiet = Quiet;
-    let mut watch = StatWatch::new(&mut quiet);
-    let out =
-        run_test(spec, &targets, e.stop_flag(), &mut watch).context("the test could not run")?;
-    let win = watch.window();
-    drop(targets);
-    let resident = (p.cache != Cache::Direct)
-        .then(|| cache::resident_pct(path, range).ok())
-        .flatten();
-    if p.write {
-        cache::flush(path).context("cannot fsync the test file")?;
-    }
-    Ok((out.result, win, resident))
 }
 
 fn fmt_us(v: f64) -> String {
@@ -151,7 +111,7 @@ fn progress_line(i: usize, n: usize, p: &PlannedPoint, cp: &CostPoint) -> String
 }
 
 /// The matrix into `run`: every point's test in `run.tests`, the report in `run.cost`.
-pub fn cost(e: &mut EngineExecutor, run: &mut RunResult, c: CostConfig) -> Result<()> {
+pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<()> {
     let CostConfig {
         matrix,
         mut points,
@@ -159,8 +119,8 @@ pub fn cost(e: &mut EngineExecutor, run: &mut RunResult, c: CostConfig) -> Resul
         base,
         questions,
     } = c;
-    let (path, range) = prepare(e, &points, &base)?;
-    fit_hits(&mut points, range, &mut notes);
+    let range = prepare(e, &points, &base)?;
+    fit_hits(&mut points, range, e.mem_available_bytes(), &mut notes);
     let hz = procstat::ticks_per_s();
     if procstat::read().is_none() {
         notes.push(format!(
@@ -174,7 +134,11 @@ pub fn cost(e: &mut EngineExecutor, run: &mut RunResult, c: CostConfig) -> Resul
             break;
         }
         let spec = p.spec(&base);
-        let (r, win, resident) = run_point(e, p, &spec, (&path, range))?;
+        let CostRun {
+            result: r,
+            cpu: win,
+            resident_pct: resident,
+        } = e.cost_point(&spec, p.cache, range)?;
         if p.cache == Cache::Direct && !r.direct {
             notes.push(format!("{}: ran without O_DIRECT", p.label()));
         }

@@ -12,8 +12,9 @@ use iocap_engine::probe::{self, RawSamples};
 use iocap_engine::{prepare_targets, FillObserver, PreparedTarget, RunObserver, TargetError};
 use iocap_model::{format_bytes, BsWeight, ConfigCheck, JobSpec, TestResult};
 
-use crate::executor::Executor;
+use crate::executor::{CostRun, Executor};
 use crate::oscounters::DiskWatch;
+use iocap_cost::Cache;
 
 /// What the user sees while tests run: the caller's (a terminal's bars and lines, or nothing).
 pub trait Progress {
@@ -150,6 +151,43 @@ impl EngineExecutor {
 }
 
 impl Executor for EngineExecutor {
+    fn cost_point(&mut self, spec: &JobSpec, cache: Cache, range: u64) -> Result<CostRun> {
+        let mut path = PathBuf::from(&spec.targets[0].path);
+        if path.is_dir() {
+            path.push(iocap_model::DEFAULT_TARGET);
+        }
+        if cache == Cache::Hit {
+            iocap_cost::cache::warm(&path, range)
+                .context("cannot read the test file into the cache")?;
+        }
+        let targets = prepare_targets(spec, self.fill_bar().as_mut(), self.stop)?;
+        if cache == Cache::Miss {
+            iocap_cost::cache::drop_pages(&path)
+                .context("cannot drop the test file's cached pages")?;
+        }
+        let mut quiet = iocap_engine::Quiet;
+        let mut watch = iocap_cost::StatWatch::new(&mut quiet);
+        let out = iocap_engine::run_test(spec, &targets, self.stop, &mut watch)
+            .context("the test could not run")?;
+        let cpu = watch.window();
+        drop(targets);
+        let resident_pct = (cache != Cache::Direct)
+            .then(|| iocap_cost::cache::resident_pct(&path, range).ok())
+            .flatten();
+        if spec.writes() {
+            iocap_cost::cache::flush(&path).context("cannot fsync the test file")?;
+        }
+        Ok(CostRun {
+            result: out.result,
+            cpu,
+            resident_pct,
+        })
+    }
+
+    fn mem_available_bytes(&self) -> Option<u64> {
+        iocap_engine::host::mem_available_bytes()
+    }
+
     /// Block-size mixes are fitted to the targets' logical block (see [`fit_mix`]), with a
     /// warning.
     fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {

@@ -5,9 +5,19 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use iocap_cost::{Cache, WindowCpu};
 use iocap_engine::probe::RawSamples;
 use iocap_model::{ConfigCheck, JobSpec, TestResult};
+
+/// One point of the cost matrix as run: the test, the system's CPU over its measured window
+/// (`None` where /proc/stat cannot be read), and the share of the file in the page cache when
+/// it ended (`None` for O_DIRECT points).
+pub struct CostRun {
+    pub result: TestResult,
+    pub cpu: Option<WindowCpu>,
+    pub resident_pct: Option<f64>,
+}
 
 pub trait Executor {
     /// Runs `specs` at the same time, each on its own targets (one test, or the workloads of
@@ -77,4 +87,18 @@ pub trait Executor {
         samples: u32,
         max_s: f64,
     ) -> Result<std::result::Result<RawSamples, String>>;
+
+    /// Runs one cost point: a one-target `spec` whose first `range` bytes are put in the page
+    /// cache first (`Cache::Hit`) or dropped from it once the target is open (`Cache::Miss`),
+    /// the system's CPU counters read on the measured window's edges; a writing point's file is
+    /// fsynced after, so the next point starts clean. Executors that cannot (several hosts at
+    /// once) refuse.
+    fn cost_point(&mut self, _spec: &JobSpec, _cache: Cache, _range: u64) -> Result<CostRun> {
+        bail!("the CPU cost is measured on one host")
+    }
+
+    /// The memory the kernel could give without swapping (MemAvailable), when known.
+    fn mem_available_bytes(&self) -> Option<u64> {
+        None
+    }
 }

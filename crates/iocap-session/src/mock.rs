@@ -10,7 +10,9 @@ use iocap_engine::probe::RawSamples;
 use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::{ConfigCheck, IoFault, JobSpec, TestResult};
 
-use crate::executor::Executor;
+use crate::executor::{CostRun, Executor};
+use iocap_cost::{Cache, WindowCpu};
+use iocap_engine::procstat::CpuTimes;
 
 /// What a modelled device does with one spec: (IOPS, median latency in µs).
 pub type DeviceModel = Box<dyn Fn(&JobSpec) -> (f64, f64)>;
@@ -31,6 +33,9 @@ pub struct MockExecutor {
     pub devices: Vec<(String, bool)>,
     /// The size every target has (the range a cache probe reads).
     pub range_bytes: u64,
+    /// What `mem_available_bytes` answers (the cost flow skips cache-hit points that do not
+    /// fit in half of it).
+    pub mem_available: Option<u64>,
     interrupted: bool,
     tests: usize,
 }
@@ -47,6 +52,7 @@ impl MockExecutor {
             said: Vec::new(),
             devices: Vec::new(),
             range_bytes: 1 << 30,
+            mem_available: Some(16 << 30),
             interrupted: false,
             tests: 0,
         }
@@ -118,6 +124,38 @@ impl MockExecutor {
 }
 
 impl Executor for MockExecutor {
+    /// A point as the model says, whose system CPU is 10 µs per I/O (in 100 Hz ticks over the
+    /// test's time), every page of a hit point cached and none of a miss point's.
+    fn cost_point(&mut self, spec: &JobSpec, cache: Cache, _range: u64) -> Result<CostRun> {
+        spec.validate()?;
+        self.ran.push(vec![spec.clone()]);
+        let result = self.result(spec);
+        let ios = result.total.iops * result.duration_s;
+        let busy_ticks = (ios * 10e-6 * 100.0).round() as u64;
+        let cpu = Some(WindowCpu {
+            span_s: result.duration_s,
+            delta: CpuTimes {
+                system: busy_ticks,
+                idle: 100,
+                ..CpuTimes::default()
+            },
+        });
+        let resident_pct = match cache {
+            Cache::Hit => Some(100.0),
+            Cache::Miss => Some(0.0),
+            Cache::Direct => None,
+        };
+        Ok(CostRun {
+            result,
+            cpu,
+            resident_pct,
+        })
+    }
+
+    fn mem_available_bytes(&self) -> Option<u64> {
+        self.mem_available
+    }
+
     fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {
         for s in specs {
             s.validate()?;

@@ -1,0 +1,99 @@
+//! The cost flow (`iocap cost`) on the mock executor: which points run, what stops the matrix,
+//! which points are left out and said so, and the report built from what the points measured,
+//! deterministically and without I/O (issue 26: every flow through the Executor).
+
+use iocap_cost::{Cache, Matrix, Questions};
+use iocap_model::{JobSpec, RunResult, RwMode, TargetSpec};
+use iocap_session::{new_run, CostConfig, MockExecutor};
+
+fn base() -> JobSpec {
+    JobSpec {
+        targets: vec![TargetSpec::new("/t/iocap.testfile")],
+        rw: RwMode::RandRead,
+        bs_bytes: 4096,
+        duration_s: 2.0,
+        warmup_s: 0.0,
+        size_bytes: 1 << 30,
+        ..JobSpec::default()
+    }
+}
+
+fn cost(exec: &mut MockExecutor, matrix: Matrix) -> RunResult {
+    let mut run = new_run("cost");
+    run.host.cpus = 2;
+    let c = CostConfig::new(matrix, 1, base(), Questions::default()).unwrap();
+    iocap_session::cost(exec, &mut run, c).unwrap();
+    run
+}
+
+#[test]
+fn every_point_runs_once_and_the_report_holds_what_each_measured() {
+    let mut exec = MockExecutor::knee(50_000.0, 1);
+    let run = cost(&mut exec, Matrix::Quick);
+    let (planned, _) = iocap_cost::plan(Matrix::Quick, 1);
+    let report = run.cost.as_ref().expect("a cost report");
+    assert_eq!(report.matrix, "quick");
+    assert_eq!(run.tests.len(), planned.len());
+    assert_eq!(report.points.len(), planned.len());
+    // each point ran its own spec: its block size and direction, in the plan's order
+    for (spec, p) in exec.ran.iter().flatten().zip(&planned) {
+        assert_eq!(spec.bs_bytes, p.bs_bytes);
+        assert_eq!(spec.writes(), p.write, "{}", p.label());
+    }
+    // the mock's system CPU is 10 µs per I/O: what the report says per point
+    for cp in &report.points {
+        let sys = cp.system.as_ref().expect("system-wide CPU");
+        assert!(
+            (sys.us_per_io - 10.0).abs() < 0.5,
+            "{} {} {}: {} µs",
+            cp.engine,
+            cp.rw,
+            cp.bs_bytes,
+            sys.us_per_io
+        );
+    }
+    assert!(!report.models.is_empty(), "a model fitted");
+}
+
+#[test]
+fn cache_hit_points_are_left_out_when_the_file_does_not_fit_in_memory_and_it_is_said() {
+    let mut exec = MockExecutor::knee(50_000.0, 1);
+    exec.mem_available = Some(1 << 30); // the 1 GiB range is more than half of it
+    let run = cost(&mut exec, Matrix::Default);
+    let report = run.cost.unwrap();
+    assert!(
+        report.points.iter().all(|p| p.cache != Cache::Hit.name()),
+        "no hit point runs"
+    );
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("cache-hit points skipped")),
+        "{:?}",
+        report.notes
+    );
+    let (planned, _) = iocap_cost::plan(Matrix::Default, 1);
+    let hits = planned.iter().filter(|p| p.cache == Cache::Hit).count();
+    assert!(hits > 0);
+    assert_eq!(run.tests.len(), planned.len() - hits);
+}
+
+#[test]
+fn a_fault_or_a_stop_ends_the_matrix_at_that_point() {
+    let mut exec = MockExecutor::knee(50_000.0, 1);
+    exec.fail_at = Some(2);
+    let run = cost(&mut exec, Matrix::Quick);
+    assert_eq!(
+        run.tests.len(),
+        3,
+        "the failed point is kept, none after it"
+    );
+    assert!(run.tests[2].error.is_some());
+
+    let mut exec = MockExecutor::knee(50_000.0, 1);
+    exec.interrupt_at = Some(0);
+    let run = cost(&mut exec, Matrix::Quick);
+    assert_eq!(run.tests.len(), 1);
+    assert!(run.tests[0].interrupted);
+}
