@@ -11,6 +11,7 @@ pub mod cachescan;
 pub mod cost;
 pub mod domain;
 pub mod engines;
+pub mod figures;
 pub mod filekind;
 pub mod fixture;
 pub mod flags;

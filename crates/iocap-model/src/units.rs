@@ -190,30 +190,7 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{bytes} B")
 }
 
-/// A latency in whole microseconds, or in milliseconds with one decimal from 10 ms: `850 µs`,
-/// `12.5 ms` (the log-flush tables and recommendations of `iocap fsync`).
-pub fn format_us(us: f64) -> String {
-    if us >= 10_000.0 {
-        format!("{:.1} ms", us / 1000.0)
-    } else {
-        format!("{us:.0} µs")
-    }
-}
-
-/// A whole number with thousands separators: `1234567` reads `1,234,567`. The one place digits
-/// are grouped: the report's views and the assessments' sentences both call it, each choosing
-/// what a missing or negative figure reads.
-pub fn format_count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::figures::{format_count, format_us};
 
 #[cfg(test)]
 mod tests {

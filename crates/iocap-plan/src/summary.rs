@@ -167,21 +167,7 @@ pub fn describe_workload(s: &JobSpec) -> String {
     words.join(" ")
 }
 
-/// `0.5s`, `45s`, `3m20s`, `1h05m`: tenths below ten seconds, whole seconds above, as a
-/// schedule needs no more.
-pub fn format_secs(secs: f64) -> String {
-    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
-    if secs < 10.0 && secs.fract() != 0.0 {
-        return format!("{:.1}s", secs);
-    }
-    let s = secs.round() as u64;
-    match s {
-        0..120 => format!("{s}s"),
-        120..7200 if s % 60 == 0 => format!("{}m", s / 60),
-        120..7200 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-    }
-}
+pub use iocap_model::figures::format_secs;
 
 #[cfg(test)]
 mod tests {

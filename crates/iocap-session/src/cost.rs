@@ -7,7 +7,7 @@
 
 use anyhow::{bail, Result};
 use iocap_cost::{build, procstat, Cache, Matrix, PlannedPoint, Questions};
-use iocap_model::{CostPoint, CostReport, JobSpec, RunResult, RwMode};
+use iocap_model::{figures, CostPoint, CostReport, JobSpec, RunResult, RwMode};
 
 use crate::executor::{CostRun, Executor};
 
@@ -87,25 +87,17 @@ fn fit_hits(
     }
 }
 
-fn fmt_us(v: f64) -> String {
-    if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
 /// The line said after each point.
 fn progress_line(i: usize, n: usize, p: &PlannedPoint, cp: &CostPoint) -> String {
     format!(
         "[{}/{n}] {}: {} IOPS, {} µs CPU per I/O (process), {} (system-wide)",
         i + 1,
         p.label(),
-        iocap_report::fmt::count(cp.iops),
-        fmt_us(cp.process.us_per_io),
+        figures::count(cp.iops),
+        figures::micros(cp.process.us_per_io),
         cp.system
             .as_ref()
-            .map(|s| fmt_us(s.us_per_io))
+            .map(|s| figures::micros(s.us_per_io))
             .unwrap_or_else(|| "-".into())
     )
 }

@@ -33,11 +33,11 @@ fn measure(s: &mut Session, spec: &JobSpec, qd: u32, load: Option<f64>) -> Resul
     let p = CurvePoint::of(at, qd, load, &s.run.tests[at as usize]);
     let p99 = p
         .lat_us_p99
-        .map_or_else(|| "-".into(), iocap_report::fmt::lat_us);
+        .map_or_else(|| "-".into(), iocap_model::figures::lat_us);
     s.exec.say(&format!(
         "{}: {} IOPS, {:.1} MB/s, p99 {p99}",
         spec.name,
-        iocap_report::fmt::count(p.iops),
+        iocap_model::figures::count(p.iops),
         p.mb_s,
     ));
     Ok(p)

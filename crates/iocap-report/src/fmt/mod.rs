@@ -24,69 +24,7 @@ pub const MISSING_DASH: &str = "–";
 /// A figure not known, inside a sentence or a chart's tooltip.
 pub const UNKNOWN: &str = "?";
 
-/// A count with thousands separators, rounded: `123,457`. Below zero and NaN read `0`.
-pub fn count(v: f64) -> String {
-    iocap_model::format_count(v.round() as u64)
-}
-
-/// [`count`] of a finite figure (below zero as `0`), else `missing`.
-pub fn count_or(v: f64, missing: &str) -> String {
-    if v.is_finite() {
-        count(v.max(0.0))
-    } else {
-        missing.into()
-    }
-}
-
-/// A rate with one decimal and thousands separators, e.g. MB/s: `1,480.2`; a non-finite one
-/// reads `missing`.
-pub fn decimal_or(v: f64, missing: &str) -> String {
-    if !v.is_finite() {
-        return missing.into();
-    }
-    let s = format!("{:.1}", v.abs());
-    let (int, dec) = s.split_once('.').unwrap_or((&s, "0"));
-    let sign = if v < 0.0 && s != "0.0" { "-" } else { "" };
-    format!("{sign}{}.{dec}", count(int.parse::<f64>().unwrap_or(0.0)))
-}
-
-/// A latency in microseconds with a unit that keeps 3-4 significant digits: `5.12 µs`,
-/// `85.3 µs`, `413 µs`, `1.25 ms`, `25.0 ms`.
-pub fn lat_us(us: f64) -> String {
-    if us >= 10_000.0 {
-        format!("{:.1} ms", us / 1000.0)
-    } else if us >= 1000.0 {
-        format!("{:.2} ms", us / 1000.0)
-    } else if us >= 100.0 {
-        format!("{us:.0} µs")
-    } else if us >= 10.0 {
-        format!("{us:.1} µs")
-    } else {
-        format!("{us:.2} µs")
-    }
-}
-
-/// [`lat_us`] of a latency that is there and finite, else `missing`.
-pub fn lat_us_or(us: Option<f64>, missing: &str) -> String {
-    match us {
-        Some(v) if v.is_finite() => lat_us(v),
-        _ => missing.into(),
-    }
-}
-
-/// A percentage with one decimal: `87.5 %`; a non-finite one reads `missing`.
-pub fn pct_or(v: f64, missing: &str) -> String {
-    if v.is_finite() {
-        format!("{v:.1} %")
-    } else {
-        missing.into()
-    }
-}
-
-/// A duration in seconds with one decimal: `30.0 s`.
-pub fn secs(s: f64) -> String {
-    format!("{s:.1} s")
-}
+pub use iocap_model::figures::{count, count_or, decimal_or, lat_us, lat_us_or, pct_or, secs};
 
 /// A space that a table's cell never wraps at: [`bind_units`] puts it between a figure and its
 /// unit, [`unbind`] makes it a plain space again once the table is laid out.
