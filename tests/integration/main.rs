@@ -22,6 +22,7 @@ mod monitor;
 mod mpi;
 mod nonsense;
 mod partial;
+mod pg;
 mod pgcost;
 mod run;
 mod safety;
