@@ -8,6 +8,7 @@
 //! Skipped with a message where the test cannot run as root with loop devices, or where
 //! PostgreSQL 15 or later is not installed; under CI it fails instead.
 
+use std::path::Path;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
 
@@ -36,9 +37,15 @@ fn pgbench_captured_on_its_own_loop_device_agrees_with_postgres_counters() {
     let Some(bin) = pg_bin_or_skip("PostgreSQL-in-the-loop test") else {
         return;
     };
+    // the server runs as `postgres`, which must reach the mount point: under /var/tmp, not in
+    // the build's scratch directory, whose parents it may not enter; declared before `rig`, so
+    // that it is removed after the file system is unmounted
+    let mnt_dir = tempfile::Builder::new()
+        .prefix("iocap-pgloop-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    set_mode(mnt_dir.path(), 0o755);
     let mut rig = Rig::new();
-    // the server runs as `postgres`, which must reach the mount point
-    set_mode(rig.dir.path(), 0o755);
     let file = rig.backing_file("disk", 1024 * MIB, None);
     let dev = rig.attach(&file);
     must(
@@ -51,7 +58,7 @@ fn pgbench_captured_on_its_own_loop_device_agrees_with_postgres_counters() {
             &dev,
         ],
     );
-    let mnt = rig.path("mnt");
+    let mnt = mnt_dir.path().join("mnt");
     rig.mount(&dev, &mnt);
     let root = mnt.join("pg");
     std::fs::create_dir(&root).unwrap();
@@ -60,9 +67,9 @@ fn pgbench_captured_on_its_own_loop_device_agrees_with_postgres_counters() {
     pg.start();
     pg.run("pgbench", &["-i", "-q", "-s", SCALE]);
 
-    let ro = round(&rig, &mut pg, "select-only", &["-S"]);
+    let ro = round(&rig, &mnt, &mut pg, "select-only", &["-S"]);
     ro.print("pgbench -S");
-    let rw = round(&rig, &mut pg, "tpcb", &[]);
+    let rw = round(&rig, &mnt, &mut pg, "tpcb", &[]);
     rw.print("pgbench TPC-B-like");
 
     // Lookups: the tables are 20 times shared_buffers, so PostgreSQL keeps reading pages.
@@ -190,14 +197,13 @@ impl Round {
 
 /// Restarts the server with the database's files out of the page cache, captures the device
 /// while pgbench runs, and reads PostgreSQL's counters around pgbench.
-fn round(rig: &Rig, pg: &mut Cluster, name: &str, args: &[&str]) -> Round {
+fn round(rig: &Rig, mnt: &Path, pg: &mut Cluster, name: &str, args: &[&str]) -> Round {
     pg.stop();
     let dropped = drop_from_page_cache(&pg.data());
     assert!(dropped > 100, "{dropped} files dropped from the page cache");
     pg.start();
     let mut client = pg.connect();
     let trace = rig.path(&format!("{name}.iotrace"));
-    let mnt = rig.path("mnt");
     let cap = Std::new(assert_cmd::cargo::cargo_bin("iocap"))
         .args([
             "capture",
@@ -263,7 +269,7 @@ fn counters(c: &mut postgres::Client) -> [u64; 4] {
 
 /// The capture's requests, from its CSV export: reads, flushes, and the writes that landed in
 /// `wal` (sector ranges [start, end)) or elsewhere.
-fn captured(rig: &Rig, trace: &std::path::Path, wal: &[(u64, u64)]) -> Round {
+fn captured(rig: &Rig, trace: &Path, wal: &[(u64, u64)]) -> Round {
     let csv = trace.with_extension("csv");
     let out = iocap(
         rig.dir.path(),
@@ -337,7 +343,7 @@ fn wal_extents(pg: &Cluster) -> Vec<(u64, u64)> {
 
 /// Bytes of the files under `dir` that are in the page cache, the WAL's left out (written,
 /// not read).
-fn cached_bytes(dir: &std::path::Path) -> u64 {
+fn cached_bytes(dir: &Path) -> u64 {
     let mut n = 0;
     for e in std::fs::read_dir(dir).unwrap() {
         let path = e.unwrap().path();
@@ -354,7 +360,7 @@ fn cached_bytes(dir: &std::path::Path) -> u64 {
     n
 }
 
-fn set_mode(path: &std::path::Path, mode: u32) {
+fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
