@@ -407,7 +407,7 @@ def profile_table(ro, rw, setup):
     wal_per_flush = rw["wal_writes"] / max(1, rw["flushes"])
     writes_pct = 100 * rw["data_writes"] / max(1, rw["data_writes"] + rw["reads"])
     lines = [BEGIN, "### The `postgres` profile against a captured pgbench", "",
-             f"`bench/pg-capture.py` on {setup} ({CLIENTS} clients).", "",
+             f"`bench/pg-capture.py` on {setup}.", "",
              "| profile workload | the profile | captured |", "|---|---|---|",
              f"| data-random-read | 8 KiB random reads, qd 8 (32 before this capture) | "
              "pgbench -S: "
