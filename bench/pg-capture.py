@@ -18,7 +18,11 @@ read and stopped by Ctrl-C after they are read again):
   share, WAL write sizes and flush rate, read-ahead, and the checkpoint's write bursts.
 
 Usage: python3 bench/pg-capture.py DIR     (as root; DIR holds the loop device's backing file)
-Knobs: DURATION (60 s per run), SCALE (100, ~1.5 GB), SB (shared_buffers, 128MB), CLIENTS (8),
+A third run, TPC-B again with shared_buffers CKPT_SB (big enough for the tables), shows the
+checkpoints' writes alone (with small shared_buffers the background writer writes too).
+
+Knobs: DURATION (60 s per run), SCALE (100, ~1.5 GB), SB (shared_buffers, 128MB), CKPT_SB (2GB),
+CLIENTS (8),
 PGBIN (/usr/lib/postgresql/15/bin), IOCAP (target/release/iocap), OUT (docs/PERFORMANCE.md),
 PROFILES_OUT (docs/profiles-and-suites.md), KEEP=1 (keep the file system and the traces),
 NOTE (a sentence added to the set-up line).
@@ -47,6 +51,7 @@ BEGIN, END = "<!-- pg-capture:begin -->", "<!-- pg-capture:end -->"
 DURATION = int(os.environ.get("DURATION", "60"))
 SCALE = int(os.environ.get("SCALE", "100"))
 SB = os.environ.get("SB", "128MB")
+CKPT_SB = os.environ.get("CKPT_SB", "2GB")
 CLIENTS = int(os.environ.get("CLIENTS", "8"))
 PGBIN = os.environ.get("PGBIN", "/usr/lib/postgresql/15/bin")
 IOCAP = os.environ.get("IOCAP", os.path.join(REPO, "target/release/iocap"))
@@ -117,8 +122,9 @@ class Cluster:
         out = self.pg(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", query])
         return out.strip().split("|")
 
-    def start(self):
-        self.pg(["pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w", "start"])
+    def start(self, sb=SB):
+        self.pg(["pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w",
+                 "-o", f"-c shared_buffers={sb}", "start"])
         self.running = True
 
     def stop(self):
@@ -179,10 +185,10 @@ def drop_os_cache():
         f.write("3\n")
 
 
-def run_mode(fs, pg, name, args, work):
+def run_mode(fs, pg, name, args, work, sb=SB):
     pg.stop()
     drop_os_cache()
-    pg.start()
+    pg.start(sb)
     trace = os.path.join(work, f"{name}.iotrace")
     cap = subprocess.Popen([IOCAP, "capture", fs.mnt, "-o", trace, "--format", "json",
                             "--no-save"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -334,15 +340,16 @@ def analyse(csv_path, extents):
 
 
 def report(runs, setup):
-    ro, rw = runs
+    ro, rw, ck = runs
     lines = [BEGIN, "## PostgreSQL in the loop: pgbench captured (issue 25)", "",
              f"`bench/pg-capture.py` on {setup}. Each run starts after a server restart and "
              "drop_caches; the counters are PostgreSQL's own, read around pgbench while "
              "the capture runs.", "",
-             "| | pgbench -S | TPC-B-like |", "|---|---:|---:|"]
+             f"| | pgbench -S | TPC-B-like | TPC-B, shared_buffers {CKPT_SB} |",
+             "|---|---:|---:|---:|"]
 
     def row(label, f):
-        lines.append(f"| {label} | {f(ro)} | {f(rw)} |")
+        lines.append(f"| {label} | {f(ro)} | {f(rw)} | {f(ck)} |")
 
     row("transactions/s", lambda r: f"{r['tps']:,.0f}")
     row("blks_read (8 KiB pages into shared_buffers)", lambda r: f"{r['pg']['blks_read']:,.0f}")
@@ -376,9 +383,10 @@ def report(runs, setup):
               "on the page cache holds more of the tables and the ratio falls below 1. Reads of "
               "more than 8 KiB are the kernel's read-ahead (or merged neighbours), which make "
               "the bytes ratio rise. What the device read is what the page cache gained (the "
-              "database's files but the WAL's, measured with fincore before and after): the cache was empty "
-              "of them, and nothing is evicted on this machine; TPC-B also adds pages it writes "
-              "without reading them (the history table), so its ratio is under 1. The kernel marks every read that misses its page cache as "
+              "database's files but the WAL's, measured with fincore before and after): the "
+              "cache was empty of them, and nothing is evicted on this machine; TPC-B also adds "
+              "pages it writes without reading them (the history table), so its ratio is under "
+              "1. The kernel marks every read that misses its page cache as "
               "read-ahead (`A`), so the size is the measure of read-ahead here.", "",
               "WAL: each fdatasync is one flush at the device (ext4 sends a cache flush, or "
               "commits its journal with a preflush); the journal's own commits and the fsync of "
@@ -389,7 +397,7 @@ def report(runs, setup):
               "the WAL's writes are told from the data files' by the sectors of pg_wal's files "
               "(filefrag, every second), not by process.", END]
     write_section(BEGIN, END, lines)
-    return profile_table(ro, rw, setup)
+    return profile_table(ro, rw, ck, setup)
 
 
 def wal_ratio(r):
@@ -401,9 +409,9 @@ def wal_extra(r):
     return (r["wal_write_bytes"] - zeros - r["pg"]["lsn"]) / r["pg"]["wal_write"]
 
 
-def profile_table(ro, rw, setup):
+def profile_table(ro, rw, ck, setup):
     qd = lambda d: f"mean {d[0]:.1f}, p99 {d[1]}, max {d[2]}"
-    b = rw["bursts"]
+    b, rb = ck["bursts"], rw["bursts"]
     wal_per_flush = rw["wal_writes"] / max(1, rw["flushes"])
     writes_pct = 100 * rw["data_writes"] / max(1, rw["data_writes"] + rw["reads"])
     lines = [BEGIN, "### The `postgres` profile against a captured pgbench", "",
@@ -412,11 +420,17 @@ def profile_table(ro, rw, setup):
              f"| data-random-read | 8 KiB random reads, qd 8 (32 before this capture) | "
              "pgbench -S: "
              f"{ro['read_sizes']}; read queue depth {qd(ro['read_qd'])} ({CLIENTS} clients) |",
-             f"| data-checkpoint-write | 8 KiB random writes, qd 32, 10 s on / 20 s off | "
-             f"TPC-B: data writes {rw['data_write_sizes']}; queue depth "
-             f"{qd(rw['data_write_qd'])}; checkpoints begun {rw['pg']['checkpoints']:.0f}; per second "
+             "| data-checkpoint-write | 8 KiB random writes, qd 32, 27 s on / 3 s off (10 s on "
+             "/ 20 s off before this capture) | TPC-B with the tables in shared_buffers "
+             f"({CKPT_SB}), so that the data writes are the checkpoints': "
+             f"{ck['data_write_sizes']}; queue depth "
+             f"{qd(ck['data_write_qd'])}; checkpoints begun {ck['pg']['checkpoints']:.0f}; "
+             "per second "
              f"median {b[4]}, most {b[5]}; {b[0]} bursts (seconds over twice the median), "
-             f"median {b[1]} s on, {b[2]} s off, {100 * b[3]:.0f} % of the writes in them |",
+             f"median {b[1]} s on, {b[2]} s off, {100 * b[3]:.0f} % of the writes in them. "
+             f"With shared_buffers {SB} (TPC-B): the kernel's write-back of pages evicted into "
+             f"its cache, {rb[0]} bursts, median {rb[1]} s on, {rb[2]} s off, "
+             f"{100 * rb[3]:.0f} % of the writes in them, most {rb[5]:,} in a second |",
              f"| oltp-mix | 70/30 read/write, qd 16 | TPC-B data requests: {writes_pct:.0f} % "
              f"writes; queue depth {qd(rw['data_qd'])} |",
              f"| log-write | 8 KiB, qd 1, every write durable | WAL writes {rw['wal_sizes']}; "
@@ -427,23 +441,32 @@ def profile_table(ro, rw, setup):
              f"TPC-B: {rw['readahead']:,} ({rw['readahead_sizes'] or 'none'}); lookups do not "
              "read ahead, only scans do (docs/cost.md, the scan row) |",
              "",
-             "Corrected: `data-random-read`'s queue depth, 32 before. A backend reads one page "
+             "Corrected: `data-checkpoint-write`'s bursts, 10 s on and 20 s off before. A "
+             "checkpoint spreads its writes over checkpoint_completion_target (0.9 since "
+             "PostgreSQL 14) of its interval and asks for write-back every 256 kB "
+             "(checkpoint_flush_after), so there is no writeback storm at its fsync: the "
+             "writes are on for 90 % of the time (27 s on, 3 s off for a 30 s interval). The "
+             "bursts that remain come with a small shared_buffers: pages the backends and the "
+             "background writer evict go to the kernel's cache, and its flusher writes them "
+             "back in bulk when they expire (dirty_expire_centisecs, 30 s): not a checkpoint's "
+             "pattern, and one a well-sized shared_buffers avoids. "
+             "`data-random-read`'s queue depth, 32 before. A backend reads one page "
              "at a time and waits for it, so the depth is about the number of backends missing "
              "the page cache at once. The deeper moments are the kernel's read-ahead, issued in "
              "the backend's name without a wait: a window over pages partly in the cache goes "
              "out as many small requests at once (one backend had 87 in flight, in a 4-client "
              "run). The "
-             "profile's 8 stands for 8 active backends. Confirmed: 8 KiB reads and data writes; "
+             "profile's 8 stands for 8 active backends. Confirmed: 8 KiB reads; data writes "
+             "mostly 8 KiB (a "
+             "checkpoint sorts its writes, so neighbours merge into 16 to 32 KiB requests); "
              "the checkpoint writes' qd 32 (the checkpointer asks for write-back every 256 kB, "
-             "checkpoint_flush_after, 32 pages; the background writer every 512 kB); `oltp-mix`'s "
-             "30 % writes (TPC-B's share moves with shared_buffers: 22 to 39 % in our runs); "
-             "the WAL's queue depth 1 with a flush per write. Not settled by "
-             "pgbench: the read-ahead workloads (lookups read ahead only the kernel's 16-40 KiB "
-             "folios; scans are measured in docs/cost.md); the WAL's 8 KiB, which is one "
-             "client's size (group commit makes 8 to 40 KiB writes with several); and the "
-             "checkpoint's 10 s on / 20 s off, which needs runs of several checkpoint intervals "
-             "(a checkpoint spreads its writes over 90 % of its interval, and small "
-             "shared_buffers make the background writer write steadily).",
+             "checkpoint_flush_after, 32 pages; the background writer every 512 kB); the WAL's "
+             "queue depth 1 with a flush per write. Not settled by pgbench: `oltp-mix`'s 30 % "
+             "writes (TPC-B's share of the data requests moves with shared_buffers and the "
+             "kernel's write-back: 20 to 57 % in our runs); the read-ahead workloads "
+             "(lookups read ahead only the kernel's 16-40 KiB folios; scans are measured in "
+             "docs/cost.md); the WAL's 8 KiB, which is one "
+             "client's size (group commit makes 8 to 40 KiB writes with several).",
              END]
     out = os.environ.get("OUT")
     os.environ["OUT"] = PROFILES_OUT
@@ -473,7 +496,8 @@ def main():
         pg.sql("CHECKPOINT")
         work = tempfile.mkdtemp(prefix="iocap-pgcapture-", dir=sys.argv[1])
         runs = [run_mode(fs, pg, "select-only", ["-S"], work),
-                run_mode(fs, pg, "tpcb", [], work)]
+                run_mode(fs, pg, "tpcb", [], work),
+                run_mode(fs, pg, "tpcb-in-memory", [], work, CKPT_SB)]
         for r in runs:
             print(json.dumps({k: v for k, v in r.items() if k != "workload"}, default=str),
                   file=sys.stderr)
