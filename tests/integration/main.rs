@@ -23,6 +23,7 @@ mod monitor;
 mod mpi;
 mod nonsense;
 mod partial;
+mod pg;
 mod pgcost;
 mod run;
 mod safety;

@@ -12,9 +12,7 @@
 //! Skipped with a message where PostgreSQL 15 or later is not installed (Debian's layout,
 //! /usr/lib/postgresql/N/bin); under CI, which installs it, it fails instead.
 
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::pg::{drop_from_page_cache, pg_bin_or_skip, Cluster};
 
 const SCALE: &str = "10";
 const LOOKUPS: i32 = 3000;
@@ -23,16 +21,11 @@ const PAGE_BYTES: u64 = 8192;
 
 #[test]
 fn a_disk_read_costs_postgres_cpu_and_the_warm_run_reads_nothing() {
-    let Some(bin) = pg_bin() else {
-        let why = "PostgreSQL 15 or later is not installed (/usr/lib/postgresql/N/bin; \
-                   apt-get install postgresql)";
-        if std::env::var_os("CI").is_some() {
-            panic!("the PostgreSQL page-cost test cannot run under CI: {why}");
-        }
-        eprintln!("skipping: {why}");
+    let Some(bin) = pg_bin_or_skip("PostgreSQL page-cost test") else {
         return;
     };
-    let mut pg = Cluster::new(bin);
+    let conf = "shared_buffers = 64MB\nfsync = off\nautovacuum = off\n";
+    let mut pg = Cluster::in_var_tmp(bin, PORT, conf);
     pg.start();
     pg.run("pgbench", &["-i", "-q", "-I", "dtGvp", "-s", SCALE]);
     let mut c = pg.connect();
@@ -165,181 +158,4 @@ fn proc_counters(pid: i32) -> (u64, u64) {
         .and_then(|s| s.trim().parse().ok())
         .expect("/proc/PID/io has read_bytes (task I/O accounting)");
     (cpu_ns, device)
-}
-
-/// Writes back and drops from the page cache every file in `dir` (the server stopped); how
-/// many files.
-fn drop_from_page_cache(dir: &Path) -> usize {
-    use std::os::fd::AsRawFd;
-    let mut n = 0;
-    for e in std::fs::read_dir(dir).unwrap() {
-        let path = e.unwrap().path();
-        if !path.is_file() {
-            continue;
-        }
-        let f = std::fs::File::open(&path).unwrap();
-        // dirty pages are not dropped: write them back first
-        f.sync_all().unwrap();
-        // SAFETY: the descriptor is open for the call's duration (owned by `f`); fadvise only
-        // reads its arguments.
-        let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-        assert_eq!(rc, 0, "posix_fadvise {path:?}");
-        n += 1;
-    }
-    n
-}
-
-/// The newest Debian PostgreSQL of version 15 or later with the programs the test runs.
-fn pg_bin() -> Option<PathBuf> {
-    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .ok()?
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let v: u32 = e.file_name().to_str()?.parse().ok()?;
-            let bin = e.path().join("bin");
-            let complete = ["postgres", "initdb", "pg_ctl", "pgbench"]
-                .iter()
-                .all(|p| bin.join(p).is_file());
-            (v >= 15 && complete).then_some((v, bin))
-        })
-        .collect();
-    found.sort();
-    found.pop().map(|(_, b)| b)
-}
-
-/// A cluster of the test's own, stopped and removed when dropped, whatever the test did.
-struct Cluster {
-    bin: PathBuf,
-    /// the `postgres` user's uid and gid when we are root (PostgreSQL refuses to run as root)
-    owner: Option<(u32, u32)>,
-    running: bool,
-    // last: removed after `drop` stopped the server
-    dir: tempfile::TempDir,
-}
-
-impl Cluster {
-    fn new(bin: PathBuf) -> Cluster {
-        let dir = tempfile::Builder::new()
-            .prefix("iocap-pgcost-")
-            .tempdir_in("/var/tmp")
-            .unwrap();
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let owner = (unsafe { libc::geteuid() } == 0).then(postgres_user);
-        if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
-        }
-        let pg = Cluster {
-            bin,
-            owner,
-            running: false,
-            dir,
-        };
-        let data = pg.data();
-        let data_s = data.to_str().unwrap();
-        pg.run(
-            "initdb",
-            &["-D", data_s, "-A", "trust", "-U", "postgres", "--no-sync"],
-        );
-        let conf = format!(
-            "listen_addresses = ''\nunix_socket_directories = '{}'\nport = {PORT}\n\
-             shared_buffers = 64MB\nfsync = off\nautovacuum = off\n",
-            pg.dir.path().display()
-        );
-        let path = data.join("postgresql.conf");
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        text.push_str(&conf);
-        std::fs::write(&path, text).unwrap();
-        pg
-    }
-
-    fn data(&self) -> PathBuf {
-        self.dir.path().join("data")
-    }
-
-    /// Runs one of PostgreSQL's programs (as `postgres` when we are root) against this cluster;
-    /// its stdout, or a panic with its stderr.
-    fn run(&self, prog: &str, args: &[&str]) -> String {
-        let out = self.command(prog, args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{prog} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn command(&self, prog: &str, args: &[&str]) -> Command {
-        let mut c = Command::new(self.bin.join(prog));
-        c.args(args)
-            .current_dir(self.dir.path())
-            .env("PGHOST", self.dir.path())
-            .env("PGPORT", PORT.to_string())
-            .env("PGUSER", "postgres")
-            .env("PGDATABASE", "postgres");
-        if let Some((uid, gid)) = self.owner {
-            c.uid(uid).gid(gid);
-        }
-        c
-    }
-
-    fn start(&mut self) {
-        let (data, log) = (self.data(), self.dir.path().join("log"));
-        let (data, log) = (data.to_str().unwrap(), log.to_str().unwrap());
-        self.run("pg_ctl", &["-D", data, "-l", log, "-w", "start"]);
-        self.running = true;
-    }
-
-    fn stop(&mut self) {
-        let data = self.data();
-        self.run(
-            "pg_ctl",
-            &["-D", data.to_str().unwrap(), "-w", "-m", "fast", "stop"],
-        );
-        self.running = false;
-    }
-
-    fn connect(&self) -> postgres::Client {
-        postgres::Config::new()
-            .host_path(self.dir.path())
-            .port(PORT)
-            .user("postgres")
-            .dbname("postgres")
-            .connect(postgres::NoTls)
-            .unwrap()
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        if self.running {
-            let data = self.data();
-            let _ = self
-                .command(
-                    "pg_ctl",
-                    &[
-                        "-D",
-                        data.to_str().unwrap(),
-                        "-w",
-                        "-m",
-                        "immediate",
-                        "stop",
-                    ],
-                )
-                .output();
-        }
-    }
-}
-
-/// The `postgres` user's uid and gid.
-fn postgres_user() -> (u32, u32) {
-    let name = std::ffi::CString::new("postgres").unwrap();
-    // SAFETY: `name` is a valid C string; getpwnam returns null or a pointer to a static
-    // record, read at once, before any other call that could overwrite it.
-    let pw = unsafe { libc::getpwnam(name.as_ptr()) };
-    assert!(
-        !pw.is_null(),
-        "running as root, but there is no `postgres` user"
-    );
-    // SAFETY: not null, checked above.
-    unsafe { ((*pw).pw_uid, (*pw).pw_gid) }
 }
