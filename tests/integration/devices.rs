@@ -16,6 +16,7 @@ mod assess;
 mod badblock;
 mod capture;
 mod layout;
+mod replay;
 
 use std::fs::{self, File};
 use std::io::Write;

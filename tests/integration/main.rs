@@ -23,6 +23,7 @@ mod mpi;
 mod nonsense;
 mod partial;
 mod pgcost;
+mod replay;
 mod run;
 mod safety;
 mod secrets;

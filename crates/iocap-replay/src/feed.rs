@@ -27,21 +27,20 @@ pub struct Feed {
 
 impl Feed {
     /// Starts reading `source` on a thread of its own.
-    pub fn start(mut source: Box<dyn TraceSource>) -> Self {
+    pub fn start(mut source: Box<dyn TraceSource>) -> std::io::Result<Self> {
         let (tx, rx) = sync_channel(CHUNKS_AHEAD);
         let (back, spare) = sync_channel::<Chunk>(CHUNKS_AHEAD + 2);
         let reader = std::thread::Builder::new()
             .name("iocap-replay-read".into())
-            .spawn(move || read(&mut *source, &tx, &spare))
-            .ok();
-        Self {
+            .spawn(move || read(&mut *source, &tx, &spare))?;
+        Ok(Self {
             rx,
             back,
             cur: Vec::new(),
             pos: 0,
             error: None,
-            reader,
-        }
+            reader: Some(reader),
+        })
     }
 
     /// The error that ended the trace early, if any; stops the reader.

@@ -81,7 +81,8 @@ pub fn replay(
         discard: cfg.discard,
     };
     iocap_engine::clock::tighten_timer_slack();
-    let feed = Feed::start(iocap_trace::open_trace(&cfg.trace)?);
+    let feed = Feed::start(iocap_trace::open_trace(&cfg.trace)?)
+        .map_err(ReplayError::io("cannot start the trace's reader thread"))?;
     let ran = drive(engine, &target, &mut bufs, mapper, plan, feed, stop, tick);
     let (stats, notes, feed) = match ran {
         Ok(r) => r,

@@ -58,7 +58,9 @@ pub fn survey(paths: &[PathBuf], discard: bool) -> Result<Survey, ReplayError> {
         files: paths.iter().map(|p| p.display().to_string()).collect(),
         target: meta.target.clone(),
         complete: source.complete(),
-        duration_s: meta.duration_s,
+        // from the first issue to the last completion, as the replay's own time is measured
+        // (a capture's trailer counts its idle seconds after the last request too)
+        duration_s: None,
         ..TraceFacts::default()
     };
     Ok(Survey {

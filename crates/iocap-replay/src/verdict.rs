@@ -54,7 +54,7 @@ pub fn verdict(
         return ReplayVerdict {
             kept_up: true,
             text: format!(
-                "kept up{cut}: lag p99 {:.0} us, max {:.0} us; {:.2} % issued over 1 ms late",
+                "kept up{cut}: lag p99 {:.0} µs, max {:.0} µs; {:.2} % issued over 1 ms late",
                 lag.p99_us, lag.max_us, lag.late_1ms_pct
             ),
         };
