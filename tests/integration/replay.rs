@@ -287,3 +287,20 @@ fn speed_with_fast_timing_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--speed applies to --timing recorded"));
 }
+
+#[test]
+fn a_damaged_trace_is_refused_naming_where() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("bad.log");
+    let lines = "fio version 2 iolog\n/data/f add\n/data/f open\n/data/f read 0 4096\n";
+    std::fs::write(&log, format!("{lines}/data/f read zz 4096\n")).unwrap();
+    let out = iocap(d.path())
+        .args(["replay", "--no-save"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 5"), "{err}");
+    assert!(!d.path().join("iocap.testfile").exists(), "nothing created");
+}

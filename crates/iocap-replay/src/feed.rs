@@ -116,3 +116,34 @@ impl Iterator for Feed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use iocap_trace::{IoRecord, Op, TraceMeta, TraceWriter};
+
+    use super::*;
+
+    #[test]
+    fn a_trace_longer_than_the_read_ahead_arrives_whole_and_in_order() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("t.iotrace");
+        let mut w = TraceWriter::create_new(&path, &TraceMeta::default()).unwrap();
+        let n = (CHUNK_RECORDS * (CHUNKS_AHEAD + 3) + 17) as u64;
+        for i in 0..n {
+            let r = IoRecord {
+                issue_ns: i * 1000,
+                ..crate::tests::record(Op::Read, i % 1000 * 4096, 4096)
+            };
+            w.push(&r).unwrap();
+        }
+        w.finish().unwrap();
+        let mut feed = Feed::start(iocap_trace::open_trace(&[path]).unwrap()).unwrap();
+        let mut seen = 0u64;
+        for r in &mut feed {
+            assert_eq!(r.issue_ns, seen * 1000);
+            seen += 1;
+        }
+        assert_eq!(seen, n);
+        assert!(feed.finish().is_none());
+    }
+}

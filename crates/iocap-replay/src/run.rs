@@ -28,7 +28,7 @@ pub fn replay(
     tick: &mut dyn FnMut(Tick),
 ) -> Result<Replay, ReplayError> {
     cfg.validate()?;
-    let sv = survey(&cfg.trace, cfg.discard)?;
+    let sv = survey(&cfg.trace, cfg.discard, stop)?;
     if sv.replayable == 0 {
         return Err(ReplayError::Invalid(format!(
             "the trace holds no request to replay ({} records, none a read, write or flush{})",

@@ -4,6 +4,7 @@
 //! characteriser's bounded memory.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use iocap_assess::workload::{Characteriser, TraceFacts};
 use iocap_model::replay::{OpLatency, ReplaySide};
@@ -28,8 +29,9 @@ pub struct Survey {
 }
 
 /// Reads the trace of `paths` once. A trace that cannot be read to its end is refused, naming
-/// where it is damaged: a replay of part of it would be taken for the whole.
-pub fn survey(paths: &[PathBuf], discard: bool) -> Result<Survey, ReplayError> {
+/// where it is damaged: a replay of part of it would be taken for the whole. `stop` (Ctrl-C)
+/// ends the reading with an error: nothing has been written yet.
+pub fn survey(paths: &[PathBuf], discard: bool, stop: &AtomicBool) -> Result<Survey, ReplayError> {
     let mut source = open_trace(paths)?;
     let format = source.format();
     let mut c = Characteriser::new();
@@ -38,6 +40,12 @@ pub fn survey(paths: &[PathBuf], discard: bool) -> Result<Survey, ReplayError> {
         let r = r?;
         c.push(&r);
         records += 1;
+        if records % 65_536 == 0 && stop.load(Ordering::Relaxed) {
+            return Err(ReplayError::Invalid(format!(
+                "interrupted while reading the trace ({records} records read); nothing was \
+                 replayed"
+            )));
+        }
         let (replays, writes_data) = match r.op {
             Op::Read => (r.bytes > 0, false),
             Op::Write => (r.bytes > 0, r.bytes > 0),
