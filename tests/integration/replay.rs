@@ -167,6 +167,12 @@ fn a_fio_iolog_replays_as_fast_as_its_fixed_depth_allows() {
     );
     assert_eq!(r["replay"]["format"], "fio iolog (version 2)");
     assert_eq!(r["replay"]["fast_depth"].as_u64(), Some(32));
+    let verdict = r["replay"]["verdict"]["text"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("fast: 100 requests in ")
+            && verdict.ends_with("at a fixed depth of 32"),
+        "{verdict}"
+    );
     assert_eq!(op(&r, "read")["replayed"].as_u64(), Some(75));
     assert_eq!(op(&r, "write")["bytes"].as_u64(), Some(25 * 4096));
     assert!(

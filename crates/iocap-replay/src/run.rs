@@ -19,7 +19,7 @@ use crate::drive::{Driver, Plan, Tick};
 use crate::feed::Feed;
 use crate::map::Mapper;
 use crate::survey::{recorded_side, survey, Survey};
-use crate::verdict::{replayed_side, verdict};
+use crate::verdict::{replayed_side, verdict, Ran};
 use crate::{ReplayConfig, ReplayError, BUFFER_BUDGET_BYTES};
 
 pub fn replay(
@@ -102,14 +102,15 @@ pub fn replay(
     let recorded = recorded_side(&sv.workload, cfg.discard);
     let replayed = replayed_side(&stats);
     let lag = stats.lag_figures();
-    let verdict = verdict(
-        cfg.timing,
-        &lag,
-        slots as u64,
-        &replayed,
-        &recorded,
+    let fast_depth = (cfg.timing == crate::Timing::Fast && !sv.workload.has_completions)
+        .then_some(cfg.fast_depth as u64);
+    let ran = Ran {
+        timing: cfg.timing,
+        max_inflight: slots as u64,
+        fast_depth,
         interrupted,
-    );
+    };
+    let verdict = verdict(ran, &lag, &replayed, &recorded);
     Ok(Replay {
         trace: cfg.trace.iter().map(|p| p.display().to_string()).collect(),
         format: sv.format.name().into(),
@@ -124,8 +125,7 @@ pub fn replay(
             crate::Timing::Recorded { speed } => speed,
             crate::Timing::Fast => 0.0,
         },
-        fast_depth: (cfg.timing == crate::Timing::Fast && !sv.workload.has_completions)
-            .then_some(cfg.fast_depth as u64),
+        fast_depth,
         max_inflight: slots as u64,
         io_engine: engine.name().into(),
         direct: target.direct,

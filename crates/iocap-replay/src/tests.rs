@@ -12,7 +12,7 @@ use crate::drive::{Driver, Plan};
 use crate::map::{MapMode, Mapper};
 use crate::schedule::Timing;
 use crate::stats::Stats;
-use crate::verdict::{replayed_side, verdict};
+use crate::verdict::{replayed_side, verdict, Ran};
 
 const MS: u64 = 1_000_000;
 
@@ -211,7 +211,13 @@ fn a_full_queue_is_lag_and_the_verdict_says_it_fell_behind() {
     assert!(lag.late_1ms_pct > 80.0 && lag.p99_us > 100_000.0, "{lag:?}");
     assert!(o.max_seen <= 4);
     let side = replayed_side(&o.stats);
-    let v = verdict(p.timing, &lag, 4, &side, &side, false);
+    let ran = Ran {
+        timing: p.timing,
+        max_inflight: 4,
+        fast_depth: None,
+        interrupted: false,
+    };
+    let v = verdict(ran, &lag, &side, &side);
     assert!(!v.kept_up);
     assert!(
         v.text.starts_with("fell behind: lag p99 ") && v.text.contains("at 4 in flight"),

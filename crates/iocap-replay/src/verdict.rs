@@ -29,24 +29,43 @@ pub fn replayed_side(s: &Stats) -> ReplaySide {
     }
 }
 
+/// How the replay ran against its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct Ran {
+    pub timing: Timing,
+    pub max_inflight: u64,
+    /// Fast mode's fixed depth, for a trace without completion times.
+    pub fast_depth: Option<u64>,
+    pub interrupted: bool,
+}
+
 /// Whether the replay kept up, in one sentence.
-pub fn verdict(
-    timing: Timing,
-    lag: &Lag,
-    max_inflight: u64,
-    replayed: &ReplaySide,
-    recorded: &ReplaySide,
-    interrupted: bool,
-) -> ReplayVerdict {
-    let cut = if interrupted { " (interrupted)" } else { "" };
-    if timing == Timing::Fast {
-        let x = recorded.duration_s / replayed.duration_s.max(1e-9);
+pub fn verdict(ran: Ran, lag: &Lag, replayed: &ReplaySide, recorded: &ReplaySide) -> ReplayVerdict {
+    let cut = if ran.interrupted {
+        " (interrupted)"
+    } else {
+        ""
+    };
+    let max_inflight = ran.max_inflight;
+    if ran.timing == Timing::Fast {
+        let depth = match ran.fast_depth {
+            Some(d) => format!("at a fixed depth of {d}"),
+            None => "at the recorded depth".into(),
+        };
+        let pace = if recorded.duration_s > 0.0 {
+            let x = recorded.duration_s / replayed.duration_s.max(1e-9);
+            format!(
+                " for {:.2} s recorded, {x:.2}x the recorded pace",
+                recorded.duration_s
+            )
+        } else {
+            String::new()
+        };
         return ReplayVerdict {
             kept_up: true,
             text: format!(
-                "fast{cut}: {:.1} s for {:.1} s recorded, {x:.2}x the recorded pace at the \
-                 recorded depth",
-                replayed.duration_s, recorded.duration_s
+                "fast{cut}: {} requests in {:.2} s{pace}, {depth}",
+                replayed.ios, replayed.duration_s
             ),
         };
     }
