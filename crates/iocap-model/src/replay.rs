@@ -29,7 +29,8 @@ pub struct Replay {
     /// `recorded` (open loop at the recorded times) or `fast` (as soon as the recorded queue
     /// depth allows).
     pub timing: String,
-    /// Recorded times divided by this (1 for the recorded rate).
+    /// Recorded times divided by this (1 for the recorded rate); 0 in fast mode, which keeps
+    /// no times.
     pub speed: f64,
     /// In fast mode without completion times in the trace: the fixed depth kept.
     pub fast_depth: Option<u64>,

@@ -45,6 +45,14 @@ pub fn replay(
              recorded concurrency is lost"
         ));
     }
+    let timeless = sv.workload.duration_s == 0.0 && sv.records > 1;
+    if timeless && matches!(cfg.timing, crate::Timing::Recorded { .. }) {
+        warnings.push(
+            "the trace has no times (every request at 0 s): recorded timing issues them all at \
+             once, up to the most in flight; --timing fast keeps a depth instead"
+                .into(),
+        );
+    }
     let path = target_path(&cfg.target);
     refuse_unfit_new_file(cfg, &path, &sv)?;
     let target = open_target(cfg, &path, &sv, stop)?;
