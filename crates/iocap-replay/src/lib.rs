@@ -22,6 +22,8 @@ mod run;
 pub mod schedule;
 pub mod stats;
 pub mod survey;
+#[cfg(target_os = "linux")]
+mod target;
 pub mod verdict;
 
 #[cfg(test)]

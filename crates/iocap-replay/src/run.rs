@@ -4,23 +4,24 @@
 //! the loop on io_uring (psync at depth 1 where io_uring is missing), and assemble the result.
 
 use std::os::fd::AsRawFd;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use iocap_engine::backend::{psync::Psync, uring::Uring, Backend};
 use iocap_engine::buffers::SlotBuffers;
-use iocap_engine::target::{prepare_targets, NoFillProgress, PreparedTarget, TargetKind};
+use iocap_engine::target::PreparedTarget;
 use iocap_engine::EngineKind;
+use iocap_model::human_bytes;
 use iocap_model::replay::Replay;
-use iocap_model::{human_bytes, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 
 use crate::clock::Monotonic;
 use crate::drive::{Driver, Plan, Tick};
 use crate::feed::Feed;
 use crate::map::Mapper;
+use crate::stats::Stats;
 use crate::survey::{recorded_side, survey, Survey};
+use crate::target::{discard, open_target, refuse_unfit_new_file, target_path};
 use crate::verdict::{replayed_side, verdict, Ran};
-use crate::{ReplayConfig, ReplayError, BUFFER_BUDGET_BYTES};
+use crate::{ReplayConfig, ReplayError, Timing, BUFFER_BUDGET_BYTES};
 
 pub fn replay(
     cfg: &ReplayConfig,
@@ -29,30 +30,8 @@ pub fn replay(
 ) -> Result<Replay, ReplayError> {
     cfg.validate()?;
     let sv = survey(&cfg.trace, cfg.discard, stop)?;
-    if sv.replayable == 0 {
-        return Err(ReplayError::Invalid(format!(
-            "the trace holds no request to replay ({} records, none a read, write or flush{})",
-            sv.records,
-            if cfg.discard { " or discard" } else { "" }
-        )));
-    }
     let mut warnings = Vec::new();
-    let (engine, fallback) =
-        iocap_engine::resolve_engine(cfg.engine).map_err(ReplayError::Invalid)?;
-    if let Some(e) = fallback {
-        warnings.push(format!(
-            "io_uring is not available ({e}); replayed with psync, one I/O at a time, so the \
-             recorded concurrency is lost"
-        ));
-    }
-    let timeless = sv.workload.duration_s == 0.0 && sv.records > 1;
-    if timeless && matches!(cfg.timing, crate::Timing::Recorded { .. }) {
-        warnings.push(
-            "the trace has no times (every request at 0 s): recorded timing issues them all at \
-             once, up to the most in flight; --timing fast keeps a depth instead"
-                .into(),
-        );
-    }
+    let engine = check(cfg, &sv, &mut warnings)?;
     let path = target_path(&cfg.target);
     refuse_unfit_new_file(cfg, &path, &sv)?;
     let target = open_target(cfg, &path, &sv, stop)?;
@@ -66,20 +45,7 @@ pub fn replay(
     let mapper = Mapper::new(cfg.map, sv.span_bytes, target.range_bytes, align, &shown)
         .map_err(ReplayError::Refused)?;
     let buf_bytes = mapper.map(0, sv.max_request_bytes).1 as usize;
-    let slots = match engine {
-        EngineKind::Psync => 1,
-        EngineKind::IoUring => cfg
-            .max_inflight
-            .min((BUFFER_BUDGET_BYTES / buf_bytes.max(1)).max(1)),
-    };
-    if slots < cfg.max_inflight && engine == EngineKind::IoUring {
-        warnings.push(format!(
-            "at most {slots} I/Os in flight: {slots} buffers of the largest request ({}) fill \
-             the {} buffer budget",
-            human_bytes(buf_bytes as u64),
-            human_bytes(BUFFER_BUDGET_BYTES as u64)
-        ));
-    }
+    let slots = slot_count(cfg, engine, buf_bytes, &mut warnings);
     let mut bufs = SlotBuffers::new(slots, buf_bytes, cfg.seed)
         .map_err(ReplayError::io("cannot allocate the I/O buffers"))?;
     let plan = Plan {
@@ -106,46 +72,110 @@ pub fn replay(
         ));
     }
     warnings.extend(notes);
-    let interrupted = stop.load(Ordering::Relaxed);
-    let recorded = recorded_side(&sv.workload, cfg.discard);
-    let replayed = replayed_side(&stats);
-    let lag = stats.lag_figures();
-    let fast_depth = (cfg.timing == crate::Timing::Fast && !sv.workload.has_completions)
-        .then_some(cfg.fast_depth as u64);
     let ran = Ran {
         timing: cfg.timing,
         max_inflight: slots as u64,
-        fast_depth,
-        interrupted,
+        fast_depth: (cfg.timing == Timing::Fast && !sv.workload.has_completions)
+            .then_some(cfg.fast_depth as u64),
+        interrupted: stop.load(Ordering::Relaxed),
     };
-    let verdict = verdict(ran, &lag, &replayed, &recorded);
-    Ok(Replay {
-        trace: cfg.trace.iter().map(|p| p.display().to_string()).collect(),
-        format: sv.format.name().into(),
+    let r = Replay {
         target: shown,
         target_kind: target.kind.name().into(),
         created: target.created,
         range_bytes: target.range_bytes,
-        trace_span_bytes: sv.span_bytes,
         mapping: mapper.name().into(),
-        timing: cfg.timing.name().into(),
-        speed: match cfg.timing {
-            crate::Timing::Recorded { speed } => speed,
-            crate::Timing::Fast => 0.0,
-        },
-        fast_depth,
-        max_inflight: slots as u64,
         io_engine: engine.name().into(),
         direct: target.direct,
+        warnings,
+        ..Replay::default()
+    };
+    Ok(assemble(cfg, &sv, ran, &stats, r))
+}
+
+/// What can be refused before the target is touched: a trace with nothing to replay; the
+/// engine (psync, with a warning, where io_uring is missing); a trace without times.
+fn check(
+    cfg: &ReplayConfig,
+    sv: &Survey,
+    warnings: &mut Vec<String>,
+) -> Result<EngineKind, ReplayError> {
+    if sv.replayable == 0 {
+        return Err(ReplayError::Invalid(format!(
+            "the trace holds no request to replay ({} records, none a read, write or flush{})",
+            sv.records,
+            if cfg.discard { " or discard" } else { "" }
+        )));
+    }
+    let (engine, fallback) =
+        iocap_engine::resolve_engine(cfg.engine).map_err(ReplayError::Invalid)?;
+    if let Some(e) = fallback {
+        warnings.push(format!(
+            "io_uring is not available ({e}); replayed with psync, one I/O at a time, so the \
+             recorded concurrency is lost"
+        ));
+    }
+    let timeless = sv.workload.duration_s == 0.0 && sv.records > 1;
+    if timeless && matches!(cfg.timing, Timing::Recorded { .. }) {
+        warnings.push(
+            "the trace has no times (every request at 0 s): recorded timing issues them all at \
+             once, up to the most in flight; --timing fast keeps a depth instead"
+                .into(),
+        );
+    }
+    Ok(engine)
+}
+
+/// How many I/Os may be in flight: one with psync; with io_uring `max_inflight`, cut (and
+/// said) where that many buffers of the largest request would pass the budget.
+fn slot_count(
+    cfg: &ReplayConfig,
+    engine: EngineKind,
+    buf_bytes: usize,
+    warnings: &mut Vec<String>,
+) -> usize {
+    if engine == EngineKind::Psync {
+        return 1;
+    }
+    let slots = cfg
+        .max_inflight
+        .min((BUFFER_BUDGET_BYTES / buf_bytes.max(1)).max(1));
+    if slots < cfg.max_inflight {
+        warnings.push(format!(
+            "at most {slots} I/Os in flight: {slots} buffers of the largest request ({}) fill \
+             the {} buffer budget",
+            human_bytes(buf_bytes as u64),
+            human_bytes(BUFFER_BUDGET_BYTES as u64)
+        ));
+    }
+    slots
+}
+
+/// The result: `r` (the target's part) completed with the request, both sides and the verdict.
+fn assemble(cfg: &ReplayConfig, sv: &Survey, ran: Ran, stats: &Stats, r: Replay) -> Replay {
+    let recorded = recorded_side(&sv.workload, cfg.discard);
+    let replayed = replayed_side(stats);
+    let lag = stats.lag_figures();
+    Replay {
+        trace: cfg.trace.iter().map(|p| p.display().to_string()).collect(),
+        format: sv.format.name().into(),
+        trace_span_bytes: sv.span_bytes,
+        timing: cfg.timing.name().into(),
+        speed: match cfg.timing {
+            Timing::Recorded { speed } => speed,
+            Timing::Fast => 0.0,
+        },
+        fast_depth: ran.fast_depth,
+        max_inflight: ran.max_inflight,
         elapsed_s: replayed.duration_s,
-        interrupted,
+        interrupted: ran.interrupted,
         ops: stats.op_rows(),
+        verdict: verdict(ran, &lag, &replayed, &recorded),
         lag,
-        verdict,
         replayed,
         recorded,
-        warnings,
-    })
+        ..r
+    }
 }
 
 /// The loop on `engine`'s backend over the target's descriptor; its statistics, notes and the
@@ -160,7 +190,7 @@ fn drive(
     mut feed: Feed,
     stop: &AtomicBool,
     tick: &mut dyn FnMut(Tick),
-) -> std::io::Result<(crate::stats::Stats, Vec<String>, Feed)> {
+) -> std::io::Result<(Stats, Vec<String>, Feed)> {
     let fd = target.file.as_raw_fd();
     let mut discard = |off: u64, len: u64| discard(target, off, len);
     let clock = Monotonic;
@@ -210,94 +240,10 @@ fn run_on<B: Backend>(
     stop: &AtomicBool,
     discard: &mut dyn FnMut(u64, u64) -> std::io::Result<()>,
     tick: &mut dyn FnMut(Tick),
-) -> std::io::Result<(crate::stats::Stats, Vec<String>)> {
+) -> std::io::Result<(Stats, Vec<String>)> {
     let mut d = Driver::new(b, clock, bufs, mapper, plan);
     d.run(feed, stop, discard, tick)?;
     Ok((d.stats, d.notes))
-}
-
-/// A directory names iocap's default file in it, as `iocap run` takes it.
-fn target_path(p: &Path) -> std::path::PathBuf {
-    if p.is_dir() {
-        p.join(DEFAULT_TARGET)
-    } else {
-        p.to_path_buf()
-    }
-}
-
-/// A new file asked smaller than the trace with no mapping is refused before it is created.
-fn refuse_unfit_new_file(cfg: &ReplayConfig, path: &Path, sv: &Survey) -> Result<(), ReplayError> {
-    let missing = std::fs::symlink_metadata(path).is_err();
-    match cfg.size_bytes {
-        Some(size) if missing && cfg.map.is_none() && size < sv.span_bytes => {
-            Mapper::new(None, sv.span_bytes, size, 512, &path.display().to_string())
-                .map(|_| ())
-                .map_err(ReplayError::Refused)
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The target, opened and checked by the engine's rules; a new file is created at the trace's
-/// span (or `size_bytes`) and filled.
-fn open_target(
-    cfg: &ReplayConfig,
-    path: &Path,
-    sv: &Survey,
-    stop: &AtomicBool,
-) -> Result<PreparedTarget, ReplayError> {
-    let writes = sv.writes > 0;
-    let new_size = cfg
-        .size_bytes
-        .unwrap_or(sv.span_bytes)
-        .max(1 << 20)
-        .div_ceil(1 << 20)
-        * (1 << 20);
-    let spec = JobSpec {
-        name: "replay".into(),
-        targets: vec![TargetSpec {
-            size_bytes: cfg.size_bytes,
-            ..TargetSpec::new(path.display().to_string())
-        }],
-        rw: if writes { RwMode::Write } else { RwMode::Read },
-        write_pct: if writes { 100 } else { 0 },
-        // a multiple of every logical block, so the O_DIRECT check passes on 4 KiB devices
-        bs_bytes: 4096,
-        align_bytes: 4096,
-        qd: 1,
-        threads: 1,
-        size_bytes: new_size,
-        seed: cfg.seed,
-        direct: cfg.direct,
-        allow_overwrite: cfg.allow_overwrite,
-        ..JobSpec::default()
-    };
-    let mut t = prepare_targets(&spec, &mut NoFillProgress, stop)?;
-    Ok(t.remove(0))
-}
-
-/// Discards `len` bytes at `off`: a hole punched in a file, BLKDISCARD on a device.
-fn discard(t: &PreparedTarget, off: u64, len: u64) -> std::io::Result<()> {
-    let fd = t.file.as_raw_fd();
-    let rc = match t.kind {
-        TargetKind::File => {
-            let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
-            // SAFETY: fallocate on our own descriptor with plain integer arguments.
-            unsafe { libc::fallocate(fd, mode, off as libc::off_t, len as libc::off_t) }
-        }
-        TargetKind::BlockDevice => {
-            const BLKDISCARD: libc::c_ulong = 0x1277; // _IO(0x12, 119)
-            let range: [u64; 2] = [off, len];
-            // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer, which points
-            // to `range`, alive for the call.
-            unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) }
-        }
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 #[cfg(test)]
@@ -310,7 +256,7 @@ mod tests {
     use crate::{MapMode, Timing};
 
     /// 300 requests over 30 ms: 2 reads to 1 write of 8 KiB within 8 MiB, a flush every 50.
-    fn trace(dir: &Path) -> std::path::PathBuf {
+    fn trace(dir: &std::path::Path) -> std::path::PathBuf {
         let path = dir.join("t.iotrace");
         let meta = TraceMeta {
             source: iocap_trace::meta::source::CAPTURE.into(),
