@@ -144,6 +144,7 @@ impl ReplayError {
         )
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
         let context = context.into();
         move |source| ReplayError::Io { context, source }
