@@ -26,6 +26,7 @@ mod monitor;
 mod platform;
 mod preflight;
 mod ranks;
+mod replay;
 mod run;
 mod saturate;
 mod scaleup;
@@ -149,6 +150,9 @@ enum Command {
     Characterise(Box<capture::CharacteriseArgs>),
     /// Convert a trace (iocap's, blktrace's, fio's iolog) to iocap's file, fio's iolog or CSV
     Convert(trace::ConvertArgs),
+    /// Replay a trace on a target at its recorded times (or faster): latency, queue depth and
+    /// schedule lag beside the recording's
+    Replay(Box<replay::ReplayArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell)
     Completions(install::CompletionsArgs),
     /// Print the man page (roff) of iocap or of a subcommand, or write them all (--dir)
@@ -235,6 +239,7 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
         Command::Capture(a) => ranks::one_host_only("capture").and_then(|_| capture::capture(*a)),
         Command::Characterise(a) => capture::characterise(*a),
         Command::Convert(a) => trace::convert(a),
+        Command::Replay(a) => ranks::one_host_only("replay").and_then(|_| replay::replay(*a)),
         Command::Completions(a) => install::completions(a),
         Command::Man(a) => install::man(a),
     }

@@ -17,6 +17,7 @@ mod badblock;
 mod capture;
 mod layout;
 mod pgloop;
+mod replay;
 
 use std::fs::{self, File};
 use std::io::Write;

@@ -25,6 +25,7 @@ mod nonsense;
 mod partial;
 mod pg;
 mod pgcost;
+mod replay;
 mod run;
 mod safety;
 mod secrets;

@@ -272,6 +272,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         repeats: vec![],
         cachescan: None,
         workload: None,
+        replay: None,
         interrupted_by: None,
     }
 }

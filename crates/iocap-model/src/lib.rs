@@ -20,6 +20,7 @@ pub mod hist;
 pub mod os;
 pub mod places;
 pub mod ranks;
+pub mod replay;
 pub mod result;
 pub mod spec;
 pub mod stored;

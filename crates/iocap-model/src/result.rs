@@ -71,6 +71,10 @@ pub struct RunResult {
     pub workload: Option<crate::workload::Workload>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cachescan: Option<crate::CacheScan>,
+    /// For `iocap replay`: a trace replayed on a target, beside the recording's figures;
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::replay::Replay>,
     /// What stopped the run before it finished: the signal (`SIGINT`, which Ctrl-C sends, or
     /// `SIGTERM`), on Windows the console event (`CTRL_C_EVENT`, `CTRL_BREAK_EVENT`,
     /// `CTRL_CLOSE_EVENT`, ...), or `stop` when a stop came some other way. Its figures then
@@ -103,6 +107,8 @@ pub enum RunKind {
     Suite,
     /// `iocap capture` or `iocap characterise`: a recorded workload described.
     Workload,
+    /// `iocap replay`: a trace replayed on a target, beside the recording.
+    Replay,
     /// `iocap run` or `iocap sqlio`, or a run saved before its command was recorded: its tests.
     Test,
 }
@@ -121,6 +127,7 @@ impl RunResult {
             (self.verify.is_some(), RunKind::Verify),
             (self.suite.is_some(), RunKind::Suite),
             (self.workload.is_some(), RunKind::Workload),
+            (self.replay.is_some(), RunKind::Replay),
         ];
         parts
             .into_iter()

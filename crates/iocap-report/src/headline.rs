@@ -175,6 +175,31 @@ fn workload(r: &RunResult) -> Option<Headline> {
     )
 }
 
+fn replay(r: &RunResult) -> Option<Headline> {
+    let p = r.replay.as_ref()?;
+    let read_p99 = p
+        .replayed
+        .latency
+        .iter()
+        .find(|l| l.op == "read")
+        .map_or(String::new(), |l| {
+            format!(", read p99 {}", fmt::lat_us(l.latency.p99_us))
+        });
+    let kept = if p.verdict.kept_up {
+        "kept up".to_string()
+    } else {
+        format!("fell behind (lag p99 {})", fmt::lat_us(p.lag.p99_us))
+    };
+    h(
+        "replay",
+        format!(
+            "{} IOPS ({} recorded){read_p99}, {kept}",
+            fmt::count(p.replayed.iops),
+            fmt::count(p.recorded.iops)
+        ),
+    )
+}
+
 /// The run's kind and key figure.
 pub fn headline(r: &RunResult) -> Headline {
     let figure = match r.kind() {
@@ -186,6 +211,7 @@ pub fn headline(r: &RunResult) -> Headline {
         RunKind::Verify => verify(r),
         RunKind::Cachescan => cachescan(r),
         RunKind::Workload => workload(r),
+        RunKind::Replay => replay(r),
         RunKind::Suite | RunKind::Test => None,
     };
     figure.unwrap_or_else(|| plain(r))

@@ -17,6 +17,7 @@ pub mod monitor;
 pub mod oscounters;
 pub mod partial;
 pub mod ranks;
+pub mod replay;
 mod rows;
 pub mod suite;
 pub mod sure;

@@ -212,6 +212,7 @@ pub fn run_body(run: &RunResult) -> String {
         RunKind::Scaleup => run.scaleup.as_ref().map(assess::render_scaleup),
         RunKind::Verify => run.verify.as_ref().map(crate::verify::render),
         RunKind::Workload => run.workload.as_ref().map(crate::workload::render),
+        RunKind::Replay => run.replay.as_ref().map(crate::replay::render),
         RunKind::Suite | RunKind::Test => None,
     };
     view.unwrap_or_else(|| tests_text(&run.tests))

@@ -194,3 +194,30 @@ fn a_run_is_of_the_kind_of_its_first_part_set() {
     r.preflight = Some(common::preflight());
     assert_eq!(r.kind(), RunKind::Preflight);
 }
+
+#[test]
+fn a_replay_is_headlined_by_its_iops_against_the_recording_and_its_verdict() {
+    use iocap_model::replay::*;
+    let mut r = plain();
+    r.tests.clear();
+    r.replay = Some(Replay {
+        recorded: ReplaySide {
+            iops: 12_400.0,
+            ..ReplaySide::default()
+        },
+        replayed: ReplaySide {
+            iops: 9_870.0,
+            ..ReplaySide::default()
+        },
+        lag: Lag {
+            p99_us: 4_200.0,
+            ..Lag::default()
+        },
+        ..Replay::default()
+    });
+    assert_eq!(r.kind(), RunKind::Replay);
+    assert_eq!(
+        line(&r),
+        "replay: 9,870 IOPS (12,400 recorded), fell behind (lag p99 4.20 ms)"
+    );
+}

@@ -110,6 +110,7 @@ fn result() -> RunResult {
         repeats: vec![],
         cachescan: None,
         workload: None,
+        replay: None,
         interrupted_by: None,
     }
 }

@@ -56,6 +56,7 @@ pub fn new_run(command: &str) -> RunResult {
         repeats: vec![],
         cachescan: None,
         workload: None,
+        replay: None,
         interrupted_by: None,
     }
 }

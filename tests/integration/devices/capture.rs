@@ -12,7 +12,7 @@ use super::rig::*;
 use super::MIB;
 
 /// `iocap capture ARGS` in the background.
-fn capture(dir: &std::path::Path, args: &[&str]) -> Child {
+pub(super) fn capture(dir: &std::path::Path, args: &[&str]) -> Child {
     Std::new(assert_cmd::cargo::cargo_bin("iocap"))
         .arg("capture")
         .args(args)

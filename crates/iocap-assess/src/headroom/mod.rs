@@ -68,6 +68,7 @@ fn kind_words(run: &RunResult) -> String {
         RunKind::Verify => "an integrity check",
         RunKind::Suite => "a suite's tests",
         RunKind::Workload => "a recorded workload",
+        RunKind::Replay => "a recorded workload replayed",
         RunKind::Test => "tests at set queue depths",
         RunKind::Preflight | RunKind::Saturation => "stopped before its curve",
     };

@@ -24,6 +24,7 @@
 //! fields are compared for differences, `text` renders the terminal view.
 
 mod fields;
+mod replay;
 mod text;
 mod workload;
 
@@ -98,6 +99,9 @@ pub struct RunComparison {
     /// otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workload: Vec<Difference>,
+    /// Two replays (`iocap replay`): their figures side by side; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replay: Vec<Difference>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -426,6 +430,7 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
         improvements,
         within_noise,
         workload: workload::rows(base.workload.as_ref(), run.workload.as_ref()),
+        replay: replay::rows(base.replay.as_ref(), run.replay.as_ref()),
     }
 }
 

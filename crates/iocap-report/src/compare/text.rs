@@ -212,12 +212,12 @@ fn render_sections(c: &Comparison) -> String {
         for t in &r.tests {
             render_test(&mut out, t);
         }
-        if !r.workload.is_empty() {
-            out.push_str(&format!(
-                "\n{:<20} {:>26} {:>26}\n",
-                "workload", "base", "run"
-            ));
-            for d in &r.workload {
+        for (title, rows) in [("workload", &r.workload), ("replay", &r.replay)] {
+            if rows.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("\n{:<20} {:>26} {:>26}\n", title, "base", "run"));
+            for d in rows {
                 out.push_str(&format!("{:<20} {:>26} {:>26}\n", d.field, d.base, d.run));
             }
         }
