@@ -28,7 +28,8 @@ pub struct Workload {
     pub lost_other: u64,
     /// Requests described.
     pub records: u64,
-    /// From the first issue to the last issue or completion.
+    /// The time described: a capture's own length when the trace records it (its idle seconds
+    /// are part of the workload), else from the first issue to the last issue or completion.
     pub duration_s: f64,
     /// Whether the trace has completion times (fio's iolog has none: queue depth, latency and
     /// durability are then absent).
