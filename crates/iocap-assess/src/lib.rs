@@ -13,6 +13,7 @@
 
 pub mod cachescan;
 mod causes;
+mod cost_notes;
 pub mod evidence;
 pub mod expect;
 mod fmt;
@@ -28,6 +29,7 @@ mod warnings;
 pub mod workload;
 
 pub use causes::{likely_causes, CPU_BOUND_SHARE};
+pub use cost_notes::notes as cost_notes;
 pub use evidence::{implausible, judge_class, transport, ClassEvidence, ClassJudgement};
 pub use expect::{parse_links, Expectations};
 pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};

@@ -143,7 +143,7 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
             break;
         }
     }
-    notes.extend(crate::cost_notes::notes(&cost_points, run.host.cpus));
+    notes.extend(iocap_assess::cost_notes(&cost_points, run.host.cpus));
     let models = build::models(&cost_points);
     run.cost = Some(CostReport {
         matrix: matrix.name().into(),

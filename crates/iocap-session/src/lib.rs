@@ -18,7 +18,6 @@ mod capture;
 mod class;
 mod config;
 mod cost;
-mod cost_notes;
 mod engine;
 mod executor;
 mod mock;

@@ -1,5 +1,6 @@
-//! The notes under a cost report: points without I/O, cache-miss points that ended mostly
-//! cached, registered buffers that could not be registered, and time the hypervisor stole.
+//! The notes under a cost report, judged from the points measured: points without I/O, cache-miss
+//! points that ended mostly cached, registered buffers that could not be registered, and time
+//! the hypervisor stole. Judgement, so assess's (issue 26 §5), pure.
 
 use iocap_model::CostPoint;
 
@@ -55,4 +56,50 @@ pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(cache: &str, ios: u64, resident: Option<f64>, steal_s: Option<f64>) -> CostPoint {
+        CostPoint {
+            engine: "psync".into(),
+            rw: "randread".into(),
+            bs_bytes: 8192,
+            cache: cache.into(),
+            qd: 1,
+            ios,
+            duration_s: 2.0,
+            resident_after_pct: resident,
+            steal_s,
+            ..CostPoint::default()
+        }
+    }
+
+    #[test]
+    fn each_doubt_about_a_point_is_said() {
+        let n = notes(
+            &[
+                point("direct", 0, None, None),
+                point("miss", 100, Some(80.0), None),
+                point("hit", 100, Some(100.0), Some(0.4)),
+            ],
+            2,
+        );
+        assert_eq!(n.len(), 3, "{n:?}");
+        assert!(
+            n[0].contains("psync randread 8K direct qd 1: no I/O completed"),
+            "{}",
+            n[0]
+        );
+        assert!(n[1].contains("80 % of the file was cached"), "{}", n[1]);
+        assert!(
+            n[2].contains("stole CPU time in 1 of 3 points (up to 10 %"),
+            "{}",
+            n[2]
+        );
+        // a miss that stayed a miss, no steal: nothing to say
+        assert!(notes(&[point("miss", 100, Some(3.0), Some(0.0))], 2).is_empty());
+    }
 }
