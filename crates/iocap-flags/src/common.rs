@@ -78,28 +78,29 @@ pub struct EngineArg {
 pub struct SubmitFlag {
     /// io_uring submission: auto (both tried in the warm-up, the faster kept), batch (the I/Os
     /// freed by one reap together: least CPU) or each (every I/O at once, as fio does)
-    #[arg(long, value_enum, default_value_t = SubmitArg::Auto)]
-    pub submit: SubmitArg,
+    #[arg(long, value_parser = crate::output::choices(SUBMIT, SubmitMode::parse), default_value = "auto")]
+    pub submit: SubmitMode,
 }
 
-/// `--submit`'s values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SubmitArg {
-    /// Try both in the warm-up, alternating in 100 ms slices, and keep the faster
-    Auto,
-    /// The I/Os freed by one reap together, in the io_uring_enter that waits
-    Batch,
-    /// Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)
-    Each,
-}
+/// `--submit`'s values, the model's `SubmitMode` (one enum, no copy here), in --help's words.
+const SUBMIT: &[(&str, &str)] = &[
+    (
+        "auto",
+        "Try both in the warm-up, alternating in 100 ms slices, and keep the faster",
+    ),
+    (
+        "batch",
+        "The I/Os freed by one reap together, in the io_uring_enter that waits",
+    ),
+    (
+        "each",
+        "Each I/O at once, with its own io_uring_enter (fio's iodepth_batch_submit=1)",
+    ),
+];
 
 impl SubmitFlag {
     pub fn mode(&self) -> SubmitMode {
-        match self.submit {
-            SubmitArg::Auto => SubmitMode::Auto,
-            SubmitArg::Batch => SubmitMode::Batch,
-            SubmitArg::Each => SubmitMode::Each,
-        }
+        self.submit
     }
 }
 

@@ -142,6 +142,13 @@ impl SubmitMode {
         }
     }
 
+    /// The mode of a name ([`SubmitMode::name`]).
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Auto, Self::Batch, Self::Each]
+            .into_iter()
+            .find(|m| m.name() == s)
+    }
+
     /// What a stored spec without the field ran: results saved before `submit` existed
     /// submitted in batches.
     pub fn legacy() -> Self {
