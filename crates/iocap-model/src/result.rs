@@ -351,6 +351,32 @@ pub struct TestResult {
     pub ranks: Option<crate::Ranks>,
 }
 
+/// The submission mode a test's measured window ran in (`SubmitRecord.chosen`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChosenSubmit {
+    Batch,
+    Each,
+    /// Workers kept different modes.
+    Mixed,
+}
+
+impl ChosenSubmit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Batch => "batch",
+            Self::Each => "each",
+            Self::Mixed => "mixed",
+        }
+    }
+}
+
+impl std::fmt::Display for ChosenSubmit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What the io_uring engine did with `--submit`: the mode asked for, the mode that ran, and
 /// for `auto` the trial that chose it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -359,7 +385,7 @@ pub struct SubmitRecord {
     pub requested: crate::SubmitMode,
     /// The mode of the measured window: `batch`, `each`, or `mixed` when workers kept
     /// different modes.
-    pub chosen: String,
+    pub chosen: ChosenSubmit,
     /// Workers that kept each mode.
     pub workers_each: u32,
     pub workers_batch: u32,

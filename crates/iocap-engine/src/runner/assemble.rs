@@ -3,7 +3,8 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use iocap_model::{
-    CpuStats, IoFault, SecondSample, SubmitMode, SubmitRecord, TargetResult, TestResult,
+    ChosenSubmit, CpuStats, IoFault, SecondSample, SubmitMode, SubmitRecord, TargetResult,
+    TestResult,
 };
 
 use super::plan::Job;
@@ -184,9 +185,9 @@ pub(super) fn record_submit(
         }
     };
     let chosen = match (each, batch) {
-        (0, _) => "batch",
-        (_, 0) => "each",
-        _ => "mixed",
+        (0, _) => ChosenSubmit::Batch,
+        (_, 0) => ChosenSubmit::Each,
+        _ => ChosenSubmit::Mixed,
     };
     let sum_rate = |f: fn(&crate::autosubmit::AutoOutcome) -> Option<f64>| {
         let rates: Vec<f64> = outcomes.iter().filter_map(f).collect();
@@ -226,7 +227,7 @@ pub(super) fn record_submit(
     }
     r.submit = Some(SubmitRecord {
         requested,
-        chosen: chosen.into(),
+        chosen,
         workers_each: each,
         workers_batch: batch,
         trial_iops_each: sum_rate(|o| o.rate_each()),
