@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use iocap_engine::buffers::WRITE_STAMP_MAGIC;
 use iocap_engine::{prepare_targets, run_test, NoFillProgress, Quiet, TestOutcome};
-use iocap_model::{ChosenSubmit, EngineChoice, JobSpec, RwMode, TargetSpec};
+use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec};
 
 static NEVER: AtomicBool = AtomicBool::new(false);
 
@@ -483,17 +483,18 @@ fn auto_submission_tries_both_modes_and_records_its_choice() {
     assert!(r.engine_features.iter().any(|f| f == "submit_auto"));
     // each worker decides on its own trial: with the two modes close (a loaded machine), the
     // two workers may keep different ones, and the record says `mixed`
-    if rec.chosen == ChosenSubmit::Mixed {
+    if rec.chosen == iocap_model::ChosenSubmit::Mixed {
         assert!(rec.workers_each == 1 && rec.workers_batch == 1, "{rec:?}");
         assert!(rec.each_pct > 0.0 && rec.each_pct < 100.0, "{rec:?}");
     } else {
-        let kept = if rec.chosen == ChosenSubmit::Each {
+        let kept = if rec.chosen == iocap_model::ChosenSubmit::Each {
             100.0
         } else {
             0.0
         };
         assert!(
-            rec.chosen == ChosenSubmit::Each || rec.chosen == ChosenSubmit::Batch,
+            rec.chosen == iocap_model::ChosenSubmit::Each
+                || rec.chosen == iocap_model::ChosenSubmit::Batch,
             "{rec:?}"
         );
         assert!(r
@@ -505,7 +506,7 @@ fn auto_submission_tries_both_modes_and_records_its_choice() {
     for p in &r.per_second {
         // the second's share of I/Os submitted one by one is the kept modes' (half each, mixed)
         let share = p.submit_each_pct.expect("recorded every second");
-        if rec.chosen == ChosenSubmit::Mixed {
+        if rec.chosen == iocap_model::ChosenSubmit::Mixed {
             assert!(share > 0.0 && share < 100.0, "{p:?}");
         } else {
             assert_eq!(share, rec.each_pct, "{p:?}");
