@@ -56,6 +56,10 @@ pub struct Replay {
     pub lag: Lag,
     pub verdict: ReplayVerdict,
     pub warnings: Vec<String>,
+    /// The first request that failed or transferred less than its length, with its operation
+    /// and offset (the others are counted in `ops`); absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<crate::IoFault>,
 }
 
 /// IOPS, MB/s, latency and queue depth of one side (the replay, or the recording).

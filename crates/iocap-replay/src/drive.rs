@@ -29,7 +29,7 @@ use iocap_trace::{IoFlags, IoRecord, Op};
 use crate::clock::{Clock, SPIN_NS};
 use crate::map::Mapper;
 use crate::schedule::{RecordedDepth, Schedule, Timing};
-use crate::stats::{Stats, DISCARD, FLUSH, READ, WRITE};
+use crate::stats::{Fault, Stats, DISCARD, FLUSH, READ, WRITE};
 
 /// How often completions are polled while spinning to a due time.
 pub const POLL_NS: u64 = 20_000;
@@ -62,6 +62,9 @@ struct Slot {
     kind: usize,
     op: usize,
     issued_ns: u64,
+    /// Where and how much, for the fault it may become (0 for a flush).
+    offset: u64,
+    len: u32,
 }
 
 pub struct Driver<'a, B: Backend, C: Clock> {
@@ -238,6 +241,8 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
             kind,
             op: r.op as usize,
             issued_ns: now,
+            offset,
+            len,
         };
         self.backend.queue(Io {
             slot,
@@ -292,8 +297,16 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
             *inflight -= 1;
             free.push(c.slot);
             let count = &mut stats.ops[s.op];
-            if c.result < 0 {
+            // a failure, or a read or write short of its length: counted, and the first one
+            // kept with its operation and offset
+            if c.result < 0 || (s.kind != FLUSH && c.result as u32 != s.len) {
                 count.errors += 1;
+                stats.first_fault.get_or_insert(Fault {
+                    kind: s.kind,
+                    offset: s.offset,
+                    len: s.len,
+                    result: c.result,
+                });
                 return;
             }
             count.bytes += c.result as u64;

@@ -80,6 +80,7 @@ pub fn replay(
         interrupted: stop.load(Ordering::Relaxed),
     };
     let r = Replay {
+        fault: stats.first_fault.map(|f| fault(f, &shown)),
         target: shown,
         target_kind: target.kind.name().into(),
         created: target.created,
@@ -152,6 +153,32 @@ fn slot_count(
 }
 
 /// The result: `r` (the target's part) completed with the request, both sides and the verdict.
+/// The first failed request as the result names it: its operation, offset and length, and why.
+fn fault(f: crate::stats::Fault, path: &str) -> iocap_model::IoFault {
+    let op = match f.kind {
+        crate::stats::READ => "read",
+        crate::stats::WRITE => "write",
+        _ => "fsync",
+    };
+    let (errno, message) = if f.result < 0 {
+        let e = -f.result;
+        (e, std::io::Error::from_raw_os_error(e).to_string())
+    } else {
+        (
+            0,
+            format!("short transfer: {} of {} bytes", f.result, f.len),
+        )
+    };
+    iocap_model::IoFault {
+        op: op.into(),
+        path: path.into(),
+        offset_bytes: f.offset,
+        len_bytes: u64::from(f.len),
+        errno,
+        message,
+    }
+}
+
 fn assemble(cfg: &ReplayConfig, sv: &Survey, ran: Ran, stats: &Stats, r: Replay) -> Replay {
     let recorded = recorded_side(&sv.workload, cfg.discard);
     let replayed = replayed_side(stats);

@@ -37,6 +37,18 @@ pub struct Stats {
     pub qd: DepthMeter,
     pub first_issue_ns: Option<u64>,
     pub last_done_ns: u64,
+    /// The first request that failed or transferred less than its length.
+    pub first_fault: Option<Fault>,
+}
+
+/// A request that failed: its kind (`READ`, `WRITE`, `FLUSH`), where, how long, and the
+/// completion's result (a negative errno, or the bytes of a short transfer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: usize,
+    pub offset: u64,
+    pub len: u32,
+    pub result: i32,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -54,6 +66,7 @@ impl Default for Stats {
             waited_for_slot: 0,
             qd: DepthMeter::default(),
             first_issue_ns: None,
+            first_fault: None,
             last_done_ns: 0,
         }
     }

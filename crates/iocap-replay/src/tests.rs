@@ -11,7 +11,7 @@ use crate::clock::{Clock, MockClock};
 use crate::drive::{Driver, Plan};
 use crate::map::{MapMode, Mapper};
 use crate::schedule::Timing;
-use crate::stats::Stats;
+use crate::stats::{Stats, READ};
 use crate::verdict::{replayed_side, verdict, Ran};
 
 const MS: u64 = 1_000_000;
@@ -53,6 +53,8 @@ struct MockDevice<'c> {
     done: Vec<Completion>,
     max_seen: usize,
     log: Vec<(u64, EOp, u64, u32)>,
+    /// A request at this offset fails with EIO.
+    fail_offset: Option<u64>,
 }
 
 impl<'c> MockDevice<'c> {
@@ -67,6 +69,7 @@ impl<'c> MockDevice<'c> {
             done: vec![],
             max_seen: 0,
             log: vec![],
+            fail_offset: None,
         }
     }
 }
@@ -85,7 +88,11 @@ impl Backend for MockDevice<'_> {
                 now
             };
             self.busy_until = start + self.service_ns;
-            self.flight.push((io.slot, self.busy_until, io.len as i32));
+            let result = match self.fail_offset {
+                Some(o) if o == io.offset && io.op != EOp::Fsync => -libc::EIO,
+                _ => io.len as i32,
+            };
+            self.flight.push((io.slot, self.busy_until, result));
             self.log.push((now, io.op, io.offset, io.len));
         }
         self.max_seen = self.max_seen.max(self.flight.len());
@@ -127,8 +134,19 @@ fn plan(timing: Timing, max_inflight: usize) -> Plan {
 }
 
 fn replay(recs: &[IoRecord], dev: (u64, bool), p: Plan, map: Option<MapMode>) -> Outcome {
+    replay_failing(recs, dev, p, map, None)
+}
+
+fn replay_failing(
+    recs: &[IoRecord],
+    dev: (u64, bool),
+    p: Plan,
+    map: Option<MapMode>,
+    fail_offset: Option<u64>,
+) -> Outcome {
     let clock = MockClock::new(MS);
     let mut b = MockDevice::new(&clock, dev.0, dev.1);
+    b.fail_offset = fail_offset;
     let mut bufs = SlotBuffers::new(p.max_inflight, 65536, 1).unwrap();
     let span = recs.iter().map(|r| r.end_bytes()).max().unwrap();
     let range = if map.is_some() { span / 2 } else { span };
@@ -335,4 +353,23 @@ fn offsets_are_mapped_into_the_target() {
     );
     let offs: Vec<u64> = o.log.iter().map(|l| l.2).collect();
     assert_eq!(offs, [0, 3 << 19, (2 << 20) - 4096]);
+}
+
+#[test]
+fn a_failed_request_is_counted_and_the_first_kept_with_its_offset() {
+    let recs = reads(10, MS);
+    let out = replay_failing(
+        &recs,
+        (100_000, false),
+        plan(Timing::Recorded { speed: 1.0 }, 8),
+        None,
+        Some(3 * 8192),
+    );
+    let reads = out.stats.ops[Op::Read as usize];
+    assert_eq!((reads.replayed, reads.errors), (10, 1));
+    let f = out.stats.first_fault.expect("the failed read is kept");
+    assert_eq!(
+        (f.kind, f.offset, f.len, f.result),
+        (READ, 3 * 8192, 4096, -libc::EIO)
+    );
 }

@@ -158,6 +158,9 @@ fn lag(o: &mut String, r: &Replay) {
     if !errors.is_empty() {
         let _ = writeln!(o, "  I/O errors     {}", errors.join(", "));
     }
+    if let Some(f) = &r.fault {
+        let _ = writeln!(o, "  first fault    {}", printable(&f.to_string()));
+    }
     for w in &r.warnings {
         let _ = writeln!(o, "  warning: {}", printable(w));
     }
