@@ -147,7 +147,7 @@ fn preflight_sizes_its_files_past_the_cache() {
         std::fs::create_dir(m.dir.path().join(d)).unwrap();
     }
     device(&m, "iocap.testfile");
-    m.fs.add(cache("iocap.testfile", 100, 3000, Ops::Read));
+    m.fs.add(cache("iocap.testfile", 40, 3000, Ops::Read));
     let out = m
         .iocap()
         .args([
@@ -156,7 +156,7 @@ fn preflight_sizes_its_files_past_the_cache() {
             "--timing",
             "0.3s:0.3s",
             "--scan-max",
-            "128M",
+            "64M",
         ])
         .args(["--log", "log", "--backup", "backup", "--output", "json"])
         .arg("--data")
@@ -170,14 +170,14 @@ fn preflight_sizes_its_files_past_the_cache() {
     );
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = &run["cachescan"];
-    assert_eq!(levels(s), vec![(64 * MIB, 128 * MIB)], "{s:#}");
+    assert_eq!(levels(s), vec![(32 * MIB, 64 * MIB)], "{s:#}");
     let p = &run["preflight"];
-    assert_eq!(p["file_bytes"], 512 * MIB, "4 x 128M: {p:#}");
+    assert_eq!(p["file_bytes"], 256 * MIB, "4 x 64M: {p:#}");
     assert!(p.get("cache_included").is_none(), "{p:#}");
     let data = std::fs::metadata(m.path("iocap.testfile")).unwrap().len();
-    assert!(data >= 4 * 100 * MIB, "the data file is {data} B");
+    assert!(data >= 4 * 40 * MIB, "the data file is {data} B");
     let log = std::fs::metadata(m.dir.path().join("log/iocap-log.testfile"))
         .unwrap()
         .len();
-    assert_eq!(log, 512 * MIB);
+    assert_eq!(log, 256 * MIB);
 }

@@ -158,7 +158,7 @@ fn sigint_during_the_fill_of_a_new_file_exits_130() {
     let args = [
         "run",
         "--size",
-        "2G",
+        "512M",
         "--duration",
         "1s",
         "--no-save",
