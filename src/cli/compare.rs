@@ -1,9 +1,11 @@
 //! `iocap compare`: runs held against a base or each against its host's baseline, with the
-//! regressions flagged (the comparison and its views are `iocap_report::compare`'s).
+//! regressions flagged (what is a regression, and whether it fails the command, is
+//! `iocap_assess::compare`'s; the comparison's shape and views are `iocap_report::compare`'s).
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_report::compare::{compare as compare_runs, render_all, Thresholds};
+use iocap_assess::compare::{OnRegression, Thresholds};
+use iocap_report::compare::{compare as compare_runs, render_all};
 
 use super::{print_stdout, Exit};
 use iocap_console::keep::open_existing_store;
@@ -66,7 +68,12 @@ pub fn compare(a: CompareArgs) -> Result<Exit> {
         print_stdout(&iocap_report::fmt::printable_lines(&per_host));
     }
     let regressions: usize = outputs.iter().map(|c| c.regressions()).sum();
-    Ok(if a.fail_on_regression && regressions > 0 {
+    let on_regression = if a.fail_on_regression {
+        OnRegression::Fail
+    } else {
+        OnRegression::Report
+    };
+    Ok(if on_regression.fails(regressions) {
         Exit::CheckFailed
     } else {
         Exit::Ok

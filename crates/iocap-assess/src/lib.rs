@@ -5,6 +5,8 @@
 //! against latency guidelines per device class ([`guidelines`]) and the user's expectations
 //! ([`expect`]), and the spread of a test repeated with `--repeat` ([`repeats()`]). A recorded
 //! trace is described by [`workload`] and placed on a saturate run's curve by [`headroom`].
+//! Which figure of a run regressed or improved against a base, and whether that fails
+//! `iocap compare --fail-on-regression`, is [`compare`]'s.
 //!
 //! Everything here is a pure function of results already measured (plus TOML text handed in as
 //! a string), so every rule is unit-tested on constructed curves and a later iocap can recompute
@@ -13,6 +15,7 @@
 
 pub mod cachescan;
 mod causes;
+pub mod compare;
 mod cost_notes;
 pub mod evidence;
 pub mod expect;

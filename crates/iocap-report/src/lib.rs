@@ -120,12 +120,8 @@ pub fn table_whole(header: &[&str], right_from: usize) -> Table {
     t
 }
 
-/// Change in percent of `run` against `base`; not defined (`None`) for a zero, negative or
-/// non-finite base, or when the result is not finite.
-pub(crate) fn change_pct(base: f64, run: f64) -> Option<f64> {
-    let c = (run - base) / base * 100.0;
-    (base > 0.0 && c.is_finite()).then_some(c)
-}
+/// Change in percent of `run` against `base`: compare's rule, shared by every view.
+pub(crate) use iocap_assess::compare::change_pct;
 
 /// `1 thread`, `3 threads`.
 pub(crate) fn plural(n: usize, word: &str) -> String {

@@ -1,9 +1,10 @@
 //! Regression detection on constructed runs: what `iocap compare` flags, what it leaves alone,
 //! and what it reports as changed around the figures.
 
+use iocap_assess::compare::{ChangeVerdict, Thresholds};
 use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::*;
-use iocap_report::compare::{compare, render_json, render_text, Comparison, Thresholds};
+use iocap_report::compare::{compare, render_json, render_text, Comparison};
 
 /// Base IOPS: the fixture samples at most 200,000 I/Os and scales by a whole factor, so IOPS
 /// are exact up to 20,000 for a 10 s run.
@@ -43,7 +44,7 @@ fn flagged(c: &Comparison) -> Vec<String> {
     c.runs[0]
         .regressions
         .iter()
-        .map(|f| f.metric.clone())
+        .map(|f| f.metric.name().to_string())
         .collect()
 }
 
@@ -138,9 +139,13 @@ fn an_improvement_is_not_a_regression() {
         f.p50_us = 120.0;
     }));
     assert!(!c.has_regression(), "{:?}", flagged(&c));
-    let better: Vec<_> = c.runs[0].improvements.iter().map(|f| &f.metric).collect();
-    assert!(better.contains(&&"iops".to_string()), "{better:?}");
-    assert!(better.contains(&&"lat_us_p99".to_string()), "{better:?}");
+    let better: Vec<_> = c.runs[0]
+        .improvements
+        .iter()
+        .map(|f| f.metric.name())
+        .collect();
+    assert!(better.contains(&"iops"), "{better:?}");
+    assert!(better.contains(&"lat_us_p99"), "{better:?}");
     let text = render_text(&c);
     assert!(
         text.contains("better: IOPS +30.0 % (randread 8K, p < 0.001)"),
@@ -238,14 +243,14 @@ fn tests_in_one_run_only_are_unmatched() {
     let r = &c.runs[0];
     assert_eq!(r.tests.len(), 1);
     assert_eq!(r.unmatched.len(), 2);
-    assert_eq!(r.unmatched[0].side, "base");
+    assert_eq!(r.unmatched[0].side.name(), "base");
     assert_eq!(r.unmatched[0].index, 1);
     assert!(render_text(&c).contains("unmatched: test 2 (randwrite 8K"));
 
     // And the other way round.
     let c = compare(&base(), &[b], &Thresholds::default());
     assert_eq!(c.runs[0].unmatched.len(), 2);
-    assert_eq!(c.runs[0].unmatched[1].side, "run");
+    assert_eq!(c.runs[0].unmatched[1].side.name(), "run");
     assert!(flat(&render_text(&c)).contains("only in the run"));
 }
 
@@ -476,7 +481,7 @@ fn the_same_workload_twice_is_within_noise() {
     let c = compare(&b, &[r], &Thresholds::default());
     assert!(!c.has_regression(), "{:?}", flagged(&c));
     let iops = &c.runs[0].tests[0].metrics[0];
-    assert_eq!(iops.metric, "iops");
+    assert_eq!(iops.metric.name(), "iops");
     assert!(iops.p_value.unwrap() > 0.05, "{:?}", iops.p_value);
     let [lo, hi] = iops.base_ci95.unwrap();
     assert!(lo < 10_000.0 && 10_000.0 < hi, "{lo} {hi}");
@@ -506,13 +511,10 @@ fn a_drop_beyond_the_threshold_but_inside_the_noise_is_not_flagged() {
     let c = compare(&b, &[r], &Thresholds::default());
     let iops = &c.runs[0].tests[0].metrics[0];
     assert!(iops.change_pct.unwrap() < -10.0, "{:?}", iops.change_pct);
-    assert_eq!(
-        iops.verdict,
-        Some(iocap_report::compare::Verdict::WithinNoise)
-    );
+    assert_eq!(iops.verdict, Some(ChangeVerdict::WithinNoise));
     assert!(!c.has_regression());
     assert_eq!(c.regression_count, 0);
-    assert_eq!(c.runs[0].within_noise[0].metric, "iops");
+    assert_eq!(c.runs[0].within_noise[0].metric.name(), "iops");
     let text = render_text(&c);
     assert!(text.contains("within noise p = "), "{text}");
     assert!(text.contains("within noise: IOPS"), "{text}");

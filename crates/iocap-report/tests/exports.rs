@@ -83,7 +83,11 @@ fn comparison_text() {
         iops: 19_700.0,
         ..FixtureRun::default()
     });
-    let c = compare::compare(&base, &[slower, same], &compare::Thresholds::default());
+    let c = compare::compare(
+        &base,
+        &[slower, same],
+        &iocap_assess::compare::Thresholds::default(),
+    );
     insta::assert_snapshot!(compare::render_text(&c));
 }
 

@@ -4,9 +4,10 @@
 
 mod common;
 
+use iocap_assess::compare::Thresholds;
 use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::*;
-use iocap_report::compare::{compare, render_json, render_text, Thresholds};
+use iocap_report::compare::{compare, render_json, render_text};
 
 /// A saturate run of two steps, the second stopped by `signal` (as the session records it).
 fn interrupted(signal: &str) -> RunResult {

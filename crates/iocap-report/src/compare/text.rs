@@ -3,38 +3,42 @@
 //! the verdict. Apart from the model because layout is a concern of its own, and only here do
 //! user strings need flattening onto one line.
 
-use super::{Comparison, Flag, RunComparison, TestComparison, Verdict};
+use iocap_assess::compare::{ChangeVerdict, Flag, MetricName};
+
+use super::{Comparison, RunComparison, Side, TestComparison};
 use crate::assess::wrap;
 use crate::fmt::{self, MISSING_DASH};
 use crate::{plural, table, width};
 
-fn metric_label(m: &str) -> &str {
+fn metric_label(m: MetricName) -> &'static str {
     match m {
-        "iops" => "IOPS",
-        "mb_s" => "MB/s",
-        "lat_us_p50" => "p50",
-        "lat_us_p99" => "p99",
-        "lat_us_p99_9" => "p99.9",
-        "lat_us_max" => "max",
-        "cpu_us_per_io" => "CPU µs/I/O",
-        other => other,
+        MetricName::Iops => "IOPS",
+        MetricName::MbS => "MB/s",
+        MetricName::LatUsP50 => "p50",
+        MetricName::LatUsP99 => "p99",
+        MetricName::LatUsP999 => "p99.9",
+        MetricName::LatUsMax => "max",
+        MetricName::CpuUsPerIo => "CPU µs/I/O",
     }
 }
 
-fn fmt_value(m: &str, v: Option<f64>) -> String {
+fn fmt_value(m: MetricName, v: Option<f64>) -> String {
     match v {
         None => MISSING_DASH.into(),
         Some(v) => match m {
-            "iops" => fmt::count(v),
-            "mb_s" => format!("{v:.1}"),
-            "cpu_us_per_io" => format!("{v:.2}"),
-            _ => fmt::lat_us(v),
+            MetricName::Iops => fmt::count(v),
+            MetricName::MbS => format!("{v:.1}"),
+            MetricName::CpuUsPerIo => format!("{v:.2}"),
+            MetricName::LatUsP50
+            | MetricName::LatUsP99
+            | MetricName::LatUsP999
+            | MetricName::LatUsMax => fmt::lat_us(v),
         },
     }
 }
 
 /// A value with its 95 % interval as ± percent of the mean: `73,703 ±4.4%`.
-fn with_ci(m: &str, v: Option<f64>, ci: Option<[f64; 2]>) -> String {
+fn with_ci(m: MetricName, v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     let mut s = fmt_value(m, v);
     if let Some([lo, hi]) = ci {
         let mid = (lo + hi) / 2.0;
@@ -82,7 +86,7 @@ fn flag_list(flags: &[Flag]) -> String {
                 .map_or(String::new(), |p| format!(", {}", fmt_p(p)));
             format!(
                 "{} {} ({}{p})",
-                metric_label(&f.metric),
+                metric_label(f.metric),
                 fmt_pct(Some(f.change_pct)),
                 one_line(&f.test)
             )
@@ -117,14 +121,14 @@ fn render_test(out: &mut String, t: &TestComparison) {
             .p_value
             .map_or(String::new(), |p| format!(" {}", fmt_p(p)));
         tab.add_row(vec![
-            metric_label(&m.metric).to_string(),
-            with_ci(&m.metric, m.base, m.base_ci95),
-            with_ci(&m.metric, m.run, m.run_ci95),
+            metric_label(m.metric).to_string(),
+            with_ci(m.metric, m.base, m.base_ci95),
+            with_ci(m.metric, m.run, m.run_ci95),
             fmt_pct(m.change_pct),
             match m.verdict {
-                Some(Verdict::Regression) => format!("REGRESSION{p}"),
-                Some(Verdict::Better) => format!("better{p}"),
-                Some(Verdict::WithinNoise) => format!("within noise{p}"),
+                Some(ChangeVerdict::Regression) => format!("REGRESSION{p}"),
+                Some(ChangeVerdict::Better) => format!("better{p}"),
+                Some(ChangeVerdict::WithinNoise) => format!("within noise{p}"),
                 None => String::new(),
             },
         ]);
@@ -145,9 +149,9 @@ fn render_test(out: &mut String, t: &TestComparison) {
             for (k, m) in tc.metrics.iter().enumerate() {
                 tab.add_row(vec![
                     if k == 0 { path.clone() } else { String::new() },
-                    metric_label(&m.metric).to_string(),
-                    fmt_value(&m.metric, m.base),
-                    fmt_value(&m.metric, m.run),
+                    metric_label(m.metric).to_string(),
+                    fmt_value(m.metric, m.base),
+                    fmt_value(m.metric, m.run),
                     fmt_pct(m.change_pct),
                 ]);
             }
@@ -199,9 +203,10 @@ fn render_sections(c: &Comparison) -> String {
             out.push('\n');
         }
         // a side cut short says so before its figures
-        for (side, p) in [("base", &c.base.partial), ("run", &r.run.partial)] {
+        for (side, p) in [(Side::Base, &c.base.partial), (Side::Run, &r.run.partial)] {
             if let Some(p) = p {
-                out.push_str(&wrap(&format!("PARTIAL {side}: "), &one_line(p), width()));
+                let head = format!("PARTIAL {}: ", side.name());
+                out.push_str(&wrap(&head, &one_line(p), width()));
             }
         }
         out.push_str(&format!(
@@ -226,7 +231,7 @@ fn render_sections(c: &Comparison) -> String {
                 "\nunmatched: test {} ({}) only in the {}\n",
                 u.index + 1,
                 u.workload,
-                u.side
+                u.side.name()
             ));
         }
         render_diffs(&mut out, r);

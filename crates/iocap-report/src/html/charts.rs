@@ -92,7 +92,7 @@ pub(super) fn chart_sets(out: &mut String, runs: &[RunResult], names: &[String])
         {
             match groups
                 .iter_mut()
-                .find(|g| crate::compare::same_workload(g[0].1, t))
+                .find(|g| iocap_assess::compare::same_workload(g[0].1, t))
             {
                 Some(g) => g.push((i, t)),
                 None => groups.push(vec![(i, t)]),

@@ -156,7 +156,7 @@ fn against_first(
     first: &RunResult,
     base_name: &str,
 ) -> String {
-    let same = |b: &&TestResult| crate::compare::same_workload(b, t);
+    let same = |b: &&TestResult| iocap_assess::compare::same_workload(b, t);
     match at_k
         .filter(same)
         .or_else(|| first.tests.iter().find(|b| same(b)))
