@@ -3,6 +3,7 @@
 //! curve with `--against` (`iocap_assess::headroom`). The recording loop and the reading are
 //! `iocap-session`'s; this turns flags into a request and prints.
 
+use iocap_model::RunCommand;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -63,7 +64,7 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
         comm: a.comm.clone(),
         pid: a.pid,
     };
-    let mut run = new_run("capture");
+    let mut run = new_run(RunCommand::Capture);
     let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
     let mut open = |p: &std::path::Path| iocap_console::files::create_new_file(p, a.force);
     let outcome =
@@ -136,7 +137,7 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     }
     // a damaged trace is described up to the damage, then named as the error it is
     let damaged = w.read_error.clone();
-    let mut run = new_run("characterise");
+    let mut run = new_run(RunCommand::Characterise);
     let profile = a.as_profile.as_ref();
     finish(&mut run, w, &a.output, &a.save, profile, a.force)?;
     match damaged {

@@ -26,7 +26,7 @@ pub struct OsDevice {
     /// `target` for the device that holds a target (the one iocap's I/O goes to one for one),
     /// `underlying` for the devices below it (dm, md and partition parents), shown for
     /// reference only.
-    pub role: String,
+    pub role: DeviceRole,
     /// The targets of this test on this device (paths as given).
     pub targets: Vec<String>,
     /// The device over the whole measured window (time-weighted average of `series`).
@@ -37,6 +37,26 @@ pub struct OsDevice {
     /// Where the device's counters and iocap's figures disagree, and the likely reason.
     #[serde(default)]
     pub findings: Vec<OsFinding>,
+}
+
+/// Where a sampled device stands to the test's targets (`OsDevice.role`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceRole {
+    /// The device that holds a target: iocap's I/O goes to it one for one.
+    #[default]
+    Target,
+    /// A device below a target's (dm, md and partition parents), for reference only.
+    Underlying,
+}
+
+impl DeviceRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceRole::Target => "target",
+            DeviceRole::Underlying => "underlying",
+        }
+    }
 }
 
 /// A disagreement between what iocap did and what the device saw.
