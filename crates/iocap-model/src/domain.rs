@@ -216,6 +216,7 @@ mod tests {
             Role::Cachescan,
         ] {
             assert_eq!(json(serde_json::to_value(r).unwrap()), r.name());
+            assert_eq!(serde_json::from_value::<Role>(r.name().into()).unwrap(), r);
         }
         for c in [DeviceClass::Flash, DeviceClass::Rotational] {
             assert_eq!(json(serde_json::to_value(c).unwrap()), c.name());

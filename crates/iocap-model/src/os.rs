@@ -127,3 +127,24 @@ pub struct DeviceSample {
     /// requests in parallel (SSD, NVMe, RAID).
     pub util_pct: f64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device's role is written as it always was and reads back.
+    #[test]
+    fn device_roles_are_their_old_strings() {
+        for (r, name) in [
+            (DeviceRole::Target, "target"),
+            (DeviceRole::Underlying, "underlying"),
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), name);
+            assert_eq!(r.name(), name);
+            assert_eq!(
+                serde_json::from_value::<DeviceRole>(name.into()).unwrap(),
+                r
+            );
+        }
+    }
+}
