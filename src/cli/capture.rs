@@ -3,15 +3,16 @@
 //! curve with `--against` (`iocap_assess::headroom`). The recording loop and the reading are
 //! `iocap-session`'s; this turns flags into a request and prints.
 
-use iocap_model::RunCommand;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::files::Existing;
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
 use iocap_flags::{duration_arg, listed, OutputArg, SaveArgs};
 use iocap_model::workload::Workload;
+use iocap_model::RunCommand;
 use iocap_report::workload::captured_line;
 use iocap_session::CaptureRequest;
 
@@ -66,7 +67,9 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
     };
     let mut run = new_run(RunCommand::Capture);
     let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
-    let mut open = |p: &std::path::Path| iocap_console::files::create_new_file(p, a.force);
+    let mut open = |p: &std::path::Path| {
+        iocap_console::files::create_new_file(p, Existing::replace_if(a.force))
+    };
     let outcome =
         iocap_session::capture(&req, &run.started_at, &INTERRUPTED, &mut open, &mut |t| {
             let lost = iocap_report::fmt::count(t.lost as f64);
@@ -183,7 +186,7 @@ fn finish(
             .file_stem()
             .map_or("captured".into(), |s| s.to_string_lossy().into_owned());
         let toml = iocap_plan::profile_from_workload(&w, &name);
-        iocap_console::files::write_new_file(p, &toml, force)?;
+        iocap_console::files::write_new_file(p, &toml, Existing::replace_if(force))?;
         eprintln!(
             "iocap: profile written to {}: iocap suite run profile:{} measures it",
             iocap_report::fmt::printable(&p.display().to_string()),

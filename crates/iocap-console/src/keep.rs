@@ -97,7 +97,8 @@ pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
     if !crate::is_root() {
         return Ok(());
     }
-    crate::files::write_new_file(p, &iocap_report::html::render(runs), false)?;
+    let html = iocap_report::html::render(runs);
+    crate::files::write_new_file(p, &html, crate::files::Existing::Refuse)?;
     eprintln!("iocap: report written to {}", p.display());
     Ok(())
 }
