@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use iocap_model::DEFAULT_TARGET;
+use iocap_model::{RunCommand, DEFAULT_TARGET};
 use iocap_session::{read_spec, ScanConfig};
 
 use super::execute::{run_text, session, Finish};
@@ -70,7 +70,7 @@ pub fn cachescan(a: CachescanArgs) -> Result<Exit> {
         .validate()
         .context("cachescan")?;
     a.common.save.check()?;
-    let run = session("cachescan", None, &a.common.save, |s| {
+    let run = session(RunCommand::Cachescan, None, &a.common.save, |s| {
         iocap_session::cachescan(s, &c)
     })?;
     a.common.finish(&run, || run_text(&run))

@@ -7,10 +7,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::files::Existing;
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
 use iocap_flags::{duration_arg, listed, OutputArg, SaveArgs};
 use iocap_model::workload::Workload;
+use iocap_model::RunCommand;
 use iocap_report::workload::captured_line;
 use iocap_session::CaptureRequest;
 
@@ -63,9 +65,11 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
         comm: a.comm.clone(),
         pid: a.pid,
     };
-    let mut run = new_run("capture");
+    let mut run = new_run(RunCommand::Capture);
     let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
-    let mut open = |p: &std::path::Path| iocap_console::files::create_new_file(p, a.force);
+    let mut open = |p: &std::path::Path| {
+        iocap_console::files::create_new_file(p, Existing::replace_if(a.force))
+    };
     let outcome =
         iocap_session::capture(&req, &run.started_at, &INTERRUPTED, &mut open, &mut |t| {
             let lost = iocap_report::fmt::count(t.lost as f64);
@@ -136,7 +140,7 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     }
     // a damaged trace is described up to the damage, then named as the error it is
     let damaged = w.read_error.clone();
-    let mut run = new_run("characterise");
+    let mut run = new_run(RunCommand::Characterise);
     let profile = a.as_profile.as_ref();
     finish(&mut run, w, &a.output, &a.save, profile, a.force)?;
     match damaged {
@@ -182,7 +186,7 @@ fn finish(
             .file_stem()
             .map_or("captured".into(), |s| s.to_string_lossy().into_owned());
         let toml = iocap_plan::profile_from_workload(&w, &name);
-        iocap_console::files::write_new_file(p, &toml, force)?;
+        iocap_console::files::write_new_file(p, &toml, Existing::replace_if(force))?;
         eprintln!(
             "iocap: profile written to {}: iocap suite run profile:{} measures it",
             iocap_report::fmt::printable(&p.display().to_string()),

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use clap::Args;
 use iocap_cost::{Matrix, Questions};
-use iocap_model::{JobSpec, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{JobSpec, RunCommand, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{CostConfig, Session};
 
 use super::execute::{finish, new_run, run_text};
@@ -92,7 +92,7 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
     let c = CostConfig::new(matrix, a.qd, base, questions)?;
     a.save.check()?;
     let mut exec = engine();
-    let mut run = new_run("cost");
+    let mut run = new_run(RunCommand::Cost);
     a.save.stamp(&mut run);
     iocap_session::cost(&mut exec, &mut run, c)?;
     let run = Session::new(run, &mut exec).finish();

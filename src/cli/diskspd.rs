@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use iocap_diskspd::{
     is_device_path, map_targets, parse, render_text, render_xml, Output, TargetOs,
 };
+use iocap_model::RunCommand;
 
 use super::execute::{finish, session};
 use super::{print_stdout, Exit};
@@ -80,7 +81,7 @@ pub fn run(args: &[String]) -> Result<Exit> {
         d.specs.iter_mut().for_each(|s| s.seed = seed);
     }
     save.check()?;
-    let mut run = session("diskspd", None, &save, |s| {
+    let mut run = session(RunCommand::Diskspd, None, &save, |s| {
         for spec in &d.specs {
             let r = s.exec.run(std::slice::from_ref(spec))?;
             s.run.tests.extend(r);

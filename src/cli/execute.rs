@@ -2,7 +2,7 @@
 //! command runs (through `ranks`' executor: the engine, with the terminal's progress).
 
 use anyhow::Result;
-use iocap_model::RunResult;
+use iocap_model::{RunCommand, RunResult};
 use iocap_session::Session;
 
 use super::{print_stdout, Exit};
@@ -14,7 +14,7 @@ pub use iocap_session::new_run;
 /// Runs `flow` in a new session of `command` on the engine, with `--repeat`; the finished run
 /// (spread across repeats and the host's configuration recorded).
 pub fn session(
-    command: &str,
+    command: RunCommand,
     sure: Option<&iocap_flags::SureArgs>,
     save: &iocap_flags::SaveArgs,
     flow: impl FnOnce(&mut Session) -> Result<()>,

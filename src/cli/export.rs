@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{print_stdout, Exit};
-use iocap_console::files::write_new_file;
+use iocap_console::files::{write_new_file, Existing};
 use iocap_console::keep::open_existing_store;
 use iocap_flags::{export_formats, report_formats, OutputFormat, RunFilterArgs, StoreArg};
 
@@ -65,7 +65,7 @@ pub fn export(a: ExportArgs) -> Result<Exit> {
     };
     match &a.output {
         Some(p) => {
-            write_new_file(p, &text, a.force)?;
+            write_new_file(p, &text, Existing::replace_if(a.force))?;
             eprintln!("iocap: wrote {}", p.display());
         }
         None => print_stdout(&text),
@@ -101,8 +101,12 @@ pub struct ReportArgs {
 pub fn report(a: ReportArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.store.db.as_deref())?;
     let runs = store.load_all(&a.runs)?;
-    write_new_file(&a.output, &iocap_report::html::render(&runs), a.force)
-        .context("the report was not written")?;
+    write_new_file(
+        &a.output,
+        &iocap_report::html::render(&runs),
+        Existing::replace_if(a.force),
+    )
+    .context("the report was not written")?;
     eprintln!(
         "iocap: report of {} run(s) written to {}",
         runs.len(),

@@ -5,6 +5,7 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use iocap_fsync::{DbFamily, Method, Offsets, Request};
+use iocap_model::RunCommand;
 
 use super::execute::{finish, new_run, run_text};
 use super::Exit;
@@ -91,7 +92,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     }
     .plan()?;
     c.save.check()?;
-    let mut run = new_run("fsync");
+    let mut run = new_run(RunCommand::Fsync);
     let total = plan.sizes.len() * plan.methods.len();
     let mut line = iocap_console::progress::PointLine::new("iocap fsync", total);
     let outcome = iocap_fsync::run(&plan, &INTERRUPTED, &mut |m, size| {

@@ -7,6 +7,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use iocap_model::RunCommand;
 use iocap_session::{PreflightConfig, PreflightRequest};
 
 use super::execute::{finish, run_text, session};
@@ -86,7 +87,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     // every workload is checked before the first runs
     c.check(&super::ranks::engine())?;
     a.save.check()?;
-    let run = session("preflight", Some(&a.sure), &a.save, |s| {
+    let run = session(RunCommand::Preflight, Some(&a.sure), &a.save, |s| {
         iocap_session::preflight(s, &c)
     })?;
     let code = finish(&run, a.output.output, || run_text(&run));

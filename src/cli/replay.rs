@@ -5,31 +5,39 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
-use iocap_flags::{size_arg, EngineArg, OutputArg, SafetyArgs, SaveArgs};
-use iocap_model::DEFAULT_TARGET;
+use iocap_flags::{choices, size_arg, EngineArg, OutputArg, SafetyArgs, SaveArgs};
+use iocap_model::{RunCommand, DEFAULT_TARGET};
 use iocap_session::{MapMode, ReplayConfig, ReplayTiming as Timing};
 
 use super::execute::new_run;
 use super::Exit;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MapArg {
-    /// Offsets modulo the target's size: locality kept, far regions folded together
-    Wrap,
-    /// Offsets times target size / trace span: the spread kept, distances shrunk
-    Scale,
-}
+/// `--map`'s values, iocap-replay's `MapMode` (no copy here), in --help's words.
+const MAP: &[(&str, &str)] = &[
+    (
+        "wrap",
+        "Offsets modulo the target's size: locality kept, far regions folded together",
+    ),
+    (
+        "scale",
+        "Offsets times target size / trace span: the spread kept, distances shrunk",
+    ),
+];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TimingArg {
-    /// Each request at its recorded time since the first (open loop)
-    Recorded,
-    /// Each request as soon as the recorded queue depth allows
-    Fast,
-}
+/// `--timing`'s values, iocap-replay's `Timing` (`recorded` at speed 1 until `--speed`).
+const TIMING: &[(&str, &str)] = &[
+    (
+        "recorded",
+        "Each request at its recorded time since the first (open loop)",
+    ),
+    (
+        "fast",
+        "Each request as soon as the recorded queue depth allows",
+    ),
+];
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
@@ -43,12 +51,12 @@ pub struct ReplayArgs {
     pub target: Option<PathBuf>,
     /// How offsets beyond the target are brought into it; needed when the trace spans more
     /// than the target holds
-    #[arg(long, value_enum)]
-    pub map: Option<MapArg>,
+    #[arg(long, value_parser = choices(MAP, MapMode::parse))]
+    pub map: Option<MapMode>,
     /// recorded: each request at its recorded time (open loop); fast: as soon as the recorded
     /// queue depth allows
-    #[arg(long, value_enum, default_value_t = TimingArg::Recorded)]
-    pub timing: TimingArg,
+    #[arg(long, value_parser = choices(TIMING, Timing::parse), default_value = "recorded")]
+    pub timing: Timing,
     /// Recorded times divided by N: 2 asks what twice the load would get (recorded timing)
     #[arg(long, value_name = "N")]
     pub speed: Option<f64>,
@@ -76,21 +84,18 @@ pub struct ReplayArgs {
 
 fn config(a: &ReplayArgs) -> Result<ReplayConfig> {
     let timing = match (a.timing, a.speed) {
-        (TimingArg::Fast, Some(_)) => {
+        (Timing::Fast, Some(_)) => {
             bail!("--speed applies to --timing recorded; --timing fast has no times to divide")
         }
-        (TimingArg::Fast, None) => Timing::Fast,
-        (TimingArg::Recorded, speed) => Timing::Recorded {
+        (Timing::Fast, None) => Timing::Fast,
+        (Timing::Recorded { .. }, speed) => Timing::Recorded {
             speed: speed.unwrap_or(1.0),
         },
     };
     let target = a.target.clone().unwrap_or(PathBuf::from(DEFAULT_TARGET));
     Ok(ReplayConfig {
         size_bytes: a.size,
-        map: a.map.map(|m| match m {
-            MapArg::Wrap => MapMode::Wrap,
-            MapArg::Scale => MapMode::Scale,
-        }),
+        map: a.map,
         timing,
         discard: a.discard,
         allow_overwrite: a.safety.allow_overwrite,
@@ -104,7 +109,7 @@ fn config(a: &ReplayArgs) -> Result<ReplayConfig> {
 pub fn replay(a: ReplayArgs) -> Result<Exit> {
     a.save.check()?;
     let cfg = config(&a)?;
-    let mut run = new_run("replay");
+    let mut run = new_run(RunCommand::Replay);
     let exec = super::ranks::engine();
     let label = format!("iocap replay {}", a.trace.display());
     let mut line: Option<LiveLine> = None;

@@ -2,7 +2,10 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_model::{test_name, write_pct_of, Burst, JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{
+    test_name, write_pct_of, Burst, JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET,
+};
+use iocap_session::Announce;
 
 use super::execute::{session, Finish};
 use super::Exit;
@@ -153,8 +156,12 @@ pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
     let c = &args.common;
     c.save.check()?;
-    let say = c.output.is_text();
-    let r = session("run", Some(&c.extra.sure), &c.save, |s| {
+    let say = if c.output.is_text() {
+        Announce::EachRun
+    } else {
+        Announce::Quiet
+    };
+    let r = session(RunCommand::Run, Some(&c.extra.sure), &c.save, |s| {
         for tests in s.repeated(std::slice::from_ref(&spec), 1, say)? {
             s.run.tests.extend(tests);
         }

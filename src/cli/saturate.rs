@@ -6,7 +6,7 @@
 use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
-use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::SaturateSpec;
 
 use super::execute::{run_text, session, Finish};
@@ -105,7 +105,7 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
         cfg,
         throttled: !a.no_throttled,
     };
-    let run = session("saturate", Some(&c.extra.sure), &c.save, |s| {
+    let run = session(RunCommand::Saturate, Some(&c.extra.sure), &c.save, |s| {
         iocap_session::saturate(s, &spec)
     })?;
     c.finish(&run, || run_text(&run))

@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{JobSpec, Role, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{JobSpec, Role, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{RolePlaces, ScaleupSpec};
 
 use super::execute::{run_text, session, Finish};
@@ -79,7 +79,7 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
     }
     let c = &a.common;
     c.save.check()?;
-    let run = session("scaleup", None, &c.save, |s| {
+    let run = session(RunCommand::Scaleup, None, &c.save, |s| {
         if a.hosts {
             // the target as given: {host} and {rank} may name a file or a directory per rank
             let target = a.volumes.first().cloned();

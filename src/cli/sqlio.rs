@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use iocap_model::{parse_duration, RunResult};
+use iocap_model::{parse_duration, RunCommand, RunResult};
 use iocap_sqlio::{
     parse_args, parse_batch, render_header, render_result, split_own_flags, SqlioCall,
 };
@@ -65,7 +65,7 @@ fn run_call(call: &SqlioCall, output: OutputFormat, save: &SaveArgs) -> Result<(
     if output == OutputFormat::Text {
         print_stdout(&render_header(call));
     }
-    let run = session("sqlio", None, save, |s| {
+    let run = session(RunCommand::Sqlio, None, save, |s| {
         let r = s.exec.run(std::slice::from_ref(&call.spec))?;
         s.run.tests.extend(r);
         Ok(())

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::files::Existing;
 use iocap_flags::choices;
 use iocap_trace::ExportFormat;
 
@@ -35,7 +36,7 @@ pub fn convert(a: ConvertArgs) -> Result<Exit> {
     // the inputs are checked before the output exists, and never written over by it
     iocap_trace::open_trace(&a.inputs)?;
     iocap_trace::convert::refuse_output_among_inputs(&a.inputs, &a.output)?;
-    let file = iocap_console::files::create_new_file(&a.output, a.force)?;
+    let file = iocap_console::files::create_new_file(&a.output, Existing::replace_if(a.force))?;
     let c = iocap_trace::convert(&a.inputs, a.to, (file, &a.output), a.filename.as_deref())?;
     let skipped = match c.written.skipped {
         0 => String::new(),

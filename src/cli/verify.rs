@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_model::{format_bytes, Verify};
+use iocap_model::{format_bytes, RunCommand, Verify};
 use iocap_report::verify::render;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
@@ -94,7 +94,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
         );
     }
     args.save.check()?;
-    let mut run = new_run("verify");
+    let mut run = new_run(RunCommand::Verify);
     let res = if args.check {
         iocap_verify::check(&check_config(&args), &INTERRUPTED).map(|o| o.verify)
     } else {

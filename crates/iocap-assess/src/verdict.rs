@@ -40,7 +40,7 @@ pub fn capacity_table(input: &PreflightInput) -> Preflight {
         let metric = kind.metric(input);
         causes.extend(j.causes.iter().map(|c| format!("{metric}: {c}")));
         rows.push(CapacityRow {
-            role: kind.role().name().into(),
+            role: kind.role(),
             metric,
             value: j.value,
             unit: match kind {

@@ -177,7 +177,7 @@ impl Assembler {
             }
             _ => self.unmatched += 1,
         }
-        self.release(false, sink);
+        self.release(Release::Due, sink);
     }
 
     fn hold(&mut self, rec: IoRecord) {
@@ -195,13 +195,13 @@ impl Assembler {
     /// seconds back (a capture killed then would lose them).
     pub fn tick(&mut self, now: u64, sink: &mut dyn FnMut(&IoRecord)) {
         self.newest_ns = self.newest_ns.max(now.saturating_sub(self.t0));
-        self.release(false, sink);
+        self.release(Release::Due, sink);
     }
 
-    /// Lets out the records the window no longer holds back (all when `all`).
-    pub fn release(&mut self, all: bool, sink: &mut dyn FnMut(&IoRecord)) {
+    /// Lets out the records the window no longer holds back, or all of them.
+    fn release(&mut self, which: Release, sink: &mut dyn FnMut(&IoRecord)) {
         while let Some(Reverse(held)) = self.heap.peek() {
-            if !all && held.0.saturating_add(self.window_ns) > self.newest_ns {
+            if which == Release::Due && held.0.saturating_add(self.window_ns) > self.newest_ns {
                 break;
             }
             if let Some(Reverse(Held(_, _, rec))) = self.heap.pop() {
@@ -217,8 +217,17 @@ impl Assembler {
         for rec in waiting {
             self.hold(rec);
         }
-        self.release(true, sink);
+        self.release(Release::All, sink);
     }
+}
+
+/// Which held records [`Assembler::release`] lets out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Release {
+    /// Those issued a window before the newest time seen.
+    Due,
+    /// Every one (at the end).
+    All,
 }
 
 #[cfg(test)]

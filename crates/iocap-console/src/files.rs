@@ -52,21 +52,41 @@ fn refuse_unreplaceable(p: &Path) -> Result<()> {
     }
 }
 
-/// Writes `text` to a new file (or over an existing regular file only with `force`); a
-/// symbolic link is refused either way.
-pub fn write_new_file(p: &Path, text: &str, force: bool) -> Result<()> {
-    let mut f = create_new_file(p, force)?;
+/// What [`write_new_file`] and [`create_new_file`] do with a regular file already at the path
+/// (a symbolic link or anything else is refused either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse it: iocap does not overwrite files.
+    Refuse,
+    /// Replace it (`--force`).
+    Replace,
+}
+
+impl Existing {
+    /// `Replace` with `--force`, else `Refuse`.
+    pub fn replace_if(force: bool) -> Self {
+        if force {
+            Existing::Replace
+        } else {
+            Existing::Refuse
+        }
+    }
+}
+
+/// Writes `text` to a new file, or over an existing regular file as `existing` says.
+pub fn write_new_file(p: &Path, text: &str, existing: Existing) -> Result<()> {
+    let mut f = create_new_file(p, existing)?;
     f.write_all(text.as_bytes())
         .with_context(|| format!("cannot write {}", p.display()))
 }
 
-/// Opens a new file for writing (or an existing regular file, emptied, only with `force`); a
-/// symbolic link is refused either way. For what iocap writes as it goes (a trace).
-pub fn create_new_file(p: &Path, force: bool) -> Result<std::fs::File> {
+/// Opens a new file for writing, or an existing regular file, emptied, as `existing` says.
+/// For what iocap writes as it goes (a trace).
+pub fn create_new_file(p: &Path, existing: Existing) -> Result<std::fs::File> {
     refuse_unreplaceable(p)?;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true);
-    if force {
+    if existing == Existing::Replace {
         opts.create(true).truncate(true);
     } else {
         opts.create_new(true);
@@ -136,11 +156,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("report.html");
         std::fs::write(&p, "the user's").unwrap();
-        let e = write_new_file(&p, "ours", false).unwrap_err();
+        let e = write_new_file(&p, "ours", Existing::Refuse).unwrap_err();
         assert!(e.to_string().contains("already exists"), "{e}");
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "the user's");
         assert!(refuse_existing(&p).is_err());
-        write_new_file(&p, "ours", true).unwrap();
+        write_new_file(&p, "ours", Existing::Replace).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "ours");
     }
 
@@ -163,8 +183,8 @@ mod tests {
         std::fs::write(&theirs, "the user's").unwrap();
         let link = d.path().join("out.html");
         std::os::unix::fs::symlink(&theirs, &link).unwrap();
-        for force in [false, true] {
-            let e = write_new_file(&link, "ours", force).unwrap_err();
+        for existing in [Existing::Refuse, Existing::Replace] {
+            let e = write_new_file(&link, "ours", existing).unwrap_err();
             assert!(e.to_string().contains("is a symbolic link"), "{e}");
         }
         assert!(refuse_existing(&link).is_err());
@@ -174,7 +194,7 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a NUL-terminated path
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = write_new_file(&fifo, "ours", true).unwrap_err();
+        let e = write_new_file(&fifo, "ours", Existing::Replace).unwrap_err();
         assert!(e.to_string().contains("is a FIFO"), "{e}");
     }
 }

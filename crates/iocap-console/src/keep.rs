@@ -32,14 +32,24 @@ pub fn check_tags(tags: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Saves `run` in the store `db`; `growing` for a run saved test by test (a suite, a multi-host
-/// run's checkpoints), which replaces what was saved of it before and says nothing. A
-/// multi-host run's final save replaces its checkpoint. Off rank 0, nothing.
-pub fn save(db: Option<&str>, run: &RunResult, growing: bool) -> Result<()> {
+/// Which save of a run [`save`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saving {
+    /// The finished run, once (a second save of it is refused), said on stderr.
+    Final,
+    /// A run saved test by test (a suite, a multi-host run's checkpoints): replaces what was
+    /// saved of it before and says nothing.
+    Progress,
+}
+
+/// Saves `run` in the store `db`. A multi-host run's final save replaces its checkpoint. Off
+/// rank 0, nothing.
+pub fn save(db: Option<&str>, run: &RunResult, saving: Saving) -> Result<()> {
     if !crate::is_root() {
         return Ok(());
     }
     let mut store = open_store(db)?;
+    let growing = saving == Saving::Progress;
     let saved = if growing || crate::many_ranks() {
         store.save_or_replace(run)
     } else {
@@ -76,7 +86,7 @@ pub fn checkpoint(run: &RunResult, db: Option<String>) -> impl FnMut(&[TestResul
             note.as_ref()
                 .map_or(mark.clone(), |n| format!("{n}\n{mark}")),
         );
-        if let Err(e) = save(db.as_deref(), &so_far, true) {
+        if let Err(e) = save(db.as_deref(), &so_far, Saving::Progress) {
             eprintln!("iocap: the run so far could not be saved: {e:#}");
         }
     }
@@ -87,7 +97,8 @@ pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
     if !crate::is_root() {
         return Ok(());
     }
-    crate::files::write_new_file(p, &iocap_report::html::render(runs), false)?;
+    let html = iocap_report::html::render(runs);
+    crate::files::write_new_file(p, &html, crate::files::Existing::Refuse)?;
     eprintln!("iocap: report written to {}", p.display());
     Ok(())
 }
@@ -118,16 +129,16 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("r.db");
         let db = db.to_str();
-        let mut run = iocap_session::new_run("run");
-        save(db, &run, true).unwrap();
+        let mut run = iocap_session::new_run(iocap_model::RunCommand::Run);
+        save(db, &run, Saving::Progress).unwrap();
         run.label = Some("grown".into());
-        save(db, &run, true).unwrap();
+        save(db, &run, Saving::Progress).unwrap();
         let mut store = open_existing_store(db).unwrap();
         assert_eq!(
             store.load(&run.run_id).unwrap().label.as_deref(),
             Some("grown")
         );
-        let e = save(db, &run, false).unwrap_err();
+        let e = save(db, &run, Saving::Final).unwrap_err();
         assert!(format!("{e:#}").contains("could not be saved"), "{e:#}");
     }
 
@@ -135,7 +146,7 @@ mod tests {
     fn a_checkpoint_holds_the_tests_so_far_and_says_it_is_unfinished() {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("r.db").to_str().unwrap().to_string();
-        let mut run = iocap_session::new_run("saturate");
+        let mut run = iocap_session::new_run(iocap_model::RunCommand::Saturate);
         run.note = Some("before the firmware".into());
         let mut keep = checkpoint(&run, Some(db.clone()));
         let t = iocap_model::TestResult::default();

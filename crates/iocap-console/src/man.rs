@@ -6,6 +6,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::files::Existing;
+
 /// What a page says of where it comes from: the version (`0.1.0`) and the build date.
 #[derive(Debug, Clone, Copy)]
 pub struct Source<'a> {
@@ -67,7 +69,7 @@ pub fn write_pages(root: &clap::Command, dir: &Path, src: Source) -> Result<Stri
     for cmd in pages {
         let name = cmd.get_display_name().unwrap_or(cmd.get_name());
         let path = dir.join(format!("{name}.1"));
-        crate::files::write_new_file(&path, &render(cmd, src)?, false)?;
+        crate::files::write_new_file(&path, &render(cmd, src)?, Existing::Refuse)?;
         said += &format!("wrote {}\n", path.display());
     }
     Ok(said)

@@ -30,7 +30,7 @@ use fuser::{
 };
 use libc::c_int;
 
-use crate::inject::{lock, read_full_at, sleep_until, Action, Decision, Shared};
+use crate::inject::{lock, read_full_at, sleep_until, Action, Decision, Shared, Via};
 use crate::log::{Outcome, WriteOp, WriteRecord};
 use crate::rules::{Kind, RuleId};
 
@@ -424,7 +424,7 @@ impl Filesystem for FaultFsImpl {
             stale,
         } = self
             .shared
-            .decide(&name, Kind::Read, offset, size as u64, false);
+            .decide(&name, Kind::Read, offset, size as u64, Via::Data);
         sleep_until(start + delay);
         if let Some((_, Action::Fail(e))) = decisive {
             return reply.error(e);
@@ -465,7 +465,9 @@ impl Filesystem for FaultFsImpl {
             delay,
             decisive,
             stale,
-        } = self.shared.decide(&name, Kind::Write, offset, len, false);
+        } = self
+            .shared
+            .decide(&name, Kind::Write, offset, len, Via::Data);
         sleep_until(start + delay);
         let (rule, action) = match decisive {
             Some((id, a)) => (Some(id), a),
@@ -625,7 +627,9 @@ impl Filesystem for FaultFsImpl {
         let (off, len) = (offset as u64, length as u64);
         let Decision {
             delay, decisive, ..
-        } = self.shared.decide(&name, Kind::Write, off, len, true);
+        } = self
+            .shared
+            .decide(&name, Kind::Write, off, len, Via::Fallocate);
         sleep_until(start + delay);
         let op = WriteOp::Fallocate { mode };
         if let Some((id, Action::Fail(e))) = decisive {

@@ -75,6 +75,14 @@ pub(crate) enum Action {
     Tear(u64),
 }
 
+/// How a request reaches the file: with data (a read or a write), or as a fallocate, which
+/// carries none (caches and the write-only faults that change data pass it by).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Via {
+    Data,
+    Fallocate,
+}
+
 impl Shared {
     /// Match the rules for a request; fire the latency rules and the decisive one.
     pub(crate) fn decide(
@@ -83,8 +91,9 @@ impl Shared {
         kind: Kind,
         offset: u64,
         len: u64,
-        fallocate: bool,
+        via: Via,
     ) -> Decision {
+        let fallocate = via == Via::Fallocate;
         let mut rules = lock(&self.rules);
         let matched = rules.matching(name, kind, offset, len);
         let mut delay = Duration::ZERO;

@@ -84,18 +84,18 @@ impl SaveArgs {
 
     /// Saves one run, unless `--no-save`; says where on stderr.
     pub fn save(&self, run: &RunResult) -> Result<()> {
-        self.store_run(run, false)
+        self.store_run(run, keep::Saving::Final)
     }
 
     /// Saves a run that grows test by test (a suite), replacing what was saved of it before.
     pub fn save_progress(&self, run: &RunResult) -> Result<()> {
-        self.store_run(run, true)
+        self.store_run(run, keep::Saving::Progress)
     }
 
-    fn store_run(&self, run: &RunResult, growing: bool) -> Result<()> {
+    fn store_run(&self, run: &RunResult, saving: keep::Saving) -> Result<()> {
         if self.no_save {
             return Ok(());
         }
-        keep::save(self.store.db.as_deref(), run, growing)
+        keep::save(self.store.db.as_deref(), run, saving)
     }
 }

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::Verdict;
+use crate::{Role, Verdict};
 
 /// One point of a load–latency curve: one test of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -116,7 +116,7 @@ impl ScaleUp {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CapacityRow {
     /// `data`, `log`, `temp` or `backup`.
-    pub role: String,
+    pub role: Role,
     /// e.g. `8K random read IOPS at p99 <= 10 ms`.
     pub metric: String,
     pub value: Option<f64>,

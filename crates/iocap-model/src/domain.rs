@@ -4,10 +4,11 @@
 //! the name it has always had in the JSON, the store and the command line (`sqlserver`,
 //! `data`, `flash`, `PASS`).
 //!
-//! The result's own fields that hold these names stay strings where a value may lie outside
-//! the enum (a profile file's free `family`, a device class per role such as
-//! `data flash, log rotational`) and where runs saved by older versions are read back; the
-//! enums give those strings their values ([`Role::name`], [`Severity::name`]).
+//! The result's fields hold the enums where every value ever written is one of their names (a
+//! test's and a capacity line's `role`), and stay strings where a value may lie outside the
+//! enum (a profile file's free `family`, a device class per role such as
+//! `data flash, log rotational`); the enums give those strings their values
+//! ([`Role::name`], [`Severity::name`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -215,6 +216,7 @@ mod tests {
             Role::Cachescan,
         ] {
             assert_eq!(json(serde_json::to_value(r).unwrap()), r.name());
+            assert_eq!(serde_json::from_value::<Role>(r.name().into()).unwrap(), r);
         }
         for c in [DeviceClass::Flash, DeviceClass::Rotational] {
             assert_eq!(json(serde_json::to_value(c).unwrap()), c.name());

@@ -8,6 +8,7 @@
 
 pub mod assess;
 pub mod cachescan;
+pub mod command;
 pub mod cost;
 pub mod domain;
 pub mod engines;
@@ -33,6 +34,7 @@ pub mod workload;
 
 pub use assess::*;
 pub use cachescan::*;
+pub use command::RunCommand;
 pub use cost::*;
 pub use domain::*;
 pub use engines::System;

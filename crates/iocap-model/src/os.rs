@@ -26,7 +26,7 @@ pub struct OsDevice {
     /// `target` for the device that holds a target (the one iocap's I/O goes to one for one),
     /// `underlying` for the devices below it (dm, md and partition parents), shown for
     /// reference only.
-    pub role: String,
+    pub role: DeviceRole,
     /// The targets of this test on this device (paths as given).
     pub targets: Vec<String>,
     /// The device over the whole measured window (time-weighted average of `series`).
@@ -37,6 +37,26 @@ pub struct OsDevice {
     /// Where the device's counters and iocap's figures disagree, and the likely reason.
     #[serde(default)]
     pub findings: Vec<OsFinding>,
+}
+
+/// Where a sampled device stands to the test's targets (`OsDevice.role`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceRole {
+    /// The device that holds a target: iocap's I/O goes to it one for one.
+    #[default]
+    Target,
+    /// A device below a target's (dm, md and partition parents), for reference only.
+    Underlying,
+}
+
+impl DeviceRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceRole::Target => "target",
+            DeviceRole::Underlying => "underlying",
+        }
+    }
 }
 
 /// A disagreement between what iocap did and what the device saw.
@@ -106,4 +126,25 @@ pub struct DeviceSample {
     /// capped at 100. Not a saturation measure on devices that serve many
     /// requests in parallel (SSD, NVMe, RAID).
     pub util_pct: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device's role is written as it always was and reads back.
+    #[test]
+    fn device_roles_are_their_old_strings() {
+        for (r, name) in [
+            (DeviceRole::Target, "target"),
+            (DeviceRole::Underlying, "underlying"),
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), name);
+            assert_eq!(r.name(), name);
+            assert_eq!(
+                serde_json::from_value::<DeviceRole>(name.into()).unwrap(),
+                r
+            );
+        }
+    }
 }

@@ -28,9 +28,10 @@ pub struct RunResult {
     pub note: Option<String>,
     /// The command that made the run: `run`, `sqlio`, `diskspd`, `suite`, `saturate`,
     /// `scaleup`, `preflight`, `cachescan`, `cost`, `fsync`, `verify`, `capture`,
-    /// `characterise`; `null` in runs saved before it was recorded.
+    /// `characterise`, `replay` (a newer version's name is kept as it is); `null` in runs
+    /// saved before it was recorded.
     #[serde(default)]
-    pub command: Option<String>,
+    pub command: Option<crate::RunCommand>,
     /// For a suite: its name and how many of its tests there are.
     #[serde(default)]
     pub suite: Option<SuiteInfo>,
@@ -297,9 +298,10 @@ pub struct HostInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct TestResult {
     pub name: String,
-    /// The file role this workload stands for (`data`, `log`, `temp`, `backup`), if any.
+    /// The file role this workload stands for (`data`, `log`, `temp`, `backup`), or
+    /// `cachescan` for the tests of a cache scan; `null`: none.
     #[serde(default)]
-    pub role: Option<String>,
+    pub role: Option<crate::Role>,
     /// Tests with the same group number ran at the same time (several workloads in one test,
     /// e.g. OLTP on the data file while the log is written); `null`: it ran alone.
     #[serde(default)]

@@ -20,6 +20,13 @@ impl MapMode {
             MapMode::Scale => "scale",
         }
     }
+
+    /// The mode of a name ([`MapMode::name`]).
+    pub fn parse(s: &str) -> Option<Self> {
+        [MapMode::Wrap, MapMode::Scale]
+            .into_iter()
+            .find(|m| m.name() == s)
+    }
 }
 
 /// Maps offsets of a trace spanning `span_bytes` into a target of `range_bytes`.
@@ -105,6 +112,15 @@ mod tests {
     use super::*;
 
     const MIB: u64 = 1 << 20;
+
+    /// `--map` takes exactly the names the result records.
+    #[test]
+    fn each_mode_parses_back_from_its_name() {
+        for m in [MapMode::Wrap, MapMode::Scale] {
+            assert_eq!(MapMode::parse(m.name()), Some(m));
+        }
+        assert_eq!(MapMode::parse("none"), None);
+    }
 
     #[test]
     fn a_trace_that_fits_keeps_its_offsets_aligned() {

@@ -25,6 +25,13 @@ impl Timing {
             Timing::Fast => "fast",
         }
     }
+
+    /// The timing of a name ([`Timing::name`]), `recorded` at the recorded rate (speed 1).
+    pub fn parse(s: &str) -> Option<Self> {
+        [Timing::Recorded { speed: 1.0 }, Timing::Fast]
+            .into_iter()
+            .find(|t| t.name() == s)
+    }
 }
 
 /// The due times of a recorded-time replay, in the clock's ns.
@@ -91,6 +98,20 @@ mod tests {
             complete_ns,
             ..crate::tests::record(iocap_trace::Op::Read, 0, 4096)
         }
+    }
+
+    /// `--timing` takes exactly the names the result records; `recorded` at the recorded rate.
+    #[test]
+    fn each_timing_parses_back_from_its_name() {
+        assert_eq!(
+            Timing::parse("recorded"),
+            Some(Timing::Recorded { speed: 1.0 })
+        );
+        assert_eq!(Timing::parse("fast"), Some(Timing::Fast));
+        for t in [Timing::Recorded { speed: 2.0 }, Timing::Fast] {
+            assert_eq!(Timing::parse(t.name()).map(Timing::name), Some(t.name()));
+        }
+        assert_eq!(Timing::parse("asap"), None);
     }
 
     #[test]

@@ -133,7 +133,7 @@ fn cachescan(r: &RunResult) -> Option<Headline> {
 }
 
 fn plain(r: &RunResult) -> Headline {
-    let kind = r.command.clone().unwrap_or_else(|| "run".into());
+    let kind = r.command.as_ref().map_or("run", |c| c.name()).to_string();
     let Some(t) = r.tests.first() else {
         return Headline {
             kind,
@@ -166,7 +166,7 @@ fn workload(r: &RunResult) -> Option<Headline> {
         .max_by_key(|s| s.count)
         .map_or("-".into(), |s| format_bytes(s.size_bytes));
     h(
-        r.command.as_deref().unwrap_or("characterise"),
+        r.command.as_ref().map_or("characterise", |c| c.name()),
         format!(
             "{} IOPS mean, {} peak, {reads:.0} % reads, mostly {size}",
             fmt::count(w.rate.iops_mean),

@@ -2,7 +2,7 @@
 //! computes them) over the same measured window: one column for iocap, one per device. The
 //! terminal and the HTML report show the same rows.
 
-use iocap_model::{DeviceSample, OsCounters, TestResult};
+use iocap_model::{DeviceRole, DeviceSample, OsCounters, TestResult};
 
 use crate::fmt::{self, MISSING};
 
@@ -38,7 +38,7 @@ pub fn os_table(t: &TestResult) -> Option<OsTable> {
         .collect();
     for d in &os.devices {
         if !d.series.is_empty() {
-            header.push(if d.role == "target" {
+            header.push(if d.role == DeviceRole::Target {
                 d.device.clone()
             } else {
                 format!("{} (below)", d.device)

@@ -32,7 +32,7 @@ pub fn sentence(run: &RunResult) -> Option<String> {
         planned,
     } = run.cut_short()?;
     let Some(planned) = planned else {
-        let what = run.command.as_deref().unwrap_or("run");
+        let what = run.command.as_ref().map_or("run", |c| c.name());
         return Some(format!(
             "this {} was {} after {}; the figures cover only what ran",
             printable(what),

@@ -148,7 +148,7 @@ fn cachescan_and_verify_runs() {
 fn a_run_without_tests_does_not_panic() {
     let mut r = plain();
     r.tests.clear();
-    r.command = Some("suite".into());
+    r.command = Some(RunCommand::Suite);
     assert_eq!(line(&r), "suite: no tests");
 }
 
@@ -157,7 +157,7 @@ fn a_run_without_tests_does_not_panic() {
 #[test]
 fn a_run_stopped_early_is_called_partial() {
     let mut r = iocap_model::fixture::run(&iocap_model::fixture::FixtureRun::default());
-    r.command = Some("preflight".into());
+    r.command = Some(RunCommand::Preflight);
     assert_eq!(iocap_report::partial_note(&r), None);
     let mut cut = r.tests[0].clone();
     cut.interrupted = true;

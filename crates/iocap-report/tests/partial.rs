@@ -12,7 +12,7 @@ use iocap_report::compare::{compare, render_json, render_text};
 /// A saturate run of two steps, the second stopped by `signal` (as the session records it).
 fn interrupted(signal: &str) -> RunResult {
     let mut r = common::saturation_run("ramp", 1, 1.0, 1.0);
-    r.command = Some("saturate".into());
+    r.command = Some(RunCommand::Saturate);
     r.tests.truncate(2);
     r.tests[1].interrupted = true;
     r.interrupted_by = Some(signal.into());
@@ -22,7 +22,7 @@ fn interrupted(signal: &str) -> RunResult {
 /// A saturate run that ended by itself (another salt: another run id).
 fn whole() -> RunResult {
     let mut r = common::saturation_run("ramp", 2, 1.0, 1.0);
-    r.command = Some("saturate".into());
+    r.command = Some(RunCommand::Saturate);
     r
 }
 
@@ -53,7 +53,7 @@ fn the_text_view_says_partial_first_and_names_the_signal() {
 fn a_run_interrupted_between_tests_is_partial_too() {
     // Ctrl-C in a --repeat-pause: no test was cut, the run was
     let mut r = fixture::run(&FixtureRun::default());
-    r.command = Some("run".into());
+    r.command = Some(RunCommand::Run);
     r.interrupted_by = Some("SIGINT".into());
     let text = iocap_report::text::single_run_text(&r);
     assert!(

@@ -240,7 +240,7 @@ fn groups_leave_lone_tests_out() {
 fn render_test_is_unaffected_by_role_and_group() {
     let plain = result();
     let mut tagged = plain.clone();
-    tagged.tests[0].role = Some("data".into());
+    tagged.tests[0].role = Some(Role::Data);
     tagged.tests[0].group = Some(3);
     tagged.saturation = Some(common::saturation(1.0, 1.0));
     assert_eq!(

@@ -270,7 +270,7 @@ pub fn preflight_scan(
     let first = s.run.tests.len();
     let mut scan = scan(s, &c)?;
     for t in &mut s.run.tests[first..] {
-        t.role = Some(Role::Cachescan.name().into());
+        t.role = Some(Role::Cachescan);
     }
     let scanned = s.exec.file_len(path).unwrap_or(max);
     let free = s.exec.free_bytes(&dir).unwrap_or(u64::MAX / 4);

@@ -54,5 +54,5 @@ pub use ranks::{merge_op, merge_test, merged_hist, place, place_path, RankPart};
 pub use replay::{replay, MapMode, ReplayConfig, ReplayError, ReplayTick, ReplayTiming};
 pub use saturate::{saturate, SaturateSpec};
 pub use scaleup::{scaleup, scaleup_hosts, ScaleupSpec};
-pub use session::{median_run, new_run, Session};
+pub use session::{median_run, new_run, Announce, Session};
 pub use suite::{SuiteEnd, SuiteOverrides, SuiteRun, SuiteStep};

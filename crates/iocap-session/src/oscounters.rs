@@ -10,15 +10,14 @@ use std::collections::BTreeMap;
 
 use iocap_audit::Root;
 use iocap_engine::{LiveSample, PreparedTarget, RunObserver, TargetKind};
-use iocap_model::{OsCounters, OsDevice, TestResult};
+use iocap_model::{DeviceRole, OsCounters, OsDevice, TestResult};
 use iocap_monitor::{average, cross_check_series, AppFigures, EdgeSampler, PROC_DISKSTATS};
 
 /// A device to sample, and which targets it holds.
 #[derive(Debug, Clone)]
 struct Watched {
     device: String,
-    /// `target` or `underlying`.
-    role: &'static str,
+    role: DeviceRole,
     targets: Vec<String>,
 }
 
@@ -86,11 +85,11 @@ impl DiskWatch {
                     if !w.targets.contains(&shown) {
                         w.targets.push(shown.clone());
                     }
-                    w.role = "target";
+                    w.role = DeviceRole::Target;
                 }
                 None => devices.push(Watched {
                     device: device.clone(),
-                    role: "target",
+                    role: DeviceRole::Target,
                     targets: vec![shown.clone()],
                 }),
             }
@@ -100,7 +99,7 @@ impl DiskWatch {
                 if !devices.iter().any(|w| &w.device == below) {
                     devices.push(Watched {
                         device: below.clone(),
-                        role: "underlying",
+                        role: DeviceRole::Underlying,
                         targets: vec![],
                     });
                 }
@@ -170,7 +169,7 @@ impl DiskWatch {
             }
             for w in &self.devices {
                 let holds_mine = w.targets.iter().any(|p| mine.contains(p));
-                if w.role == "target" && !holds_mine {
+                if w.role == DeviceRole::Target && !holds_mine {
                     continue;
                 }
                 let series = self
@@ -179,7 +178,7 @@ impl DiskWatch {
                     .map(|s| s.series(&w.device))
                     .unwrap_or_default();
                 let summary = average(&series);
-                let findings = if w.role == "target" && !series.is_empty() {
+                let findings = if w.role == DeviceRole::Target && !series.is_empty() {
                     let (r, wr, rbytes, n) = per_device.get(&w.device).copied().unwrap_or_default();
                     let app = AppFigures {
                         read_iops: r,
@@ -196,7 +195,7 @@ impl DiskWatch {
                 }
                 os.devices.push(OsDevice {
                     device: w.device.clone(),
-                    role: w.role.to_string(),
+                    role: w.role,
                     targets: w
                         .targets
                         .iter()

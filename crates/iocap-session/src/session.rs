@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use iocap_engine::host;
-use iocap_model::{rfc3339_utc, JobSpec, Role, RunResult, TestResult};
+use iocap_model::{rfc3339_utc, JobSpec, Role, RunCommand, RunResult, TestResult};
 
 use crate::executor::Executor;
 
@@ -24,8 +24,15 @@ fn run_id(now: SystemTime) -> String {
     format!("{stamp}-{:06x}", ms << 14 | salt)
 }
 
+/// Whether [`Session::repeated`] says `run 2 of 3` as each of several runs starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announce {
+    EachRun,
+    Quiet,
+}
+
 /// A new, empty run record of `command`, stamped with this host and the current time.
-pub fn new_run(command: &str) -> RunResult {
+pub fn new_run(command: RunCommand) -> RunResult {
     let started = SystemTime::now();
     RunResult {
         iocap_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -41,7 +48,7 @@ pub fn new_run(command: &str) -> RunResult {
         label: None,
         tags: vec![],
         note: None,
-        command: Some(command.to_string()),
+        command: Some(command),
         suite: None,
         saturation: None,
         scaleup: None,
@@ -102,13 +109,12 @@ impl<'a> Session<'a> {
 
     /// Runs `specs` together for runs `from` to `--repeat`, pausing `--repeat-pause` before
     /// each, and returns each run's results, numbered (`repeat`) when there are several. Stops
-    /// early, keeping what ran, after an I/O error or Ctrl-C. With `say`, each run is
-    /// announced.
+    /// early, keeping what ran, after an I/O error or Ctrl-C.
     pub fn repeated(
         &mut self,
         specs: &[JobSpec],
         from: u32,
-        say: bool,
+        say: Announce,
     ) -> Result<Vec<Vec<TestResult>>> {
         let mut runs: Vec<Vec<TestResult>> = Vec::new();
         for i in from..=self.repeat {
@@ -119,7 +125,7 @@ impl<'a> Session<'a> {
             if failed || (paused && self.exec.pause(self.repeat_pause_s)) {
                 break;
             }
-            if say && self.repeat > 1 {
+            if say == Announce::EachRun && self.repeat > 1 {
                 self.exec.say(&format!("run {i} of {}", self.repeat));
             }
             let mut outs = self.exec.run(specs)?;
@@ -141,7 +147,7 @@ impl<'a> Session<'a> {
         group: Option<u32>,
     ) -> Result<Vec<u32>> {
         let only: Vec<JobSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
-        let runs = self.repeated(&only, 1, true)?;
+        let runs = self.repeated(&only, 1, Announce::EachRun)?;
         let median = median_run(&runs);
         let mut picked = Vec::new();
         for (k, outs) in runs.into_iter().enumerate() {
@@ -150,7 +156,7 @@ impl<'a> Session<'a> {
                 _ => self.run.tests.len() as u32,
             });
             for ((role, _), mut r) in specs.iter().zip(outs) {
-                r.role = role.map(|r| r.name().to_string());
+                r.role = *role;
                 r.group = g;
                 self.run.tests.push(r);
                 if k == median {

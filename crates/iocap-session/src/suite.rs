@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use anyhow::{bail, Context, Result};
-use iocap_model::{JobSpec, Role, RunResult, SuiteInfo, TargetSpec};
+use iocap_model::{JobSpec, Role, RunCommand, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 
 use crate::session::{new_run, Session};
@@ -105,7 +105,7 @@ impl SuiteRun {
 
     /// A new run of this suite, none of its tests run yet.
     pub fn new_run(&self) -> RunResult {
-        let mut r = new_run("suite");
+        let mut r = new_run(RunCommand::Suite);
         r.suite = Some(SuiteInfo {
             name: self.name.clone(),
             planned: self.steps.len() as u32,

@@ -3,7 +3,7 @@
 //! deterministically and without I/O (issue 26: every flow through the Executor).
 
 use iocap_cost::{Cache, Matrix, Questions};
-use iocap_model::{JobSpec, RunResult, RwMode, TargetSpec};
+use iocap_model::{JobSpec, RunCommand, RunResult, RwMode, TargetSpec};
 use iocap_session::{new_run, CostConfig, MockExecutor};
 
 fn base() -> JobSpec {
@@ -19,7 +19,7 @@ fn base() -> JobSpec {
 }
 
 fn cost(exec: &mut MockExecutor, matrix: Matrix) -> RunResult {
-    let mut run = new_run("cost");
+    let mut run = new_run(RunCommand::Cost);
     run.host.cpus = 2;
     let c = CostConfig::new(matrix, 1, base(), Questions::default()).unwrap();
     iocap_session::cost(exec, &mut run, c).unwrap();

@@ -3,7 +3,7 @@
 //! measures and judges), deterministically and without I/O.
 
 use iocap_assess::{Guidelines, SaturateConfig};
-use iocap_model::{JobSpec, Role, RunResult, RwMode, TargetSpec};
+use iocap_model::{JobSpec, Role, RunCommand, RunResult, RwMode, TargetSpec};
 use iocap_session::{
     new_run, MockExecutor, PreflightConfig, PreflightScan, SaturateSpec, ScaleupSpec, Session,
     SuiteEnd, SuiteRun, SuiteStep, Timing,
@@ -23,7 +23,7 @@ fn spec(name: &str, path: &str) -> JobSpec {
 }
 
 fn saturate(exec: &mut MockExecutor, repeat: u32, throttled: bool) -> RunResult {
-    let mut s = Session::new(new_run("saturate"), exec).repeating(repeat, 0.0);
+    let mut s = Session::new(new_run(RunCommand::Saturate), exec).repeating(repeat, 0.0);
     let sat = SaturateSpec {
         base: spec("", "/t/iocap.testfile"),
         cfg: SaturateConfig::default(),
@@ -136,7 +136,7 @@ fn an_interrupted_ramp_is_recorded_as_interrupted() {
 #[test]
 fn scaleup_runs_each_volume_alone_then_together() {
     let mut exec = MockExecutor::knee(20_000.0, 16);
-    let mut s = Session::new(new_run("scaleup"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Scaleup), &mut exec);
     let sc = ScaleupSpec {
         paths: vec!["/a/f".into(), "/b/f".into(), "/c/f".into()],
         base: JobSpec {
@@ -197,7 +197,7 @@ fn a_stopped_suite_keeps_its_tests_and_resumes_where_it_stopped() {
     // Ctrl-C during the second test (the oltp pair: tests 1 and 2)
     let mut exec = MockExecutor::knee(50_000.0, 8);
     exec.interrupt_at = Some(2);
-    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Suite), &mut exec);
     let mut handed = Vec::new();
     let end = plan
         .run(&mut s, |run, first| {
@@ -214,7 +214,7 @@ fn a_stopped_suite_keeps_its_tests_and_resumes_where_it_stopped() {
     let stopped = s.run.clone();
     assert_eq!(stopped.interrupted_by.as_deref(), Some("stop"));
     assert_eq!(stopped.tests[1].group, stopped.tests[2].group);
-    assert_eq!(stopped.tests[2].role.as_deref(), Some("log"));
+    assert_eq!(stopped.tests[2].role, Some(Role::Log));
     assert_eq!(
         exec.paused_s,
         vec![5.0],
@@ -241,7 +241,7 @@ fn a_stopped_suite_keeps_its_tests_and_resumes_where_it_stopped() {
 fn a_suite_stopped_in_a_pause_is_saved_as_interrupted() {
     let mut exec = MockExecutor::knee(50_000.0, 8);
     exec.interrupt_at = Some(0);
-    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Suite), &mut exec);
     let mut handed = Vec::new();
     // the first test ends interrupted
     let end = suite()
@@ -255,7 +255,7 @@ fn a_suite_stopped_in_a_pause_is_saved_as_interrupted() {
 
     let mut exec = MockExecutor::knee(50_000.0, 8);
     exec.interrupt();
-    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Suite), &mut exec);
     let mut handed = Vec::new();
     let end = suite()
         .run(&mut s, |run, first| {
@@ -271,7 +271,7 @@ fn a_suite_stopped_in_a_pause_is_saved_as_interrupted() {
 fn an_io_error_ends_a_suite() {
     let mut exec = MockExecutor::knee(50_000.0, 8);
     exec.fail_at = Some(0);
-    let mut s = Session::new(new_run("suite"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Suite), &mut exec);
     let end = suite().run(&mut s, |_, _| Ok(())).unwrap();
     assert_eq!(end, SuiteEnd::Error);
     assert_eq!(exec.names(), vec!["reads"]);
@@ -310,11 +310,15 @@ fn preflight_config(size: Option<u64>) -> PreflightConfig {
 #[test]
 fn preflight_measures_every_role_and_judges_each_line() {
     let mut exec = MockExecutor::knee(60_000.0, 16);
-    let mut s = Session::new(new_run("preflight"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Preflight), &mut exec);
     iocap_session::preflight(&mut s, &preflight_config(Some(1 << 30))).unwrap();
     let run = s.finish();
     assert!(run.cachescan.is_none(), "a size given: no scan");
-    let roles: Vec<&str> = run.tests.iter().filter_map(|t| t.role.as_deref()).collect();
+    let roles: Vec<&str> = run
+        .tests
+        .iter()
+        .filter_map(|t| t.role.map(Role::name))
+        .collect();
     for r in ["data", "log", "backup"] {
         assert!(roles.contains(&r), "{r} missing from {roles:?}");
     }
@@ -325,7 +329,7 @@ fn preflight_measures_every_role_and_judges_each_line() {
     let log = run
         .tests
         .iter()
-        .find(|t| t.role.as_deref() == Some("log"))
+        .find(|t| t.role == Some(Role::Log))
         .unwrap();
     assert_eq!(log.spec.qd, 1);
     assert!(log.targets[0].path.starts_with("/vol/log/"));
@@ -339,19 +343,19 @@ fn preflight_measures_every_role_and_judges_each_line() {
 fn preflight_without_a_size_scans_the_caches_first() {
     let mut exec = MockExecutor::knee(60_000.0, 16);
     exec.range_bytes = 64 << 20;
-    let mut s = Session::new(new_run("preflight"), &mut exec);
+    let mut s = Session::new(new_run(RunCommand::Preflight), &mut exec);
     iocap_session::preflight(&mut s, &preflight_config(None)).unwrap();
     let run = s.finish();
     let scan = run.cachescan.as_ref().expect("a scan");
     assert!(!scan.steps.is_empty());
-    assert_eq!(run.tests[0].role.as_deref(), Some("cachescan"));
+    assert_eq!(run.tests[0].role, Some(Role::Cachescan));
     let p = run.preflight.as_ref().unwrap();
     assert!(p.file_bytes.is_some());
     // the workloads after the scan are sized by it
     let data = run
         .tests
         .iter()
-        .find(|t| t.role.as_deref() == Some("data"))
+        .find(|t| t.role == Some(Role::Data))
         .unwrap();
     assert_eq!(data.spec.size_bytes, p.file_bytes.unwrap());
 }

@@ -18,7 +18,7 @@ use iocap_model::{Verify, VerifyCheck, VerifyCounts};
 
 use crate::classify::{classify, Expect, Finding};
 use crate::error::{buffer, io_err, VerifyError};
-use crate::file::{self, pread_exact};
+use crate::file::{self, pread_exact, Open};
 use crate::journal::{self, Journal};
 use crate::page::{self, FileIdent};
 use crate::report::{default_dump_dir, First, Sink};
@@ -70,7 +70,15 @@ pub fn check(cfg: &CheckConfig, stop: &AtomicBool) -> Result<CheckOutcome, Verif
         .clone()
         .unwrap_or_else(|| PathBuf::from(&j.header.target));
     let mut warnings = Vec::new();
-    let (f, direct) = file::open_io(&target, false, cfg.direct, None, &mut warnings)?;
+    let (f, direct) = file::open_io(
+        &target,
+        Open {
+            write: false,
+            direct: cfg.direct,
+        },
+        None,
+        &mut warnings,
+    )?;
     let mut ck = Checker::new(cfg, &j, &target, &f)?;
     let interrupted = ck.read_all(stop)?;
     let col = ck.sink.finish();

@@ -58,14 +58,24 @@ pub fn create_or_claim(
         // what `decide` let through is a missing path or a regular file, opened
         _ => return Err(changed(&shown)),
     };
-    set_marker(&file, path, false, size)?;
+    set_marker(&file, path, MarkAs::Incomplete, size)?;
     file.set_len(size)
         .map_err(io_err(format!("cannot size {shown}")))?;
     Ok((file, created))
 }
 
-/// Marks the file as iocap's own, `complete` once every page was written.
-pub fn set_marker(f: &File, path: &Path, complete: bool, size: u64) -> Result<(), VerifyError> {
+/// How far [`set_marker`] says the file was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkAs {
+    /// Claimed, pages still to write.
+    Incomplete,
+    /// Every page written.
+    Complete,
+}
+
+/// Marks the file as iocap's own, complete once every page was written.
+pub fn set_marker(f: &File, path: &Path, mark: MarkAs, size: u64) -> Result<(), VerifyError> {
+    let complete = mark == MarkAs::Complete;
     marker::write(f, path, Marker { complete, size }).map_err(io_err(format!(
         "cannot mark {} as iocap's test file",
         path.display()
@@ -87,12 +97,20 @@ fn changed(shown: &str) -> VerifyError {
     ))
 }
 
-/// Reopens `path` for the I/O, with O_DIRECT if `direct` and the file system takes it; the
-/// descriptor must be the inode of `same_as`. Returns the file and whether it is O_DIRECT.
+/// How [`open_io`] opens a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Open {
+    /// For writing too (else read only).
+    pub write: bool,
+    /// With O_DIRECT, if the file system takes it.
+    pub direct: bool,
+}
+
+/// Reopens `path` for the I/O as `how` says; the descriptor must be the inode of `same_as`.
+/// Returns the file and whether it is O_DIRECT.
 pub fn open_io(
     path: &Path,
-    write: bool,
-    direct: bool,
+    how: Open,
     same_as: Option<&File>,
     warnings: &mut Vec<String>,
 ) -> Result<(File, bool), VerifyError> {
@@ -101,6 +119,7 @@ pub fn open_io(
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
         return Err(not_a_file(&shown));
     }
+    let Open { write, direct } = how;
     let open = |direct: bool| {
         plat::no_follow(OpenOptions::new().read(true).write(write), direct).open(path)
     };

@@ -2,14 +2,14 @@
 
 use iocap_model::fixture::{run as fixture_run, FixtureRun};
 use iocap_model::workload::*;
-use iocap_model::{CurvePoint, RunResult, Saturation};
+use iocap_model::{CurvePoint, RunCommand, RunResult, Saturation};
 
 use super::{place, HeadroomError};
 
 /// A saturate run of 8K random reads: steps at qd 1, 2, 4, ... with these IOPS and p99s.
 fn saturate_run(steps: &[(u32, f64, f64)], knee_qd: Option<u32>) -> RunResult {
     let mut run = fixture_run(&FixtureRun::default());
-    run.command = Some("saturate".into());
+    run.command = Some(RunCommand::Saturate);
     let steps: Vec<CurvePoint> = steps
         .iter()
         .map(|&(qd, iops, p99)| CurvePoint {
@@ -257,7 +257,7 @@ fn a_write_workload_on_a_read_curve_is_said() {
 #[test]
 fn a_run_without_a_curve_is_refused_naming_its_kind() {
     let mut run = fixture_run(&FixtureRun::default());
-    run.command = Some("run".into());
+    run.command = Some(RunCommand::Run);
     let e = place(&workload(1_000.0, 8192, None), &run).unwrap_err();
     assert!(matches!(e, HeadroomError::NotACurve { .. }));
     let msg = e.to_string();
@@ -267,7 +267,7 @@ fn a_run_without_a_curve_is_refused_naming_its_kind() {
             && msg.contains("needs a `saturate` run"),
         "{msg}"
     );
-    run.command = Some("characterise".into());
+    run.command = Some(RunCommand::Characterise);
     run.workload = Some(Workload::default());
     let msg = super::curve_of(&run).unwrap_err().to_string();
     assert!(

@@ -34,7 +34,7 @@ pub(crate) fn group_table(tests: &[&TestResult]) -> Rows {
         .iter()
         .map(|t| {
             vec![
-                t.role.clone().unwrap_or_else(|| MISSING.into()),
+                t.role.map_or_else(|| MISSING.into(), |r| r.name().into()),
                 format!("{} ({})", t.name, workload(t)),
                 fmt::count_or(t.total.iops, MISSING),
                 fmt::decimal_or(t.total.mb_s, MISSING),

@@ -58,7 +58,7 @@ pub(crate) fn preflight_table(p: &Preflight) -> Rows {
         .map(|(i, r)| {
             let mut row = vec![
                 (i + 1).to_string(),
-                r.role.clone(),
+                r.role.name().to_string(),
                 r.metric.clone(),
                 value(r.value, &r.unit),
             ];

@@ -73,7 +73,7 @@ pub(super) fn lat_axis(label: &str, values: &[f64], log: bool) -> Axis {
     if log {
         Axis::log(&label, values, fmt)
     } else {
-        Axis::linear(&label, values, true, fmt)
+        Axis::linear(&label, values, fmt)
     }
 }
 
@@ -154,20 +154,14 @@ fn charts(
             .flat_map(|s| s.points.iter().map(move |p| if x { p.x } else { p.y }))
             .collect()
     };
-    let time =
-        |series: &[Series]| Axis::linear("time (s)", &all(series, true), true, TickFmt::Plain);
+    let time = |series: &[Series]| Axis::linear("time (s)", &all(series, true), TickFmt::Plain);
     let mut figure = |svg: String| {
         let _ = write!(out, r#"<figure class="chart-card">{svg}</figure>"#);
     };
     let no_samples = "no per-second samples";
 
     let iops = over_time(&|s| Some(s.iops), "IOPS", "");
-    let y = Axis::linear(
-        "IOPS (I/Os per second)",
-        &all(&iops, false),
-        true,
-        TickFmt::Si,
-    );
+    let y = Axis::linear("IOPS (I/Os per second)", &all(&iops, false), TickFmt::Si);
     figure(svg::line_chart(
         "iops-over-time",
         k,
@@ -183,7 +177,6 @@ fn charts(
     let y = Axis::linear(
         "throughput (MB/s, 10⁶ bytes/s)",
         &all(&mbs, false),
-        true,
         TickFmt::Si,
     );
     figure(svg::line_chart(

@@ -74,7 +74,7 @@ pub(super) fn preflight(out: &mut String, runs: &[RunResult], names: &[String]) 
                     r#"<tbody class="v-{}"><tr class="row"><td>{}</td><td>{}</td><td class="metric">{}</td><td class="num">{}</td>"#,
                     row.verdict.name().to_ascii_lowercase(),
                     badge(row.verdict),
-                    escape(&row.role),
+                    row.role.name(),
                     escape(&row.metric),
                     escape(&value(row.value, &row.unit))
                 );

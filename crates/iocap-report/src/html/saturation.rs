@@ -60,7 +60,6 @@ fn iops_axes(x_label: &str, series: &[Series]) -> (Axis, Axis) {
     let y = Axis::linear(
         "IOPS (I/Os per second)",
         &values(series, false),
-        true,
         TickFmt::Si,
     );
     (x, y)
@@ -154,7 +153,6 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
     let x = Axis::linear(
         "IOPS (I/Os per second)",
         &values(&series, true),
-        true,
         TickFmt::Si,
     );
     let mut ys = values(&series, false);

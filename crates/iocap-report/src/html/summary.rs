@@ -181,7 +181,10 @@ fn together(tests: &[TestResult], k: usize) -> Option<String> {
     }
     let names: Vec<String> = members
         .iter()
-        .map(|t| t.role.clone().unwrap_or_else(|| t.name.clone()))
+        .map(|t| {
+            t.role
+                .map_or_else(|| t.name.clone(), |r| r.name().to_string())
+        })
         .collect();
     let iops: f64 = members.iter().map(|t| t.total.iops).sum();
     let mbs: f64 = members.iter().map(|t| t.total.mb_s).sum();

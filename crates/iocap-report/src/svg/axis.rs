@@ -80,17 +80,14 @@ fn finite_range(values: &[f64]) -> Option<(f64, f64)> {
 }
 
 impl Axis {
-    /// A linear axis over `values`, from zero when `from_zero`, widened to nice ticks.
-    pub(crate) fn linear(label: &str, values: &[f64], from_zero: bool, fmt: TickFmt) -> Axis {
-        let (mut lo, mut hi) = finite_range(values).unwrap_or((0.0, 1.0));
-        if from_zero {
-            lo = lo.min(0.0);
-            hi = hi.max(0.0);
-        }
+    /// A linear axis over `values` and zero, widened to nice ticks.
+    pub(crate) fn linear(label: &str, values: &[f64], fmt: TickFmt) -> Axis {
+        let (lo, hi) = finite_range(values).unwrap_or((0.0, 1.0));
+        let (mut lo, mut hi) = (lo.min(0.0), hi.max(0.0));
         if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
             let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
             hi += pad;
-            if !from_zero || lo != 0.0 {
+            if lo != 0.0 {
                 lo -= pad;
             }
         }
@@ -234,10 +231,10 @@ mod tests {
 
     #[test]
     fn nice_linear_ticks() {
-        let a = Axis::linear("x", &[3.0, 97.0], true, TickFmt::Plain);
+        let a = Axis::linear("x", &[3.0, 97.0], TickFmt::Plain);
         assert_eq!((a.min, a.max), (0.0, 100.0));
         assert_eq!(a.ticks(), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
-        let a = Axis::linear("x", &[38_500.0, 41_700.0], true, TickFmt::Si);
+        let a = Axis::linear("x", &[38_500.0, 41_700.0], TickFmt::Si);
         assert_eq!(a.min, 0.0);
         assert!(a.max >= 41_700.0 && a.max <= 50_000.0, "{}", a.max);
         assert_eq!(TickFmt::Si.format(40_000.0), "40k");
@@ -253,7 +250,7 @@ mod tests {
             &[5.0, 5.0][..],
             &[f64::NAN, f64::INFINITY][..],
         ] {
-            let a = Axis::linear("x", vals, true, TickFmt::Plain);
+            let a = Axis::linear("x", vals, TickFmt::Plain);
             assert!(a.max > a.min, "{vals:?}: {a:?}");
             assert!(a.frac(1.0).is_finite());
             let l = Axis::log("y", vals, TickFmt::Us);

@@ -75,7 +75,7 @@ pub(crate) fn bar_chart(
     let bottom = top + body;
     let (left, right) = (190.0, W - 90.0);
     let values: Vec<f64> = bars.iter().flatten().map(|b| b.value).collect();
-    let axis = Axis::linear(axis_label, &values, true, fmt);
+    let axis = Axis::linear(axis_label, &values, fmt);
     let px = |v: f64| left + axis.frac(v) * (right - left);
     let mut out = String::new();
     open(&mut out, id, test, n, h, title);

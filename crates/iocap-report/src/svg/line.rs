@@ -279,7 +279,7 @@ mod tests {
                 },
             ],
         };
-        let x = Axis::linear("t", &[1.0, 2.0], true, TickFmt::Plain);
+        let x = Axis::linear("t", &[1.0, 2.0], TickFmt::Plain);
         let y = Axis::log("v", &[3.0], TickFmt::Us);
         let svg = line_chart("t", 0, "T", &x, &y, &[s], "none", &Extras::default());
         assert!(svg.contains(r#"data-points="1""#), "{svg}");

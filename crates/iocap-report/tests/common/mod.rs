@@ -116,7 +116,7 @@ pub fn saturation_run(label: &str, salt: u64, scale: f64, slow: f64) -> RunResul
             )
         })
         .collect();
-    r.command = Some("saturate".into());
+    r.command = Some(RunCommand::Saturate);
     r.saturation = Some(s);
     r
 }
@@ -165,7 +165,7 @@ fn row(
     s: &str,
 ) -> CapacityRow {
     CapacityRow {
-        role: role.into(),
+        role: Role::parse_file_role(role).unwrap(),
         metric: metric.into(),
         value: Some(value),
         unit: unit.into(),
@@ -207,10 +207,10 @@ pub fn preflight() -> Preflight {
 /// Two tests that ran at the same time: OLTP on the data file while the log is written.
 pub fn group_tests() -> Vec<TestResult> {
     let mut data = test("oltp data", &["/data/db.mdf"], 31_000.0, 310.0, 16, 7);
-    data.role = Some("data".into());
+    data.role = Some(Role::Data);
     data.group = Some(1);
     let mut log = test("log writes", &["/log/db.ldf"], 2_400.0, 450.0, 1, 8);
-    log.role = Some("log".into());
+    log.role = Some(Role::Log);
     log.group = Some(1);
     log.spec.rw = RwMode::Write;
     log.spec.bs_bytes = 65_536;
@@ -221,7 +221,7 @@ pub fn group_tests() -> Vec<TestResult> {
 /// A run with every assessment: saturation, scale-up, preflight and a concurrent group.
 pub fn assessed_run() -> RunResult {
     let mut r = saturation_run("san-a preflight", 1, 1.0, 1.0);
-    r.command = Some("preflight".into());
+    r.command = Some(RunCommand::Preflight);
     r.tests.extend(group_tests());
     r.scaleup = Some(scaleup());
     r.preflight = Some(preflight());

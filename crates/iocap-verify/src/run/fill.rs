@@ -15,7 +15,7 @@ use iocap_model::VerifyCounts;
 use super::config::VerifyConfig;
 use super::shared::BATCH_BYTES;
 use crate::error::{buffer, VerifyError};
-use crate::file::{self, now_ns, pwrite_all};
+use crate::file::{self, now_ns, pwrite_all, MarkAs, Open};
 use crate::page::{self, FileIdent};
 
 /// The verify file, opened for the run.
@@ -35,7 +35,15 @@ impl Target {
     pub fn open(cfg: &VerifyConfig, warnings: &mut Vec<String>) -> Result<Self, VerifyError> {
         let path = &cfg.target;
         let (claim, created) = file::create_or_claim(path, cfg.file_bytes(), cfg.allow_overwrite)?;
-        let (f, direct) = file::open_io(path, true, cfg.direct, Some(&claim), warnings)?;
+        let (f, direct) = file::open_io(
+            path,
+            Open {
+                write: true,
+                direct: cfg.direct,
+            },
+            Some(&claim),
+            warnings,
+        )?;
         Ok(Self {
             claim,
             created,
@@ -84,7 +92,7 @@ pub(crate) fn fill(
     }
     t.f.sync_data()
         .map_err(IoFailure::with(format!("cannot make {shown} durable")))?;
-    file::set_marker(&t.claim, &cfg.target, true, cfg.file_bytes())?;
+    file::set_marker(&t.claim, &cfg.target, MarkAs::Complete, cfg.file_bytes())?;
     Ok(counts)
 }
 
@@ -107,7 +115,15 @@ fn write_batch(
         Ok(()) => Ok(true),
         Err(e) if t.direct && p == 0 && crate::plat::is_direct_refused(&e) => {
             warnings.push(file::direct_refused(&shown.to_string()));
-            let reopened = file::open_io(&cfg.target, true, false, Some(&t.claim), warnings)?;
+            let reopened = file::open_io(
+                &cfg.target,
+                Open {
+                    write: true,
+                    direct: false,
+                },
+                Some(&t.claim),
+                warnings,
+            )?;
             (t.f, t.direct) = reopened;
             Ok(false)
         }
