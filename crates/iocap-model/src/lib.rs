@@ -35,7 +35,7 @@ pub use assess::*;
 pub use cachescan::*;
 pub use cost::*;
 pub use domain::*;
-pub use engines::System;
+pub use engines::{Engine, EngineFeature, System};
 pub use filekind::file_kind;
 pub use flags::*;
 pub use fsync::*;
