@@ -8,7 +8,9 @@
 //!   clippy's `undocumented_unsafe_blocks`, denied in Cargo.toml);
 //! - `iocap-model` and `iocap-assess` stay pure: no file system, environment, clock or process
 //!   calls outside their tests;
-//! - `src/cli` stays within its bounds (docs/ARCHITECTURE.md, "Size of the command line").
+//! - `src/cli` stays within its bounds (docs/ARCHITECTURE.md, "Size of the command line");
+//! - the engine's public modules are the ones its front door names (docs/ARCHITECTURE.md,
+//!   "Invariants").
 
 use std::path::{Path, PathBuf};
 
@@ -68,6 +70,36 @@ fn every_crate_is_in_the_architecture_map() {
     assert!(
         missing.is_empty(),
         "not in docs/ARCHITECTURE.md's crate map (a row `| `name` | one line |`): {missing:?}"
+    );
+}
+
+/// The names in backticks in `text` after `from`, up to the next full stop.
+fn ticked_after<'a>(text: &'a str, from: &str) -> Vec<&'a str> {
+    let start = text.find(from).map_or(text.len(), |i| i + from.len());
+    let rest = &text[start..];
+    let end = rest.find(". ").unwrap_or(rest.len());
+    rest[..end].split('`').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn the_engine_s_public_modules_are_its_front_door() {
+    let lib = read(&root().join("crates/iocap-engine/src/lib.rs"));
+    let mut public: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';'))
+        .collect();
+    public.dedup(); // devinfo: one per system
+    let doc = read(&root().join("docs/ARCHITECTURE.md"));
+    let door = doc
+        .split("\n- ")
+        .find(|p| p.starts_with("**The engine's front door.**"))
+        .expect("docs/ARCHITECTURE.md names the engine's front door under Invariants");
+    let named = ticked_after(door, "public modules:");
+    assert_eq!(
+        public, named,
+        "crates/iocap-engine/src/lib.rs's `pub mod`s against the modules docs/ARCHITECTURE.md's \
+         front door names: make a new module private (`mod`), or name it there and say why"
     );
 }
 

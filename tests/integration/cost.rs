@@ -73,7 +73,7 @@ fn quick_cost_measures_cpu_per_io_three_ways() {
     assert_eq!(
         models.len(),
         8,
-        "psync and io_uring_registered × read/write × 2 accountings"
+        "psync and io_uring × read/write × 2 accountings"
     );
     for m in models {
         for k in ["fixed_us", "per_kb_us", "r2"] {

@@ -2,7 +2,7 @@
 //! points that ended mostly cached, registered buffers that could not be registered, and time
 //! the hypervisor stole. Judgement, so assess's (issue 26 §5), pure.
 
-use iocap_model::CostPoint;
+use iocap_model::{CostPoint, EngineChoice, EngineFeature};
 
 /// The notes on `cost_points`, measured on a host of `cpus` CPUs.
 pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
@@ -30,11 +30,13 @@ pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
                 p.resident_after_pct.unwrap_or(0.0)
             ));
         }
-        if p.engine == "io_uring_registered"
-            && !p.engine_features.iter().any(|f| f == "registered_buffers")
+        if p.engine == EngineChoice::IoUring
+            && !p
+                .engine_features
+                .contains(&EngineFeature::RegisteredBuffers)
         {
             notes.push(format!(
-                "io_uring_registered {} {} qd {}: the buffers could not be registered (RLIMIT_MEMLOCK, \
+                "io_uring {} {} qd {}: the buffers could not be registered (RLIMIT_MEMLOCK, \
                  ulimit -l): it ran with plain buffers",
                 p.rw,
                 iocap_model::format_bytes(p.bs_bytes),
@@ -64,7 +66,7 @@ mod tests {
 
     fn point(cache: &str, ios: u64, resident: Option<f64>, steal_s: Option<f64>) -> CostPoint {
         CostPoint {
-            engine: "psync".into(),
+            engine: EngineChoice::Psync,
             rw: "randread".into(),
             bs_bytes: 8192,
             cache: cache.into(),

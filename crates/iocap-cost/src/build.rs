@@ -2,7 +2,8 @@
 //! and the answers in plain words.
 
 use iocap_model::{
-    format_bytes, CostAnswer, CostModel, CostPoint, CpuAccount, ModelPoint, TestResult,
+    format_bytes, CostAnswer, CostModel, CostPoint, CpuAccount, EngineChoice, ModelPoint,
+    TestResult,
 };
 
 use crate::fit::{fit, Fit};
@@ -51,7 +52,7 @@ pub fn point(
     let system_s = win.as_ref().map(|w| scale(w.delta.busy(), w));
     CostPoint {
         test_idx: test_idx as u32,
-        engine: p.engine_name.to_string(),
+        engine: p.engine,
         engine_features: t.engine_features.clone(),
         rw: p.rw_name().to_string(),
         bs_bytes: p.bs_bytes,
@@ -70,8 +71,8 @@ pub fn point(
 }
 
 /// The key points share to be fitted together.
-fn key(p: &CostPoint) -> (String, String, String, u32) {
-    (p.engine.clone(), p.rw.clone(), p.cache.clone(), p.qd)
+fn key(p: &CostPoint) -> (EngineChoice, String, String, u32) {
+    (p.engine, p.rw.clone(), p.cache.clone(), p.qd)
 }
 
 fn model_of(points: &[&CostPoint], accounting: &str) -> CostModel {
@@ -95,7 +96,7 @@ fn model_of(points: &[&CostPoint], accounting: &str) -> CostModel {
         .collect::<Vec<_>>());
     let p = points[0];
     CostModel {
-        engine: p.engine.clone(),
+        engine: p.engine,
         rw: p.rw.clone(),
         cache: p.cache.clone(),
         qd: p.qd,
@@ -110,7 +111,7 @@ fn model_of(points: &[&CostPoint], accounting: &str) -> CostModel {
 /// One model per engine, direction, cache mode and queue depth, in the process and the
 /// system-wide accounting, in the order the points first appear.
 pub fn models(points: &[CostPoint]) -> Vec<CostModel> {
-    let mut keys: Vec<(String, String, String, u32)> = Vec::new();
+    let mut keys: Vec<(EngineChoice, String, String, u32)> = Vec::new();
     for p in points {
         if !keys.contains(&key(p)) {
             keys.push(key(p));
@@ -183,8 +184,8 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
     for m in models.iter().filter(|m| m.accounting == "process") {
         let sys = models.iter().find(|s| {
             s.accounting == "system"
-                && (s.engine.as_str(), s.rw.as_str(), s.cache.as_str(), s.qd)
-                    == (m.engine.as_str(), m.rw.as_str(), m.cache.as_str(), m.qd)
+                && (s.engine, s.rw.as_str(), s.cache.as_str(), s.qd)
+                    == (m.engine, m.rw.as_str(), m.cache.as_str(), m.qd)
         });
         let (fp, fs) = (as_fit(m), sys.map(as_fit));
         if fp.per_kb.is_none() {
@@ -193,7 +194,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
         let what = format!("{} {} {} qd {}", m.engine, m.rw, m.cache, m.qd);
         let ans = |kind: &str, value: f64, value_system: Option<f64>, text: String| CostAnswer {
             kind: kind.into(),
-            engine: m.engine.clone(),
+            engine: m.engine,
             rw: m.rw.clone(),
             cache: m.cache.clone(),
             qd: m.qd,
@@ -305,7 +306,7 @@ mod tests {
     fn pt(engine: &str, kb: u64, us: f64, sys_us: f64) -> CostPoint {
         let ios = 1000;
         CostPoint {
-            engine: engine.into(),
+            engine: EngineChoice::parse(engine).unwrap(),
             rw: "read".into(),
             cache: "direct".into(),
             qd: 16,

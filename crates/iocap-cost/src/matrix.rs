@@ -15,11 +15,12 @@
 
 use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode};
 
-/// The engines compared.
-pub const ENGINES: [(EngineChoice, &str); 3] = [
-    (EngineChoice::Psync, "psync"),
-    (EngineChoice::IoUringUnregistered, "io_uring"),
-    (EngineChoice::IoUring, "io_uring_registered"),
+/// The engines compared, by the names `--engine` takes: psync, io_uring without and with its
+/// file and buffers registered (`io_uring`, as tests run it).
+pub const ENGINES: [EngineChoice; 3] = [
+    EngineChoice::Psync,
+    EngineChoice::IoUringUnregistered,
+    EngineChoice::IoUring,
 ];
 
 /// The block sizes of the matrix.
@@ -65,7 +66,6 @@ impl Matrix {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlannedPoint {
     pub engine: EngineChoice,
-    pub engine_name: &'static str,
     pub write: bool,
     pub bs_bytes: u64,
     pub cache: Cache,
@@ -81,11 +81,11 @@ impl PlannedPoint {
         }
     }
 
-    /// `io_uring_registered read 8K direct qd 16`.
+    /// `io_uring read 8K direct qd 16`.
     pub fn label(&self) -> String {
         format!(
             "{} {} {} {} qd {}",
-            self.engine_name,
+            self.engine.name(),
             self.rw_name(),
             format_bytes(self.bs_bytes),
             self.cache.name(),
@@ -132,10 +132,9 @@ impl PlannedPoint {
 /// The points of `m` with concurrency `qd`, and notes on what was left out.
 pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
     let mut out = Vec::new();
-    let mut push = |e: (EngineChoice, &'static str), write: bool, bs: u64, cache: Cache, q: u32| {
+    let mut push = |e: EngineChoice, write: bool, bs: u64, cache: Cache, q: u32| {
         out.push(PlannedPoint {
-            engine: e.0,
-            engine_name: e.1,
+            engine: e,
             write,
             bs_bytes: bs,
             cache,

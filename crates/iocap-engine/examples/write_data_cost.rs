@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use iocap_engine::buffers::{fill_random, whiten, SlotBuffers};
+use iocap_engine::{fill_random, whiten, SlotBuffers};
 use rand_core::SeedableRng;
 
 fn per_write_ns(n: u64, mut f: impl FnMut(u64)) -> f64 {

@@ -11,10 +11,7 @@ use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub use crate::aligned::{AlignedBuf, BUF_ALIGN};
-pub use crate::stamp::{
-    fill_random, stamp_one, stamp_write, whiten, STAMP_BLOCK, STAMP_BYTES, WHITEN_SECTOR,
-    WRITE_STAMP_MAGIC,
-};
+pub use crate::stamp::{fill_random, stamp_write, whiten, WRITE_STAMP_MAGIC};
 
 /// `slots` buffers of `bs` bytes each, one per I/O that can be in flight.
 pub struct SlotBuffers {
@@ -120,6 +117,7 @@ impl SlotBuffers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stamp::WHITEN_SECTOR;
 
     #[test]
     fn aligned_buffers_are_zeroed_and_rounded_up_to_pages() {

@@ -9,21 +9,13 @@ mod monitor;
 mod plan;
 pub mod spread;
 
-#[cfg(target_os = "linux")]
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Barrier, OnceLock};
 
 use iocap_model::{JobSpec, TestResult};
 use thiserror::Error;
 
-#[cfg(windows)]
-use crate::backend::{iocp::Iocp, wsync::WinSync};
-#[cfg(target_os = "linux")]
-use crate::backend::{
-    psync::Psync,
-    uring::{self, Uring},
-};
+use crate::backend::{self, Backend, Drive, EngineKind, Handle, Opened, Options, Registration};
 use crate::buffers::SlotBuffers;
 use crate::clock::{self, now_ns};
 use crate::offsets::OffsetGen;
@@ -31,62 +23,6 @@ use crate::stats::{LiveCounters, WorkerStats};
 use crate::target::PreparedTarget;
 use crate::worker::{self, Timeline, WorkerConfig};
 use plan::{to_ns, Context, Job};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
-    #[cfg(target_os = "linux")]
-    IoUring,
-    #[cfg(target_os = "linux")]
-    Psync,
-    /// Windows: overlapped I/O on an I/O completion port per thread, as DiskSpd.
-    #[cfg(windows)]
-    Iocp,
-    /// Windows: positioned ReadFile/WriteFile on blocking handles, a thread per outstanding I/O.
-    #[cfg(windows)]
-    Sync,
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            #[cfg(target_os = "linux")]
-            EngineKind::IoUring => "io_uring",
-            #[cfg(target_os = "linux")]
-            EngineKind::Psync => "psync",
-            #[cfg(windows)]
-            EngineKind::Iocp => "iocp",
-            #[cfg(windows)]
-            EngineKind::Sync => "sync",
-        }
-    }
-
-    /// Whether the engine has one I/O in flight per thread (psync, sync), so a queue depth is
-    /// that many threads.
-    pub fn one_io_per_thread(self) -> bool {
-        match self {
-            #[cfg(target_os = "linux")]
-            EngineKind::IoUring => false,
-            #[cfg(target_os = "linux")]
-            EngineKind::Psync => true,
-            #[cfg(windows)]
-            EngineKind::Iocp => false,
-            #[cfg(windows)]
-            EngineKind::Sync => true,
-        }
-    }
-
-    /// Whether this is io_uring (whose submission modes are recorded).
-    pub fn is_uring(self) -> bool {
-        #[cfg(target_os = "linux")]
-        {
-            self == EngineKind::IoUring
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            false
-        }
-    }
-}
 
 #[derive(Debug, Error)]
 pub enum RunError {
@@ -100,46 +36,11 @@ pub enum RunError {
 pub fn select_engine(
     choice: iocap_model::EngineChoice,
 ) -> Result<(EngineKind, Option<String>), RunError> {
-    let (kind, fallback) = resolve_engine(choice)
+    let (kind, fallback) = EngineKind::resolve(choice)
         .map_err(|e| RunError::Setup(format!("io_uring is not available here: {e}")))?;
     let warning =
         fallback.map(|e| format!("io_uring is not available ({e}); ran the psync engine instead"));
     Ok((kind, warning))
-}
-
-/// The engine `choice` comes to on this host, and, when `auto` fell back to psync, why io_uring
-/// could not be set up; `Err` says why when io_uring was asked for by name. The reasons are the
-/// probe's own words, for each caller to put in its sentence ([`select_engine`] for a test,
-/// `iocap-verify` for its run).
-#[cfg(target_os = "linux")]
-pub fn resolve_engine(
-    choice: iocap_model::EngineChoice,
-) -> Result<(EngineKind, Option<String>), String> {
-    use iocap_model::EngineChoice::*;
-    match choice {
-        Psync => Ok((EngineKind::Psync, None)),
-        IoUring | IoUringUnregistered => uring::probe().map(|_| (EngineKind::IoUring, None)),
-        Auto => Ok(match uring::probe() {
-            Ok(()) => (EngineKind::IoUring, None),
-            Err(e) => (EngineKind::Psync, Some(e)),
-        }),
-    }
-}
-
-/// On Windows: `auto` (and `iocp`) is the IOCP engine, always there; `psync` (and `sync`) the
-/// synchronous one; io_uring is Linux's and is refused by name.
-#[cfg(windows)]
-pub fn resolve_engine(
-    choice: iocap_model::EngineChoice,
-) -> Result<(EngineKind, Option<String>), String> {
-    use iocap_model::EngineChoice::*;
-    match choice {
-        Auto => Ok((EngineKind::Iocp, None)),
-        Psync => Ok((EngineKind::Sync, None)),
-        IoUring | IoUringUnregistered => Err(
-            "io_uring is Linux's; on Windows the engines are iocp (auto) and sync (psync)".into(),
-        ),
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,7 +92,7 @@ struct WorkerReport {
     job: usize,
     target_idx: usize,
     stats: WorkerStats,
-    features: Vec<String>,
+    features: Vec<iocap_model::EngineFeature>,
     notes: Vec<String>,
     error: Option<String>,
 }
@@ -387,11 +288,34 @@ fn until_stable_missed(
     ))
 }
 
-/// A Windows worker's backend, each run by its own monomorphised loop.
-#[cfg(windows)]
-enum WinBackend {
-    Iocp(Iocp),
-    Sync(WinSync),
+/// A worker's loop on whichever backend [`backend::drive`] opened: it waits for every worker
+/// to be set up and for the start, then runs ([`worker::run`]); `None` when the test was
+/// halted before it started.
+struct Work<'a> {
+    cfg: &'a WorkerConfig,
+    gen: &'a mut OffsetGen,
+    tl: &'a Timeline,
+    live: &'a LiveCounters,
+    stats: &'a mut WorkerStats,
+    ready: &'a Barrier,
+    go: &'a Barrier,
+    opened: &'a mut Opened,
+}
+
+impl Drive for Work<'_> {
+    type Out = Option<std::io::Result<()>>;
+
+    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, opened: Opened) -> Self::Out {
+        *self.opened = opened;
+        self.ready.wait();
+        self.go.wait();
+        if self.tl.halt.load(Relaxed) {
+            return None;
+        }
+        Some(worker::run(
+            self.cfg, b, bufs, self.gen, self.tl, self.live, self.stats,
+        ))
+    }
 }
 
 fn run_context(
@@ -451,78 +375,48 @@ fn run_context(
             return rep;
         }
     };
-    let result = match engine {
-        #[cfg(target_os = "linux")]
-        EngineKind::Psync => {
+    let options = Options {
+        depth: c.depth,
+        registration: if spec.engine == iocap_model::EngineChoice::IoUringUnregistered {
+            Registration::Plain
+        } else {
+            Registration::Registered
+        },
+        submit: spec.submit,
+    };
+    let mut opened = Opened::default();
+    let work = Work {
+        cfg: &cfg,
+        gen: &mut gen,
+        tl,
+        live,
+        stats: &mut rep.stats,
+        ready,
+        go,
+        opened: &mut opened,
+    };
+    #[cfg(target_os = "linux")]
+    let handle = Handle { file: &t.file };
+    #[cfg(windows)]
+    let reopen = |overlapped| {
+        crate::target::worker_handle(t, spec.writes(), overlapped)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", t.path.display())))
+    };
+    #[cfg(windows)]
+    let handle = Handle { reopen: &reopen };
+    let result = match backend::drive(engine, handle, &mut bufs, options, work) {
+        Ok(ran) => ran,
+        Err(e) => {
+            let _ = setup_failed.set(e.to_string());
             ready.wait();
             go.wait();
-            if tl.halt.load(Relaxed) {
-                return rep;
-            }
-            let mut b = Psync::new(t.file.as_raw_fd());
-            worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
+            return rep;
         }
-        #[cfg(target_os = "linux")]
-        EngineKind::IoUring => {
-            let register = spec.engine != iocap_model::EngineChoice::IoUringUnregistered;
-            let each = spec.submit == iocap_model::SubmitMode::Each;
-            let mut b = match Uring::new(t.file.as_raw_fd(), c.depth, &bufs, register, each) {
-                Ok(b) => b,
-                Err(e) => {
-                    let _ = setup_failed.set(format!("cannot set up an io_uring ring: {e}"));
-                    ready.wait();
-                    go.wait();
-                    return rep;
-                }
-            };
-            rep.features = std::mem::take(&mut b.features);
-            rep.notes = std::mem::take(&mut b.notes);
-            ready.wait();
-            go.wait();
-            if tl.halt.load(Relaxed) {
-                return rep;
-            }
-            worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
-        }
-        #[cfg(windows)]
-        EngineKind::Iocp | EngineKind::Sync => {
-            let made = crate::target::worker_handle(t, spec.writes(), engine == EngineKind::Iocp)
-                .map_err(|e| format!("cannot open {} for a worker: {e}", t.path.display()))
-                .and_then(|h| {
-                    if engine == EngineKind::Iocp {
-                        Iocp::new(h, c.depth)
-                            .map(WinBackend::Iocp)
-                            .map_err(|e| format!("cannot set up an I/O completion port: {e}"))
-                    } else {
-                        Ok(WinBackend::Sync(WinSync::new(h)))
-                    }
-                });
-            let b = match made {
-                Ok(b) => b,
-                Err(e) => {
-                    let _ = setup_failed.set(e);
-                    ready.wait();
-                    go.wait();
-                    return rep;
-                }
-            };
-            if engine == EngineKind::Iocp {
-                rep.features = vec!["completion_port_per_thread".into()];
-            }
-            ready.wait();
-            go.wait();
-            if tl.halt.load(Relaxed) {
-                return rep;
-            }
-            match b {
-                WinBackend::Iocp(mut b) => {
-                    worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
-                }
-                WinBackend::Sync(mut b) => {
-                    worker::run(&cfg, &mut b, &mut bufs, &mut gen, tl, live, &mut rep.stats)
-                }
-            }
-        }
+    };
+    rep.features = opened.features;
+    rep.notes = opened.notes;
+    let Some(result) = result else {
+        return rep;
     };
     if let Err(e) = result {
         // I/Os may still be in flight: never free memory the kernel may write to.

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use iocap_engine::buffers::WRITE_STAMP_MAGIC;
+use iocap_engine::WRITE_STAMP_MAGIC;
 use iocap_engine::{prepare_targets, run_test, NoFillProgress, Quiet, TestOutcome};
 use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec};
 
@@ -106,7 +106,7 @@ fn byte_counts_add_up_for_every_workload_and_engine() {
                 r.duration_s
             );
             assert_eq!(
-                r.engine,
+                r.engine.name(),
                 match (engine, cfg!(windows)) {
                     (EngineChoice::Psync, false) => "psync",
                     (EngineChoice::Psync, true) => "sync",
@@ -431,7 +431,7 @@ fn both_submission_modes_count_place_and_time_their_ios() {
         let r = run(&s).result;
         let what = format!("{mode:?}");
         assert!(
-            r.engine_features.iter().any(|f| f == feature),
+            r.engine_features.iter().any(|f| f.name() == feature),
             "{what}: {:?}",
             r.engine_features
         );
@@ -480,7 +480,7 @@ fn auto_submission_tries_both_modes_and_records_its_choice() {
     assert!((rec.trial_s - 0.9).abs() < 0.05, "{rec:?}");
     assert_eq!(rec.trial_in_window_s, 0.0);
     assert!(rec.trial_iops_each.unwrap() > 0.0 && rec.trial_iops_batch.unwrap() > 0.0);
-    assert!(r.engine_features.iter().any(|f| f == "submit_auto"));
+    assert!(r.engine_features.iter().any(|f| f.name() == "submit_auto"));
     // each worker decides on its own trial: with the two modes close (a loaded machine), the
     // two workers may keep different ones, and the record says `mixed`
     if rec.chosen == iocap_model::ChosenSubmit::Mixed {
@@ -499,7 +499,8 @@ fn auto_submission_tries_both_modes_and_records_its_choice() {
         );
         assert!(r
             .engine_features
-            .contains(&format!("submit_{}", rec.chosen)));
+            .iter()
+            .any(|f| f.name() == format!("submit_{}", rec.chosen)));
         assert_eq!(rec.each_pct, kept);
     }
     assert!(!r.per_second.is_empty());

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
-use iocap_engine::buffers::WRITE_STAMP_MAGIC;
+use iocap_engine::WRITE_STAMP_MAGIC;
 use iocap_engine::{
     prepare_targets, run_group, run_test, NoFillProgress, PreparedTarget, Quiet, RunError,
     TargetError, TestOutcome,

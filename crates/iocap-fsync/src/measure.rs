@@ -7,10 +7,8 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_engine::buffers::{whiten, SlotBuffers};
 use iocap_engine::clock::now_ns;
-use iocap_engine::stats::OpRecorder;
-use iocap_engine::{prepare_targets, NoFillProgress, TargetKind};
+use iocap_engine::{prepare_targets, whiten, NoFillProgress, OpRecorder, SlotBuffers, TargetKind};
 use iocap_model::{format_bytes, DbFamily, FsyncPoint, FsyncReport, JobSpec, RwMode, TargetSpec};
 
 use crate::analyse::{implausibility_warnings, recommendation, DeviceFlags};

@@ -3,6 +3,7 @@
 //! (`µs per I/O = fixed + per_KB × KB`) and the answers in plain words (IOPS per core, cores
 //! for a target rate, one 64K read against eight 8K reads). See docs/cost.md for the method.
 
+use crate::{EngineChoice, EngineFeature};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -30,11 +31,14 @@ pub struct CostReport {
 pub struct CostPoint {
     /// Index of this point's full result in the run's `tests`.
     pub test_idx: u32,
-    /// `psync`, `io_uring` (no registered file or buffers) or `io_uring_registered`.
-    pub engine: String,
+    /// `psync`, `io_uring` (the file and buffers registered, as tests run it) or
+    /// `io_uring_unregistered`: the names `--engine` takes. Runs saved before 2026-11-27 named the
+    /// registered engine `io_uring_registered` (read as `io_uring`) and the unregistered one
+    /// `io_uring`; their `engine_features` tell the two apart.
+    pub engine: EngineChoice,
     /// What the engine really used (`registered_buffers`, `registered_files`, ...), from the
     /// test result: registration can fail, e.g. on a low RLIMIT_MEMLOCK.
-    pub engine_features: Vec<String>,
+    pub engine_features: Vec<EngineFeature>,
     /// `read` or `write` (random offsets, aligned to the block size).
     pub rw: String,
     pub bs_bytes: u64,
@@ -84,7 +88,7 @@ pub struct CpuAccount {
 /// one engine, direction, cache mode and queue depth, in one accounting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CostModel {
-    pub engine: String,
+    pub engine: EngineChoice,
     pub rw: String,
     pub cache: String,
     pub qd: u32,
@@ -115,7 +119,7 @@ pub struct ModelPoint {
 pub struct CostAnswer {
     /// `per_core`, `target` or `large_vs_small`.
     pub kind: String,
-    pub engine: String,
+    pub engine: EngineChoice,
     pub rw: String,
     pub cache: String,
     pub qd: u32,

@@ -4,7 +4,125 @@
 //! than running a different engine than it names. The system is a parameter of the parser
 //! ([`EngineChoice::parse_on`]), so the names of both are tested on either.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::EngineChoice;
+
+/// The engine that ran a test, as its result records it: the system's own backend, not the
+/// choice (`auto` comes to io_uring or psync on Linux, IOCP on Windows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// Linux's io_uring (registered or not: `engine_features` says which).
+    #[default]
+    IoUring,
+    /// Linux's pread/pwrite, a thread per I/O in flight.
+    Psync,
+    /// Windows' overlapped I/O on an I/O completion port per thread, as DiskSpd's.
+    Iocp,
+    /// Windows' positioned ReadFile/WriteFile on blocking handles, a thread per I/O in flight.
+    Sync,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 4] = [Engine::IoUring, Engine::Psync, Engine::Iocp, Engine::Sync];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::IoUring => "io_uring",
+            Engine::Psync => "psync",
+            Engine::Iocp => "iocp",
+            Engine::Sync => "sync",
+        }
+    }
+
+    /// The system whose engine this is.
+    pub fn system(self) -> System {
+        match self {
+            Engine::IoUring | Engine::Psync => System::Linux,
+            Engine::Iocp | Engine::Sync => System::Windows,
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for EngineChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What an engine used beyond plain reads and writes, as a result lists it
+/// (`engine_features`): io_uring's setup and registrations, IOCP's port per thread, and the
+/// submission modes a test ran in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineFeature {
+    /// The ring was set up with IORING_SETUP_SINGLE_ISSUER and DEFER_TASKRUN.
+    DeferTaskrun,
+    /// The ring was set up with IORING_SETUP_COOP_TASKRUN (where DEFER_TASKRUN was refused).
+    CoopTaskrun,
+    /// The ring's own descriptor was registered.
+    RegisteredRing,
+    /// The target's descriptor was registered (fixed file).
+    RegisteredFiles,
+    /// The I/O buffers were registered (fixed buffers).
+    RegisteredBuffers,
+    /// Windows: one I/O completion port per thread.
+    CompletionPortPerThread,
+    /// `--submit auto` chose the submission mode by a trial.
+    SubmitAuto,
+    /// I/Os were submitted one by one as they were queued.
+    SubmitEach,
+    /// I/Os were submitted together with the wait.
+    SubmitBatch,
+}
+
+impl EngineFeature {
+    pub const ALL: [EngineFeature; 9] = [
+        Self::DeferTaskrun,
+        Self::CoopTaskrun,
+        Self::RegisteredRing,
+        Self::RegisteredFiles,
+        Self::RegisteredBuffers,
+        Self::CompletionPortPerThread,
+        Self::SubmitAuto,
+        Self::SubmitEach,
+        Self::SubmitBatch,
+    ];
+
+    /// `features` by name, separated by commas, as every view lists them.
+    pub fn list(features: &[EngineFeature]) -> String {
+        let names: Vec<&str> = features.iter().map(|f| f.name()).collect();
+        names.join(", ")
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DeferTaskrun => "defer_taskrun",
+            Self::CoopTaskrun => "coop_taskrun",
+            Self::RegisteredRing => "registered_ring",
+            Self::RegisteredFiles => "registered_files",
+            Self::RegisteredBuffers => "registered_buffers",
+            Self::CompletionPortPerThread => "completion_port_per_thread",
+            Self::SubmitAuto => "submit_auto",
+            Self::SubmitEach => "submit_each",
+            Self::SubmitBatch => "submit_batch",
+        }
+    }
+}
+
+impl std::fmt::Display for EngineFeature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// An operating system iocap runs on, for the names it shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +179,16 @@ impl System {
 }
 
 impl EngineChoice {
+    /// The name it is stored and shown by (Windows' `iocp` is `auto`, its `sync` `psync`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::IoUring => "io_uring",
+            Self::Psync => "psync",
+            Self::IoUringUnregistered => "io_uring_unregistered",
+        }
+    }
+
     /// An engine name as typed (any case) on this system.
     pub fn parse(s: &str) -> Result<Self, String> {
         Self::parse_on(s, System::HOST)
@@ -121,6 +249,31 @@ mod tests {
             ("sync", EngineChoice::Psync),
         ] {
             assert_eq!(EngineChoice::parse_on(name, Windows), Ok(want), "{name}");
+        }
+    }
+
+    #[test]
+    fn engines_and_features_are_stored_by_their_names() {
+        for e in Engine::ALL {
+            let json = serde_json::to_string(&e).unwrap();
+            assert_eq!(json, format!("\"{}\"", e.name()));
+            assert_eq!(serde_json::from_str::<Engine>(&json).unwrap(), e);
+        }
+        let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+        assert_eq!(names, ["io_uring", "psync", "iocp", "sync"]);
+        for f in EngineFeature::ALL {
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.name()));
+            assert_eq!(serde_json::from_str::<EngineFeature>(&json).unwrap(), f);
+        }
+        for c in [
+            EngineChoice::Auto,
+            EngineChoice::IoUring,
+            EngineChoice::Psync,
+            EngineChoice::IoUringUnregistered,
+        ] {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.name()));
         }
     }
 

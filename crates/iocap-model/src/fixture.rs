@@ -238,8 +238,11 @@ pub fn run(f: &FixtureRun) -> RunResult {
             role: None,
             group: None,
             spec,
-            engine: "io_uring".into(),
-            engine_features: vec!["registered_buffers".into(), "registered_files".into()],
+            engine: crate::Engine::IoUring,
+            engine_features: vec![
+                crate::EngineFeature::RegisteredBuffers,
+                crate::EngineFeature::RegisteredFiles,
+            ],
             direct: true,
             duration_s: secs,
             total: op_stats(&total_h, ios, bs, secs),

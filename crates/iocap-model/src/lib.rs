@@ -37,7 +37,7 @@ pub use cachescan::*;
 pub use command::RunCommand;
 pub use cost::*;
 pub use domain::*;
-pub use engines::System;
+pub use engines::{Engine, EngineFeature, System};
 pub use filekind::file_kind;
 pub use flags::*;
 pub use fsync::*;

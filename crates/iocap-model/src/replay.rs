@@ -38,7 +38,7 @@ pub struct Replay {
     /// waits, and its wait counts as lag.
     pub max_inflight: u64,
     /// `io_uring` or `psync`.
-    pub io_engine: String,
+    pub io_engine: crate::Engine,
     /// Whether the target was opened with O_DIRECT.
     pub direct: bool,
     /// Wall time of the replay, from its first request to its last completion.

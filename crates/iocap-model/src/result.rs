@@ -3,6 +3,7 @@
 //! beside rows drawn from it): fields are added, never renamed or removed. Every
 //! figure iocap prints is read from here, so the terminal, CSV and JSON views cannot disagree.
 
+use crate::engines::{Engine, EngineFeature};
 use crate::spec::JobSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -307,10 +308,10 @@ pub struct TestResult {
     #[serde(default)]
     pub group: Option<u32>,
     pub spec: JobSpec,
-    /// The engine that actually ran: `io_uring` or `psync`.
-    pub engine: String,
+    /// The engine that actually ran: `io_uring` or `psync` (Windows: `iocp` or `sync`).
+    pub engine: Engine,
     /// Engine features in use, e.g. `registered_buffers`, `registered_files`, `defer_taskrun`.
-    pub engine_features: Vec<String>,
+    pub engine_features: Vec<EngineFeature>,
     /// Whether every target ran with O_DIRECT.
     pub direct: bool,
     /// Length of the measured window (warmup and cooldown excluded), shorter if interrupted.

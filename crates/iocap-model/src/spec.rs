@@ -83,6 +83,9 @@ pub enum EngineChoice {
     /// io_uring where a ring can be set up, else psync (on Windows: IOCP).
     #[default]
     Auto,
+    /// io_uring with the file and the I/O buffers registered. (`iocap cost` runs saved before
+    /// 2026-11-27 call it `io_uring_registered`.)
+    #[serde(alias = "io_uring_registered")]
     IoUring,
     /// The synchronous engine: pread/pwrite on Linux, positioned ReadFile/WriteFile on Windows.
     Psync,

@@ -68,7 +68,7 @@ pub struct Verify {
     pub direct: bool,
     /// The engine that ran: `io_uring` (`threads` rings of `qd` I/Os) or `psync` (`threads × qd`
     /// threads each issuing pread/pwrite).
-    pub io_engine: String,
+    pub io_engine: crate::Engine,
     pub journal: Option<String>,
     /// The write unit the storage is trusted to keep whole after a crash (`--check`).
     pub atomic_unit_bytes: u64,

@@ -59,7 +59,7 @@ impl Progress for RankProgress {
         if self.root {
             self.inner.fill()
         } else {
-            Box::new(iocap_engine::target::NoFillProgress)
+            Box::new(iocap_engine::NoFillProgress)
         }
     }
     fn live(&mut self) -> Box<dyn RunObserver> {

@@ -23,7 +23,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use iocap_engine::backend::{Backend, Completion, Io, Op as EOp};
-use iocap_engine::buffers::SlotBuffers;
+use iocap_engine::SlotBuffers;
 use iocap_trace::{IoFlags, IoRecord, Op};
 
 use crate::clock::{Clock, SPIN_NS};

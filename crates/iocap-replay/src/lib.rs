@@ -32,7 +32,7 @@ mod tests;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use iocap_engine::target::TargetError;
+use iocap_engine::TargetError;
 use iocap_model::replay::Replay;
 use iocap_model::EngineChoice;
 use iocap_trace::TraceError;

@@ -3,15 +3,12 @@
 //! at the trace's span; anything else only with `allow_overwrite`), map, size the buffers, run
 //! the loop on io_uring (psync at depth 1 where io_uring is missing), and assemble the result.
 
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_engine::backend::{psync::Psync, uring::Uring, Backend};
-use iocap_engine::buffers::SlotBuffers;
-use iocap_engine::target::PreparedTarget;
-use iocap_engine::EngineKind;
-use iocap_model::human_bytes;
+use iocap_engine::backend::{self, Backend, Drive, Handle, Opened, Options, Registration};
+use iocap_engine::{EngineKind, PreparedTarget, SlotBuffers};
 use iocap_model::replay::Replay;
+use iocap_model::{human_bytes, SubmitMode};
 
 use crate::clock::Monotonic;
 use crate::drive::{Driver, Plan, Tick};
@@ -86,7 +83,7 @@ pub fn replay(
         created: target.created,
         range_bytes: target.range_bytes,
         mapping: mapper.name().into(),
-        io_engine: engine.name().into(),
+        io_engine: engine.engine(),
         direct: target.direct,
         warnings,
         ..Replay::default()
@@ -108,8 +105,7 @@ fn check(
             if cfg.discard { " or discard" } else { "" }
         )));
     }
-    let (engine, fallback) =
-        iocap_engine::resolve_engine(cfg.engine).map_err(ReplayError::Invalid)?;
+    let (engine, fallback) = EngineKind::resolve(cfg.engine).map_err(ReplayError::Invalid)?;
     if let Some(e) = fallback {
         warnings.push(format!(
             "io_uring is not available ({e}); replayed with psync, one I/O at a time, so the \
@@ -218,59 +214,47 @@ fn drive(
     stop: &AtomicBool,
     tick: &mut dyn FnMut(Tick),
 ) -> std::io::Result<(Stats, Vec<String>, Feed)> {
-    let fd = target.file.as_raw_fd();
-    let mut discard = |off: u64, len: u64| discard(target, off, len);
-    let clock = Monotonic;
-    let (stats, notes) = match engine {
-        EngineKind::Psync => {
-            let mut b = Psync::new(fd);
-            run_on(
-                &mut b,
-                &clock,
-                bufs,
-                mapper,
-                plan,
-                &mut feed,
-                stop,
-                &mut discard,
-                tick,
-            )?
-        }
-        EngineKind::IoUring => {
-            // plain reads and writes on the fd: buffers are not registered (io_uring's fixed
-            // buffers would count against RLIMIT_MEMLOCK for up to the whole budget)
-            let mut b = Uring::new(fd, plan.max_inflight as u32, bufs, false, false)?;
-            run_on(
-                &mut b,
-                &clock,
-                bufs,
-                mapper,
-                plan,
-                &mut feed,
-                stop,
-                &mut discard,
-                tick,
-            )?
-        }
+    let options = Options {
+        depth: plan.max_inflight as u32,
+        // plain reads and writes on the fd: buffers are not registered (io_uring's fixed buffers
+        // would count against RLIMIT_MEMLOCK for up to the whole budget)
+        registration: Registration::Plain,
+        submit: SubmitMode::Batch,
     };
+    let replay = Replayer {
+        target,
+        mapper,
+        plan,
+        feed: &mut feed,
+        stop,
+        tick,
+    };
+    let handle = Handle { file: &target.file };
+    let (stats, notes) = backend::drive(engine, handle, bufs, options, replay)??;
     Ok((stats, notes, feed))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_on<B: Backend>(
-    b: &mut B,
-    clock: &Monotonic,
-    bufs: &mut SlotBuffers,
+/// The replay loop, for [`backend::drive`] to run on the engine's backend.
+struct Replayer<'a> {
+    target: &'a PreparedTarget,
     mapper: Mapper,
     plan: Plan,
-    feed: &mut Feed,
-    stop: &AtomicBool,
-    discard: &mut dyn FnMut(u64, u64) -> std::io::Result<()>,
-    tick: &mut dyn FnMut(Tick),
-) -> std::io::Result<(Stats, Vec<String>)> {
-    let mut d = Driver::new(b, clock, bufs, mapper, plan);
-    d.run(feed, stop, discard, tick)?;
-    Ok((d.stats, d.notes))
+    feed: &'a mut Feed,
+    stop: &'a AtomicBool,
+    tick: &'a mut dyn FnMut(Tick),
+}
+
+impl Drive for Replayer<'_> {
+    type Out = std::io::Result<(Stats, Vec<String>)>;
+
+    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, _: Opened) -> Self::Out {
+        let target = self.target;
+        let mut discard = |off: u64, len: u64| discard(target, off, len);
+        let clock = Monotonic;
+        let mut d = Driver::new(b, &clock, bufs, self.mapper, self.plan);
+        d.run(self.feed, self.stop, &mut discard, self.tick)?;
+        Ok((d.stats, d.notes))
+    }
 }
 
 #[cfg(test)]
@@ -311,7 +295,7 @@ mod tests {
     #[test]
     fn a_trace_replays_on_a_new_file_with_both_engines() {
         for engine in [EngineChoice::Psync, EngineChoice::IoUring] {
-            if engine == EngineChoice::IoUring && iocap_engine::backend::uring::probe().is_err() {
+            if EngineKind::resolve(engine).is_err() {
                 continue;
             }
             let d = tempfile::tempdir().unwrap();

@@ -7,7 +7,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use iocap_engine::target::{prepare_targets, NoFillProgress, PreparedTarget, TargetKind};
+use iocap_engine::{prepare_targets, NoFillProgress, PreparedTarget, TargetKind};
 use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
 
 use crate::map::Mapper;

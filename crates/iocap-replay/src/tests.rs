@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 
 use iocap_engine::backend::{Backend, Completion, Io, Op as EOp};
-use iocap_engine::buffers::SlotBuffers;
+use iocap_engine::SlotBuffers;
 use iocap_trace::{DevId, IoFlags, IoRecord, Op};
 
 use crate::clock::{Clock, MockClock};

@@ -1,7 +1,7 @@
 //! The terminal view of `iocap cost`: CPU per I/O at each point in three accountings, the fitted
 //! models, the answers in plain words and the notes.
 
-use iocap_model::{format_bytes, CostReport, CpuAccount};
+use iocap_model::{format_bytes, CostReport, CpuAccount, EngineFeature};
 
 use crate::fmt::{self, MISSING};
 use crate::table;
@@ -49,16 +49,19 @@ pub fn render(c: &CostReport) -> String {
         "registered",
     ]);
     for p in &c.points {
-        let reg = [("registered_files", "file"), ("registered_buffers", "bufs")]
-            .iter()
-            .filter(|(f, _)| p.engine_features.iter().any(|x| x == f))
-            .map(|(_, s)| *s)
-            .collect::<Vec<_>>()
-            .join("+");
+        let reg = [
+            (EngineFeature::RegisteredFiles, "file"),
+            (EngineFeature::RegisteredBuffers, "bufs"),
+        ]
+        .iter()
+        .filter(|(f, _)| p.engine_features.contains(f))
+        .map(|(_, s)| *s)
+        .collect::<Vec<_>>()
+        .join("+");
         // a point without I/O has no CPU per I/O: its zeros are not figures
         let fig = |v: String| if p.ios == 0 { MISSING.to_string() } else { v };
         t.add_row(vec![
-            p.engine.clone(),
+            p.engine.to_string(),
             p.rw.clone(),
             format_bytes(p.bs_bytes),
             match p.resident_after_pct {
@@ -90,7 +93,7 @@ pub fn render(c: &CostReport) -> String {
     ]);
     for x in &c.models {
         m.add_row(vec![
-            x.engine.clone(),
+            x.engine.to_string(),
             x.rw.clone(),
             x.cache.clone(),
             x.qd.to_string(),

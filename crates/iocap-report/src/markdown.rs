@@ -7,7 +7,7 @@
 //! bidirectional characters read escaped (`\e`, `\u{202e}`), as in the text views, so none
 //! acts on a terminal or reorders the text of a rendered page.
 
-use iocap_model::{human_bytes, RunResult, TestResult};
+use iocap_model::{human_bytes, EngineFeature, RunResult, TestResult};
 
 use crate::fmt::{self, MISSING_DASH};
 use crate::rows::{
@@ -88,7 +88,7 @@ fn render_test(out: &mut String, t: &TestResult) {
     if !t.engine_features.is_empty() {
         out.push_str(&format!(
             "- Engine features: {}\n",
-            esc(&t.engine_features.join(", "))
+            esc(&EngineFeature::list(&t.engine_features))
         ));
     }
     if let [tr] = t.targets.as_slice() {

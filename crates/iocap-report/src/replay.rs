@@ -209,7 +209,7 @@ mod tests {
             timing: "recorded".into(),
             speed: 1.0,
             max_inflight: 256,
-            io_engine: "io_uring".into(),
+            io_engine: iocap_model::Engine::IoUring,
             direct: true,
             recorded: side(12_400.0, 900.0),
             replayed: side(12_398.0, 310.0),

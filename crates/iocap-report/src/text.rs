@@ -1,7 +1,7 @@
 //! The terminal summary: what was run, then throughput, latency percentiles, per-target figures,
 //! CPU cost and every warning, in tables with units on every number.
 
-use iocap_model::{RunKind, RunResult, TestResult};
+use iocap_model::{RunKind, RunResult, System, TestResult};
 
 use crate::fmt::{printable, printable_lines};
 use crate::rows::{
@@ -20,7 +20,7 @@ pub fn describe(r: &TestResult) -> String {
     };
     let threads: u32 = r.targets.iter().map(|t| t.threads).sum::<u32>().max(1);
     // a run on Windows (its engines are iocp and sync) says it in Windows' words
-    let windows = matches!(r.engine.as_str(), "iocp" | "sync");
+    let windows = r.engine.system() == System::Windows;
     let mut parts = vec![
         format!("{}{mix} {}", s.rw.name(), crate::size_label(s)),
         format!("qd {} x {}", s.qd, plural(threads as usize, "thread")),
@@ -31,7 +31,7 @@ pub fn describe(r: &TestResult) -> String {
         } else {
             "buffered".into()
         },
-        r.engine.clone(),
+        r.engine.to_string(),
     ];
     if let Some(b) = s.burst {
         parts.push(format!(

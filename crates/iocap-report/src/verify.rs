@@ -305,7 +305,7 @@ mod tests {
         let v = Verify {
             mode: "run".into(),
             target: "/t/v".into(),
-            io_engine: "psync".into(),
+            io_engine: iocap_model::Engine::Psync,
             threads: 2,
             qd: 4,
             elapsed_s: 2.0,

@@ -172,7 +172,7 @@ fn changes_around_the_figures_are_listed() {
     let t = &mut r.tests[0];
     t.spec.qd = 32;
     t.spec.engine = EngineChoice::Psync;
-    t.engine = "psync".into();
+    t.engine = iocap_model::Engine::Psync;
     t.engine_features.clear();
     t.targets[0].fs_type = Some("ext4".into());
     r.iocap_version = "0.2.0".into();

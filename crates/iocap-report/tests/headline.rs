@@ -67,7 +67,7 @@ fn cost_and_fsync_runs() {
     r.cost = Some(CostReport {
         answers: vec![CostAnswer {
             kind: "per_core".into(),
-            engine: "io_uring".into(),
+            engine: iocap_model::EngineChoice::IoUring,
             rw: "randread".into(),
             qd: 32,
             value: 310_000.0,

@@ -633,7 +633,7 @@ fn assessment_strings_are_escaped() {
 fn a_cost_run_has_its_cpu_per_io_chart_with_every_point() {
     use iocap_model::{CostModel, CostReport, ModelPoint};
     let model = |engine: &str, accounting: &str, fixed: Option<f64>, qd: u32| CostModel {
-        engine: engine.into(),
+        engine: iocap_model::EngineChoice::parse(engine).unwrap(),
         rw: "read".into(),
         cache: "direct".into(),
         qd,

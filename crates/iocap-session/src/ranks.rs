@@ -207,7 +207,7 @@ pub fn merge_test(parts: Vec<RankPart>) -> TestResult {
                 })
             })
             .collect(),
-        uncertainty: Some(iocap_engine::runner::spread::uncertainty(&per_second, None)),
+        uncertainty: Some(iocap_engine::uncertainty(&per_second, None)),
         per_second,
         warnings: parts
             .iter()

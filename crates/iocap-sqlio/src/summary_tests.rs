@@ -13,7 +13,7 @@ fn result(call: &SqlioCall, total: OpStats) -> TestResult {
         role: None,
         group: None,
         spec: call.spec.clone(),
-        engine: "psync".into(),
+        engine: iocap_model::Engine::Psync,
         engine_features: vec![],
         direct: true,
         duration_s: 10.0,

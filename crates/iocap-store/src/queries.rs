@@ -134,7 +134,7 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
                 id(),
                 ti.into(),
                 t.name.as_str().into(),
-                t.engine.as_str().into(),
+                t.engine.name().into(),
                 s.rw.name().into(),
                 u32::from(s.write_pct).into(),
                 s.bs_bytes.into(),

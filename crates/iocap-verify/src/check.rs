@@ -22,7 +22,7 @@ use crate::file::{self, pread_exact, Open};
 use crate::journal::{self, Journal};
 use crate::page::{self, FileIdent};
 use crate::report::{default_dump_dir, First, Sink};
-use iocap_engine::buffers::AlignedBuf;
+use iocap_engine::AlignedBuf;
 
 /// Pages per read.
 const BATCH_PAGES: usize = 64;
@@ -139,7 +139,7 @@ fn described(cfg: &CheckConfig, j: &Journal, target: &Path) -> Verify {
         qd: 1,
         seed: h.seed,
         file_id: h.file_id,
-        io_engine: "psync".into(),
+        io_engine: iocap_model::Engine::Psync,
         journal: Some(cfg.journal.display().to_string()),
         atomic_unit_bytes: cfg.atomic_unit as u64,
         ..Verify::default()

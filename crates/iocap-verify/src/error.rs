@@ -2,7 +2,7 @@
 //! with. Its own module, so the modules that return these errors and the crate root that
 //! re-exports them do not import each other.
 
-use iocap_engine::buffers::AlignedBuf;
+use iocap_engine::AlignedBuf;
 use iocap_engine::{IoFailure, TargetError};
 
 /// Why a run or check could not be done (failures found are not errors: they are the result).

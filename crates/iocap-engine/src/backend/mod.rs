@@ -4,20 +4,31 @@
 //! Two loops drive backends: the benchmark's [`worker`](crate::worker) and `iocap-verify`'s
 //! page loop, which submits through the same backends as fio's verify uses the job's ioengine.
 //!
+//! Adding a backend (docs/ARCHITECTURE.md, "Where to add"): its file here implementing
+//! [`Backend`], and its line in each match of [`EngineKind`] below (its name, whether it is one
+//! I/O per thread, how `auto` comes to it, and how it opens in [`drive`]). The runner, verify and
+//! replay reach backends only through [`drive`], so nothing else changes.
+//!
 //! Buffer contract: a backend receives raw buffer pointers from the worker's
 //! [`SlotBuffers`](crate::buffers::SlotBuffers). The worker promises that a slot's buffer is not
 //! touched from `queue` until that slot's completion is popped by `reap`.
 
 #[cfg(windows)]
-pub mod iocp;
+mod iocp;
 #[cfg(target_os = "linux")]
-pub mod psync;
+mod psync;
+#[cfg(test)]
+mod tests;
 #[cfg(target_os = "linux")]
-pub mod uring;
+pub(crate) mod uring;
 #[cfg(windows)]
-pub mod wsync;
+mod wsync;
 
 use std::io;
+
+use iocap_model::{Engine, EngineChoice, EngineFeature, SubmitMode};
+
+use crate::buffers::SlotBuffers;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -91,109 +102,198 @@ pub trait Backend {
     fn reap(&mut self, f: impl FnMut(Completion));
 }
 
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    use std::os::fd::AsRawFd;
+/// The engines this build has, each one backend of this module: io_uring and psync on Linux,
+/// IOCP and sync on Windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    #[cfg(target_os = "linux")]
+    IoUring,
+    #[cfg(target_os = "linux")]
+    Psync,
+    /// Windows: overlapped I/O on an I/O completion port per thread, as DiskSpd.
+    #[cfg(windows)]
+    Iocp,
+    /// Windows: positioned ReadFile/WriteFile on blocking handles, a thread per outstanding I/O.
+    #[cfg(windows)]
+    Sync,
+}
 
-    use super::*;
-    use crate::buffers::SlotBuffers;
-
-    /// One I/O through `b`, waited for; its completion.
-    fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
-        b.queue(Io {
-            slot: 0,
-            op,
-            offset,
-            len,
-            buf: bufs.ptr(0),
-        });
-        let mut done = None;
-        while done.is_none() {
-            b.submit_and_wait(1, None).unwrap();
-            b.reap(|c| done = Some(c));
+impl EngineKind {
+    /// What a result records for this engine.
+    pub fn engine(self) -> Engine {
+        match self {
+            #[cfg(target_os = "linux")]
+            EngineKind::IoUring => Engine::IoUring,
+            #[cfg(target_os = "linux")]
+            EngineKind::Psync => Engine::Psync,
+            #[cfg(windows)]
+            EngineKind::Iocp => Engine::Iocp,
+            #[cfg(windows)]
+            EngineKind::Sync => Engine::Sync,
         }
-        done.unwrap()
     }
 
-    /// A durable write, then a read of it, through `b` on `f`.
-    fn durable_write_reads_back(b: &mut impl Backend, f: &std::fs::File, bufs: &mut SlotBuffers) {
-        bufs.slot_mut(0)[..4096].fill(0xA5);
-        assert_eq!(one(b, Op::WriteDsync, bufs, 8192, 4096).result, 4096);
-        bufs.slot_mut(0)[..4096].fill(0);
-        assert_eq!(one(b, Op::Read, bufs, 8192, 4096).result, 4096);
-        assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0xA5));
-        assert_eq!(f.metadata().unwrap().len(), 12288);
+    pub fn name(self) -> &'static str {
+        self.engine().name()
     }
 
-    #[test]
-    fn both_backends_write_durably_and_read_back() {
-        let d = tempfile::tempdir().unwrap();
-        let f = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(d.path().join("f"))
-            .unwrap();
-        let mut bufs = SlotBuffers::new(1, 4096, 1).unwrap();
-        durable_write_reads_back(&mut psync::Psync::new(f.as_raw_fd()), &f, &mut bufs);
-        if uring::probe().is_ok() {
-            let mut u = uring::Uring::new(f.as_raw_fd(), 1, &bufs, false, false).unwrap();
-            durable_write_reads_back(&mut u, &f, &mut bufs);
+    /// Whether the engine has one I/O in flight per thread (psync, sync), so a queue depth is
+    /// that many threads.
+    pub fn one_io_per_thread(self) -> bool {
+        match self {
+            #[cfg(target_os = "linux")]
+            EngineKind::IoUring => false,
+            #[cfg(target_os = "linux")]
+            EngineKind::Psync => true,
+            #[cfg(windows)]
+            EngineKind::Iocp => false,
+            #[cfg(windows)]
+            EngineKind::Sync => true,
+        }
+    }
+
+    /// Whether this is io_uring (whose submission modes are recorded).
+    pub fn is_uring(self) -> bool {
+        self.engine() == Engine::IoUring
+    }
+
+    /// The engine `choice` comes to on this host, and, when `auto` fell back, why the engine it
+    /// prefers could not be set up; `Err` says why when an engine this host lacks was asked for
+    /// by name. The reasons are the probe's own words, for each caller to put in its sentence.
+    #[cfg(target_os = "linux")]
+    pub fn resolve(choice: EngineChoice) -> Result<(EngineKind, Option<String>), String> {
+        use EngineChoice::*;
+        match choice {
+            Psync => Ok((EngineKind::Psync, None)),
+            IoUring | IoUringUnregistered => uring::probe().map(|_| (EngineKind::IoUring, None)),
+            Auto => Ok(match uring::probe() {
+                Ok(()) => (EngineKind::IoUring, None),
+                Err(e) => (EngineKind::Psync, Some(e)),
+            }),
+        }
+    }
+
+    /// On Windows: `auto` (and `iocp`) is the IOCP engine, always there; `psync` (and `sync`)
+    /// the synchronous one; io_uring is Linux's and is refused by name.
+    #[cfg(windows)]
+    pub fn resolve(choice: EngineChoice) -> Result<(EngineKind, Option<String>), String> {
+        use EngineChoice::*;
+        match choice {
+            Auto => Ok((EngineKind::Iocp, None)),
+            Psync => Ok((EngineKind::Sync, None)),
+            IoUring | IoUringUnregistered => Err(
+                "io_uring is Linux's; on Windows the engines are iocp (auto) and sync (psync)"
+                    .into(),
+            ),
         }
     }
 }
 
-#[cfg(all(test, windows))]
-mod windows_tests {
-    use super::*;
-    use crate::buffers::SlotBuffers;
+/// Whether io_uring registers the file and the I/O buffers (fixed files and buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registration {
+    /// As a test runs io_uring by default (`--engine io_uring`).
+    Registered,
+    /// Plain READ and WRITE on the descriptor, as fio's io_uring engine runs by default
+    /// (`io_uring_unregistered`; verify and replay, whose buffers may pass RLIMIT_MEMLOCK).
+    Plain,
+}
 
-    fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
-        b.queue(Io {
-            slot: 0,
-            op,
-            offset,
-            len,
-            buf: bufs.ptr(0),
-        });
-        let mut done = None;
-        while done.is_none() {
-            b.submit_and_wait(1, None).unwrap();
-            b.reap(|c| done = Some(c));
-        }
-        done.unwrap()
+/// How a loop wants its backend: what differs between the runner, verify and replay.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The most I/Os the loop keeps in flight on this backend.
+    pub depth: u32,
+    pub registration: Registration,
+    /// io_uring: `Each` submits every I/O as it is queued, the others with the wait (`Auto`
+    /// starts so and lets the loop switch with [`Backend::set_submit_each`]).
+    pub submit: SubmitMode,
+}
+
+/// The file a backend does its I/O on.
+#[cfg(target_os = "linux")]
+pub struct Handle<'a> {
+    /// The prepared (checked, opened) file: backends use its descriptor.
+    pub file: &'a std::fs::File,
+}
+
+/// The file a backend does its I/O on: on Windows each backend has a handle of its own on the
+/// prepared file, which `reopen` makes (`true`: overlapped, for IOCP).
+#[cfg(windows)]
+pub struct Handle<'a> {
+    pub reopen: &'a dyn Fn(bool) -> io::Result<std::fs::File>,
+}
+
+/// What opening the backend brought: the features it uses and what it could not use.
+#[derive(Debug, Clone, Default)]
+pub struct Opened {
+    pub features: Vec<EngineFeature>,
+    pub notes: Vec<String>,
+}
+
+/// Why a backend could not be opened: the step, and the system's error.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {step}: {source}")]
+pub struct OpenError {
+    pub step: &'static str,
+    #[source]
+    pub source: io::Error,
+}
+
+impl From<OpenError> for io::Error {
+    fn from(e: OpenError) -> Self {
+        io::Error::new(e.source.kind(), e.to_string())
     }
+}
 
-    #[test]
-    fn both_backends_write_and_read_back_at_their_offsets() {
-        use windows_sys::Win32::Storage::FileSystem::{
-            FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED,
-        };
-        let d = tempfile::tempdir().unwrap();
-        let f = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(d.path().join("f"))
-            .unwrap();
-        f.set_len(1 << 20).unwrap();
-        let mut bufs = SlotBuffers::new(1, 4096, 1).unwrap();
-        let h =
-            crate::win::reopen(&f, true, FILE_FLAG_OVERLAPPED | FILE_FLAG_NO_BUFFERING).unwrap();
-        let mut a = iocp::Iocp::new(h, 1).unwrap();
-        let mut s =
-            wsync::WinSync::new(crate::win::reopen(&f, true, FILE_FLAG_NO_BUFFERING).unwrap());
-        bufs.slot_mut(0)[..4096].fill(0xA5);
-        assert_eq!(one(&mut a, Op::Write, &bufs, 8192, 4096).result, 4096);
-        bufs.slot_mut(0)[..4096].fill(0x5A);
-        assert_eq!(one(&mut s, Op::Write, &bufs, 65536, 4096).result, 4096);
-        bufs.slot_mut(0)[..4096].fill(0);
-        assert_eq!(one(&mut s, Op::Read, &bufs, 8192, 4096).result, 4096);
-        assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0xA5));
-        assert_eq!(one(&mut a, Op::Read, &bufs, 65536, 4096).result, 4096);
-        assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0x5A));
-        assert_eq!(one(&mut a, Op::Fsync, &bufs, 0, 0).result, 0);
-        // past the end: an error, not a hang
-        assert!(one(&mut a, Op::Read, &bufs, 2 << 20, 4096).result <= 0);
+/// A loop that runs on any backend: the runner's worker, verify's slots, replay's feed. Its
+/// `run` is monomorphised for each backend.
+pub trait Drive {
+    type Out;
+    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, opened: Opened) -> Self::Out;
+}
+
+/// Opens `kind`'s backend on `handle` as `o` asks and runs `d` on it: the one place a backend
+/// is chosen.
+pub fn drive<D: Drive>(
+    kind: EngineKind,
+    handle: Handle<'_>,
+    bufs: &mut SlotBuffers,
+    o: Options,
+    d: D,
+) -> Result<D::Out, OpenError> {
+    #[cfg(target_os = "linux")]
+    use std::os::fd::AsRawFd;
+    let failed = |step| move |source| OpenError { step, source };
+    match kind {
+        #[cfg(target_os = "linux")]
+        EngineKind::Psync => {
+            let mut b = psync::Psync::new(handle.file.as_raw_fd());
+            Ok(d.run(&mut b, bufs, Opened::default()))
+        }
+        #[cfg(target_os = "linux")]
+        EngineKind::IoUring => {
+            let fd = handle.file.as_raw_fd();
+            let mut b = uring::Uring::new(fd, o.depth, bufs, o.registration, o.submit)
+                .map_err(failed("set up an io_uring ring"))?;
+            let opened = b.take_opened();
+            Ok(d.run(&mut b, bufs, opened))
+        }
+        #[cfg(windows)]
+        EngineKind::Iocp => {
+            let f = (handle.reopen)(true).map_err(failed("open the file again for a worker"))?;
+            let mut b =
+                iocp::Iocp::new(f, o.depth).map_err(failed("set up an I/O completion port"))?;
+            let opened = Opened {
+                features: vec![EngineFeature::CompletionPortPerThread],
+                notes: vec![],
+            };
+            Ok(d.run(&mut b, bufs, opened))
+        }
+        #[cfg(windows)]
+        EngineKind::Sync => {
+            let f = (handle.reopen)(false).map_err(failed("open the file again for a worker"))?;
+            Ok(d.run(&mut wsync::WinSync::new(f), bufs, Opened::default()))
+        }
     }
 }

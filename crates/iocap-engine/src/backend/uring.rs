@@ -27,7 +27,9 @@ use std::os::fd::{AsRawFd, RawFd};
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use super::{Backend, Completion, Io, Op};
+use iocap_model::{EngineFeature, SubmitMode};
+
+use super::{Backend, Completion, Io, Op, Opened, Registration};
 use crate::buffers::SlotBuffers;
 
 pub struct Uring {
@@ -43,10 +45,9 @@ pub struct Uring {
     fd: RawFd,
     fixed_file: bool,
     fixed_bufs: bool,
-    /// Engine features that ended up in use.
-    pub features: Vec<String>,
-    /// Why a feature could not be used.
-    pub notes: Vec<String>,
+    /// Engine features that ended up in use, and why one could not be used, until the
+    /// dispatch takes them ([`Uring::take_opened`]).
+    opened: Opened,
 }
 
 const IORING_ENTER_GETEVENTS: u32 = 1;
@@ -97,24 +98,24 @@ fn register_ring_fd(ring_fd: RawFd) -> Option<u32> {
 }
 
 /// Whether a ring can be set up here at all (seccomp, `kernel.io_uring_disabled`, old kernel).
-pub fn probe() -> Result<(), String> {
+pub(crate) fn probe() -> Result<(), String> {
     if std::env::var_os("IOCAP_TEST_NO_IO_URING").is_some() {
         return Err("disabled by IOCAP_TEST_NO_IO_URING".into());
     }
     IoUring::new(2).map(drop).map_err(|e| e.to_string())
 }
 
-fn build_ring(entries: u32, features: &mut Vec<String>) -> io::Result<IoUring> {
+fn build_ring(entries: u32, features: &mut Vec<EngineFeature>) -> io::Result<IoUring> {
     let cq = entries * 2;
     type Tweak = fn(&mut io_uring::Builder);
-    let attempts: [(&str, Tweak); 3] = [
-        ("defer_taskrun", |b| {
+    let attempts: [(Option<EngineFeature>, Tweak); 3] = [
+        (Some(EngineFeature::DeferTaskrun), |b| {
             b.setup_single_issuer().setup_defer_taskrun();
         }),
-        ("coop_taskrun", |b| {
+        (Some(EngineFeature::CoopTaskrun), |b| {
             b.setup_coop_taskrun();
         }),
-        ("", |_| {}),
+        (None, |_| {}),
     ];
     let mut last = None;
     for (name, tweak) in attempts {
@@ -123,9 +124,7 @@ fn build_ring(entries: u32, features: &mut Vec<String>) -> io::Result<IoUring> {
         tweak(&mut b);
         match b.build(entries) {
             Ok(r) => {
-                if !name.is_empty() {
-                    features.push(name.to_string());
-                }
+                features.extend(name);
                 return Ok(r);
             }
             Err(e) => last = Some(e),
@@ -136,8 +135,8 @@ fn build_ring(entries: u32, features: &mut Vec<String>) -> io::Result<IoUring> {
 
 impl Uring {
     /// Sets up a ring for `depth` I/Os in flight on `fd`, registering the file and `bufs` when
-    /// `register` (without: plain READ/WRITE on the fd, as fio's io_uring engine does by
-    /// default; the ring fd itself is registered either way).
+    /// [`Registration::Registered`] (without: plain READ/WRITE on the fd, as fio's io_uring
+    /// engine does by default; the ring fd itself is registered either way).
     ///
     /// Registration failures (RLIMIT_MEMLOCK for buffers, mostly) are not fatal: the backend
     /// falls back to plain reads and writes and says so in `notes`.
@@ -145,21 +144,22 @@ impl Uring {
         fd: RawFd,
         depth: u32,
         bufs: &SlotBuffers,
-        register: bool,
-        submit_each: bool,
+        registration: Registration,
+        submit: SubmitMode,
     ) -> io::Result<Self> {
+        let register = registration == Registration::Registered;
         let mut features = Vec::new();
         let mut notes = Vec::new();
         let entries = (depth + 1).next_power_of_two();
         let ring = build_ring(entries, &mut features)?;
         let ring_index = register_ring_fd(ring.as_raw_fd());
         if ring_index.is_some() {
-            features.push("registered_ring".into());
+            features.push(EngineFeature::RegisteredRing);
         }
         let fixed_file = register
             && match ring.submitter().register_files(&[fd]) {
                 Ok(()) => {
-                    features.push("registered_files".into());
+                    features.push(EngineFeature::RegisteredFiles);
                     true
                 }
                 Err(e) => {
@@ -176,7 +176,7 @@ impl Uring {
             // this ring is dropped (buffers module contract); the ring unregisters on drop.
             match unsafe { ring.submitter().register_buffers(&iov) } {
                 Ok(()) => {
-                    features.push("registered_buffers".into());
+                    features.push(EngineFeature::RegisteredBuffers);
                     fixed = true;
                 }
                 Err(e) => notes.push(format!(
@@ -189,14 +189,18 @@ impl Uring {
             ring,
             ring_index,
             queued: 0,
-            submit_each,
+            submit_each: submit == SubmitMode::Each,
             deferred_error: None,
             fd,
             fixed_file,
             fixed_bufs: fixed,
-            features,
-            notes,
+            opened: Opened { features, notes },
         })
+    }
+
+    /// What setting the ring up brought; taken once, by the dispatch.
+    pub fn take_opened(&mut self) -> Opened {
+        std::mem::take(&mut self.opened)
     }
 
     #[inline]

@@ -3,8 +3,8 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use iocap_model::{
-    ChosenSubmit, CpuStats, IoFault, SecondSample, SubmitMode, SubmitRecord, TargetResult,
-    TestResult,
+    ChosenSubmit, CpuStats, EngineFeature, IoFault, SecondSample, SubmitMode, SubmitRecord,
+    TargetResult, TestResult,
 };
 
 use super::plan::Job;
@@ -59,7 +59,7 @@ pub(super) fn assemble(
     let duration_s = window_end.saturating_sub(measure_start) as f64 / 1e9;
     let mut per_target: Vec<WorkerStats> = targets.iter().map(|_| WorkerStats::default()).collect();
     let mut all = WorkerStats::default();
-    let mut features: Vec<String> = Vec::new();
+    let mut features: Vec<iocap_model::EngineFeature> = Vec::new();
     let mut warnings: Vec<String> = targets.iter().flat_map(|t| t.warnings.clone()).collect();
     warnings.extend(job.engine_warning.clone());
     for r in reports.iter().filter(|r| r.job == ji) {
@@ -67,7 +67,7 @@ pub(super) fn assemble(
         all.merge(&r.stats);
         for f in &r.features {
             if !features.contains(f) {
-                features.push(f.clone());
+                features.push(*f);
             }
         }
         for n in &r.notes {
@@ -103,7 +103,7 @@ pub(super) fn assemble(
         role: None,
         group: None,
         spec: spec.clone(),
-        engine: job.engine.name().to_string(),
+        engine: job.engine.engine(),
         engine_features: features,
         direct: targets.iter().all(|t| t.direct),
         duration_s,
@@ -211,11 +211,14 @@ pub(super) fn record_submit(
         0.0
     };
     if requested == SubmitMode::Auto {
-        r.engine_features.push("submit_auto".into());
+        r.engine_features.push(EngineFeature::SubmitAuto);
     }
-    for (n, name) in [(each, "submit_each"), (batch, "submit_batch")] {
+    for (n, feature) in [
+        (each, EngineFeature::SubmitEach),
+        (batch, EngineFeature::SubmitBatch),
+    ] {
         if n > 0 {
-            r.engine_features.push(name.into());
+            r.engine_features.push(feature);
         }
     }
     if requested == SubmitMode::Auto && outcomes.iter().any(|o| !o.finished) {

@@ -3,7 +3,9 @@
 //! grows a field: every field listed here that differs is shown, so a slower run is never
 //! blamed on storage when the queue depth, the engine, the kernel or the device changed too.
 
-use iocap_model::{human_bytes, JobSpec, RunResult, TargetResult, TargetSpec, TestResult};
+use iocap_model::{
+    human_bytes, EngineFeature, JobSpec, RunResult, TargetResult, TargetSpec, TestResult,
+};
 
 use super::Difference;
 
@@ -72,8 +74,10 @@ const TARGET_SPEC_FIELDS: [Field<TargetSpec>; 4] = [
 ];
 
 const TEST_FIELDS: [Field<TestResult>; 3] = [
-    ("engine", |t| t.engine.clone()),
-    ("engine_features", |t| t.engine_features.join(", ")),
+    ("engine", |t| t.engine.to_string()),
+    ("engine_features", |t| {
+        EngineFeature::list(&t.engine_features)
+    }),
     ("direct", |t| t.direct.to_string()),
 ];
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use iocap_model::{human_bytes, RunResult};
+use iocap_model::{human_bytes, EngineFeature, RunResult};
 
 use super::{escape, swatch};
 use crate::{fmt, plural, text};
@@ -59,9 +59,10 @@ pub(super) fn setup(out: &mut String, runs: &[RunResult], names: &[String]) {
         for t in &r.tests {
             kv(out, "test", &format!("<b>{}</b>", escape(&t.name)));
             kv(out, "workload", &escape(&text::describe(t)));
-            let mut engine = escape(&t.engine);
+            let mut engine = t.engine.to_string();
             if !t.engine_features.is_empty() {
-                let _ = write!(engine, " ({})", escape(&t.engine_features.join(", ")));
+                let features = EngineFeature::list(&t.engine_features);
+                let _ = write!(engine, " ({})", escape(&features));
             }
             kv(out, "engine", &engine);
             kv(

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use iocap_engine::buffers::AlignedBuf;
+use iocap_engine::AlignedBuf;
 use iocap_model::VerifyCounts;
 
 use super::judge::{check_read, read_failed};

@@ -18,7 +18,7 @@ use crate::file::pread_exact;
 use crate::journal::Record;
 use crate::map::Snapshot;
 use crate::report::First;
-use iocap_engine::buffers::AlignedBuf;
+use iocap_engine::AlignedBuf;
 
 /// After a write of generation `g + 1` of page `p` completed: journal it (it was durable) and
 /// publish it in the map.

@@ -10,9 +10,9 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use iocap_engine::buffers::SlotBuffers;
-use iocap_engine::EngineKind;
-use iocap_model::VerifyCounts;
+use iocap_engine::backend::{self, Backend, Drive, Handle, Opened, Options, Registration};
+use iocap_engine::{AlignedBuf, EngineKind, SlotBuffers};
+use iocap_model::{SubmitMode, VerifyCounts};
 
 use super::config::VerifyConfig;
 use super::shared::{Shared, MAX_SCAN_PAGES};
@@ -91,54 +91,54 @@ fn thread(
     })
 }
 
-/// Runs the slots of one thread on a backend of `engine` over `sh.f`'s descriptor.
-#[cfg(target_os = "linux")]
-fn drive(
-    sh: &Shared,
-    engine: EngineKind,
-    _direct: bool,
-    depth: usize,
-    bufs: &mut SlotBuffers,
-    scratch: iocap_engine::buffers::AlignedBuf,
-    seed: u64,
-) -> std::io::Result<VerifyCounts> {
-    use iocap_engine::backend::{psync::Psync, uring::Uring};
-    use std::os::fd::AsRawFd;
-    let fd = sh.f.as_raw_fd();
-    match engine {
-        EngineKind::Psync => slots::run(sh, &mut Psync::new(fd), bufs, scratch, seed),
-        EngineKind::IoUring => {
-            // plain reads and writes on the fd, as verify's rings always did: nothing registered
-            let mut ring = Uring::new(fd, depth as u32, bufs, false, false)?;
-            slots::run(sh, &mut ring, bufs, scratch, seed)
-        }
-    }
-}
-
-/// Runs the slots of one thread on a backend of `engine` over a handle of its own on `sh.f`
-/// (reopened: the same file, overlapped for IOCP, unbuffered when `direct`).
-#[cfg(windows)]
+/// Runs the slots of one thread on a backend of `engine` over `sh.f` (on Windows a handle of
+/// the thread's own: the same file reopened, overlapped for IOCP, unbuffered when `direct`).
 fn drive(
     sh: &Shared,
     engine: EngineKind,
     direct: bool,
     depth: usize,
     bufs: &mut SlotBuffers,
-    scratch: iocap_engine::buffers::AlignedBuf,
+    scratch: AlignedBuf,
     seed: u64,
 ) -> std::io::Result<VerifyCounts> {
-    use iocap_engine::backend::{iocp::Iocp, wsync::WinSync};
-    use windows_sys::Win32::Storage::FileSystem::{FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED};
-    let unbuffered = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
-    match engine {
-        EngineKind::Sync => {
-            let f = iocap_engine::win::reopen(sh.f, true, unbuffered)?;
-            slots::run(sh, &mut WinSync::new(f), bufs, scratch, seed)
-        }
-        EngineKind::Iocp => {
-            let f = iocap_engine::win::reopen(sh.f, true, unbuffered | FILE_FLAG_OVERLAPPED)?;
-            slots::run(sh, &mut Iocp::new(f, depth as u32)?, bufs, scratch, seed)
-        }
+    let options = Options {
+        depth: depth as u32,
+        // plain reads and writes on the fd, as verify's rings always did: nothing registered
+        registration: Registration::Plain,
+        submit: SubmitMode::Batch,
+    };
+    let run = Slots { sh, scratch, seed };
+    #[cfg(target_os = "linux")]
+    let _ = direct; // the file was opened with O_DIRECT or not
+    #[cfg(target_os = "linux")]
+    let handle = Handle { file: sh.f };
+    #[cfg(windows)]
+    let reopen = |overlapped: bool| {
+        use windows_sys::Win32::Storage::FileSystem::{
+            FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED,
+        };
+        let unbuffered = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
+        let overlapped = if overlapped { FILE_FLAG_OVERLAPPED } else { 0 };
+        iocap_engine::win::reopen(sh.f, true, unbuffered | overlapped)
+    };
+    #[cfg(windows)]
+    let handle = Handle { reopen: &reopen };
+    backend::drive(engine, handle, bufs, options, run)?
+}
+
+/// One thread's slots, for [`backend::drive`] to run on the engine's backend.
+struct Slots<'a, 'f> {
+    sh: &'a Shared<'f>,
+    scratch: AlignedBuf,
+    seed: u64,
+}
+
+impl Drive for Slots<'_, '_> {
+    type Out = std::io::Result<VerifyCounts>;
+
+    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, _: Opened) -> Self::Out {
+        slots::run(self.sh, b, bufs, self.scratch, self.seed)
     }
 }
 

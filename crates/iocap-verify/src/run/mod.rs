@@ -109,7 +109,7 @@ fn choose_engine(
     cfg: &VerifyConfig,
     warnings: &mut Vec<String>,
 ) -> Result<EngineKind, VerifyError> {
-    let (engine, fallback) = iocap_engine::resolve_engine(cfg.engine)
+    let (engine, fallback) = EngineKind::resolve(cfg.engine)
         .map_err(|e| VerifyError::invalid(format!("io_uring cannot be used here: {e}")))?;
     if let Some(e) = fallback {
         warnings.push(format!(
@@ -179,7 +179,7 @@ fn described(cfg: &VerifyConfig, id: &FileIdent, engine: EngineKind) -> Verify {
         seed: cfg.seed,
         file_id: id.file_id,
         duration_s: cfg.duration.as_secs_f64(),
-        io_engine: engine.name().into(),
+        io_engine: engine.engine(),
         journal: cfg.journal.as_ref().map(|j| j.display().to_string()),
         ..Verify::default()
     }
@@ -217,7 +217,7 @@ mod tests {
     fn both_engines_run_clean() {
         for (engine, want) in ENGINES {
             #[cfg(target_os = "linux")]
-            if engine == EngineChoice::IoUring && iocap_engine::backend::uring::probe().is_err() {
+            if EngineKind::resolve(engine).is_err() {
                 continue;
             }
             let d = tempfile::tempdir().unwrap();
@@ -227,7 +227,7 @@ mod tests {
             };
             let v = run(&c, &AtomicBool::new(false)).unwrap().verify;
             assert!(v.passed, "{engine:?}: {:?}", v.failures);
-            assert_eq!(v.io_engine, want);
+            assert_eq!(v.io_engine.name(), want);
             assert!(v.counts.random_updates > 0 && v.counts.random_reads > 0);
         }
     }

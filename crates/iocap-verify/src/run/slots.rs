@@ -22,7 +22,7 @@ use std::io;
 use std::sync::atomic::Ordering;
 
 use iocap_engine::backend::{Backend, Completion, Io, Op};
-use iocap_engine::buffers::{AlignedBuf, SlotBuffers};
+use iocap_engine::{AlignedBuf, SlotBuffers};
 use iocap_model::VerifyCounts;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
