@@ -2,12 +2,13 @@
 //! and block devices and returns a [`iocap_model::TestResult`]. It knows nothing of command
 //! lines, result stores or reports: front ends build the spec, this crate measures, others show.
 //!
-//! Layout: [`target`] opens and protects targets ([`lock`] keeps a second run off them),
+//! Layout: `target` opens and protects targets (`lock` keeps a second run off them),
 //! [`backend`] holds the engines behind one trait (io_uring and psync on Linux, IOCP and
-//! synchronous calls on Windows), [`worker`] is the hot loop,
-//! [`pace`] its throttle and [`buffers`] what it writes, [`offsets`] says where each I/O goes and
-//! how long it is, [`runner`] plans threads (for one test or several run together) and samples
-//! them, [`stats`] records latencies.
+//! synchronous calls on Windows) and the one place a backend is chosen and opened
+//! ([`backend::drive`]), `worker` is the hot loop, `pace` its throttle and `buffers` what it
+//! writes, `offsets` says where each I/O goes and how long it is, `runner` plans threads (for
+//! one test or several run together) and samples them, `stats` records latencies. Those are
+//! private: other crates come in by the front door below.
 
 // The front door (docs/ARCHITECTURE.md, "The engine's front door"): other crates use what
 // these public modules and the re-exports below name, nothing else. The rest is the engine's

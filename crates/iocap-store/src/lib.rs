@@ -19,6 +19,7 @@ pub mod sql;
 mod sqlite;
 mod when;
 
+use location::{Connection, Reach};
 pub use location::{default_path, Location};
 pub use queries::{Baseline, Filter, PruneOutcome, RunSummary};
 pub use when::{ago, now_rfc3339, parse_when};
@@ -53,14 +54,19 @@ pub struct Store {
     location: Location,
 }
 
+/// The store at `location`, created if there is none.
+fn created(location: &Location) -> Result<Box<dyn sql::Sql>, StoreError> {
+    location
+        .connect(Reach::CreateIfMissing)?
+        .map(|c| c.db)
+        .ok_or_else(|| StoreError::Usage(format!("cannot create a result store at {location}")))
+}
+
 impl Store {
     /// Opens (creating if needed) the store at `location` and brings its schema up to date.
     /// A database that holds other tables but not iocap's is refused and left untouched.
     pub fn open(location: &Location) -> Result<Self, StoreError> {
-        let mut db: Box<dyn sql::Sql> = match location {
-            Location::Sqlite(p) => Box::new(sqlite::Sqlite::open(p)?),
-            Location::Postgres(url) => Box::new(pg::Postgres::connect(url)?),
-        };
+        let mut db = created(location)?;
         schema::is_ours(db.as_mut(), &location.to_string())?;
         db.ready()?;
         schema::migrate_to(db.as_mut(), schema::CURRENT)?;
@@ -81,26 +87,12 @@ impl Store {
                  IOCAP_DB)"
             ))
         };
-        let mut db: Box<dyn sql::Sql> = match location {
-            Location::Sqlite(p) => {
-                sqlite::check_kind(p)?;
-                if !p.is_file() {
-                    return Err(missing(p.display().to_string()));
-                }
-                let writable = std::fs::OpenOptions::new().write(true).open(p).is_ok();
-                if writable {
-                    Box::new(sqlite::Sqlite::open(p)?)
-                } else {
-                    Box::new(sqlite::Sqlite::open_read_only(p)?)
-                }
-            }
-            Location::Postgres(url) => Box::new(pg::Postgres::connect(url)?),
+        let Some(Connection { mut db, read_only }) = location.connect(Reach::Existing)? else {
+            return Err(missing(location.to_string()));
         };
         if !schema::is_ours(db.as_mut(), &location.to_string())? {
             return Err(missing(location.to_string()));
         }
-        let read_only = matches!(location, Location::Sqlite(p)
-            if std::fs::OpenOptions::new().write(true).open(p).is_err());
         if read_only {
             let v = schema::version(db.as_mut())?;
             if v != schema::CURRENT {
@@ -123,10 +115,7 @@ impl Store {
     /// Opens a store without migrating it, for tests of the migrations themselves.
     #[doc(hidden)]
     pub fn open_raw(location: &Location) -> Result<Box<dyn sql::Sql>, StoreError> {
-        Ok(match location {
-            Location::Sqlite(p) => Box::new(sqlite::Sqlite::open(p)?),
-            Location::Postgres(url) => Box::new(pg::Postgres::connect(url)?),
-        })
+        created(location)
     }
 
     pub fn location(&self) -> &Location {

@@ -7,8 +7,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::conninfo;
-use crate::StoreError;
+use crate::sql::Sql;
+use crate::{conninfo, pg, sqlite, StoreError};
 
 #[derive(Clone, PartialEq, Eq)]
 pub enum Location {
@@ -93,6 +93,53 @@ pub fn default_path() -> Result<PathBuf, StoreError> {
     Ok(base.join("iocap").join("results.db"))
 }
 
+/// Whether a store may be created where there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    CreateIfMissing,
+    Existing,
+}
+
+/// A store reached: the database, and whether this process may only read it.
+pub(crate) struct Connection {
+    pub db: Box<dyn Sql>,
+    pub read_only: bool,
+}
+
+impl Location {
+    /// Connects to the store here, each kind of store its own way: an SQLite file is created
+    /// when `reach` allows, else `Ok(None)` says there is none; a file this process cannot write
+    /// (a read-only mount, another user's) is opened read-only. A new kind of store is a variant
+    /// and its arm here, in `parse` and in the `Display` (which hides secrets).
+    pub(crate) fn connect(&self, reach: Reach) -> Result<Option<Connection>, StoreError> {
+        Ok(Some(match self {
+            Location::Sqlite(p) if reach == Reach::Existing => {
+                sqlite::check_kind(p)?;
+                if !p.is_file() {
+                    return Ok(None);
+                }
+                let writable = std::fs::OpenOptions::new().write(true).open(p).is_ok();
+                Connection {
+                    db: if writable {
+                        Box::new(sqlite::Sqlite::open(p)?)
+                    } else {
+                        Box::new(sqlite::Sqlite::open_read_only(p)?)
+                    },
+                    read_only: !writable,
+                }
+            }
+            Location::Sqlite(p) => Connection {
+                db: Box::new(sqlite::Sqlite::open(p)?),
+                read_only: false,
+            },
+            Location::Postgres(url) => Connection {
+                db: Box::new(pg::Postgres::connect(url)?),
+                read_only: false,
+            },
+        }))
+    }
+}
+
 impl fmt::Display for Location {
     /// Shows where results went, with any password hidden.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -104,11 +151,9 @@ impl fmt::Display for Location {
 }
 
 impl fmt::Debug for Location {
+    /// As `Display`: a password never reaches a log or a panic message.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Location::Sqlite(p) => f.debug_tuple("Sqlite").field(p).finish(),
-            Location::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
-        }
+        write!(f, "Location({self})")
     }
 }
 
