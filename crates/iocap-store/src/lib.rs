@@ -19,8 +19,8 @@ pub mod sql;
 mod sqlite;
 mod when;
 
-use location::{Connection, Reach};
 pub use location::{default_path, Location};
+use location::{Connection, Reach};
 pub use queries::{Baseline, Filter, PruneOutcome, RunSummary};
 pub use when::{ago, now_rfc3339, parse_when};
 
