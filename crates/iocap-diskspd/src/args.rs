@@ -38,6 +38,8 @@ pub(crate) struct Draft {
     pub no_affinity: bool,
     pub hints: Hints,
     pub completion_routines: bool,
+    /// DiskSpd for Linux's `-xk` (libaio) or `-xp` (POSIX aio).
+    pub linux_engine: Option<char>,
     pub large_pages: bool,
     pub verbose: bool,
     pub progress: u32,
@@ -216,6 +218,8 @@ fn counts_and_flags(
         'P' if value.is_empty() => d.progress = 65_536,
         'P' => d.progress = count("progress interval", 1, secs)?,
         'I' => io_priority(count("I/O priority", 1, 3)?).map_err(bad)?,
+        // DiskSpd for Linux's engine: libaio (k) or POSIX aio (p), both asynchronous
+        'x' if matches!(value, "k" | "p") => d.linux_engine = value.chars().next(),
         'L' | 'n' | 'x' | 'l' | 'v' if !value.is_empty() => {
             return Err(bad(format!("-{letter} takes no value, not '{value}'")))
         }
@@ -303,9 +307,17 @@ fn caching(d: &mut Draft, letter: char, value: &str) -> Result<(), String> {
             'u' => (Some(true), None),
             'w' => (None, Some(true)),
             'h' => (Some(true), Some(true)),
+            // DiskSpd for Linux's letters: O_DIRECT and O_SYNC
+            'd' => (Some(true), None),
+            's' => (None, Some(true)),
             'r' => return Err("remote-only caching (-Sr) is for Windows file shares".into()),
             'm' => return Err("memory-mapped I/O (-Sm) is not supported by iocap".into()),
-            _ => return Err(format!("unknown caching letter '{c}': use b, h, u or w")),
+            _ => {
+                return Err(format!(
+                    "unknown caching letter '{c}': use b, h, u or w (or DiskSpd for Linux's d \
+                     and s)"
+                ))
+            }
         };
         if (cache.is_some() && d.disable_os_cache.is_some())
             || (through.is_some() && d.write_through.is_some())
@@ -377,7 +389,8 @@ fn output(value: &str) -> Result<Output, String> {
 
 fn write_buffers(value: &str, block: u64) -> Result<WriteBuffers, String> {
     match value {
-        "" => Ok(WriteBuffers::Zero),
+        // `-Zz` is DiskSpd for Linux's way of saying zeroed buffers
+        "" | "z" => Ok(WriteBuffers::Zero),
         "r" => Ok(WriteBuffers::RandomPerIo),
         v if v.contains(',') => Err("write data from a file (-Z<size>,<file>) is not supported \
                                      by iocap; its writes are random"

@@ -486,3 +486,38 @@ fn rules_of_iocap_are_checked() {
         .to_string()
         .starts_with("the test cannot run: block size"));
 }
+
+/// DiskSpd for Linux's dialect runs as what it means: `-Sd` is O_DIRECT (`-Su`), `-Ss` O_SYNC
+/// (`-Sw`), `-Zz` zeroed write buffers (`-Z`), `-Zr` random ones, and `-xk`/`-xp` (libaio, POSIX
+/// aio) iocap's asynchronous engine, said in a note.
+#[test]
+fn diskspd_for_linux_s_own_letters_are_aliases() {
+    let linux = spec("-b4K -o32 -t1 -r -d5 -W1 -Sd -L -xk t.dat");
+    let windows = spec("-b4K -o32 -t1 -r -d5 -W1 -Su -L t.dat");
+    assert_eq!(linux, windows);
+    assert!(linux.direct && !linux.write_through);
+    let s = spec("-b8K -w30 -Ss t.dat");
+    assert!(s.write_through && !s.direct);
+    assert_eq!(spec("-b8K -w30 -Sds t.dat"), spec("-b8K -w30 -Sh t.dat"));
+    assert_eq!(spec("-w50 -Zz t.dat"), spec("-w50 -Z t.dat"));
+    let r = run("-w50 -Zr t.dat");
+    assert_eq!(r.profile.write_buffers, crate::WriteBuffers::RandomPerIo);
+    for (flag, engine) in [("-xk", "libaio"), ("-xp", "POSIX aio")] {
+        let r = run(&format!("-r -o8 {flag} t.dat"));
+        assert!(!r.profile.completion_routines, "{flag}");
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains(flag) && n.contains(engine)),
+            "{flag}: {:?}",
+            r.notes
+        );
+    }
+    let e = err("-xq t.dat").to_string();
+    assert!(e.contains("-x takes no value, not 'q'"), "{e}");
+    let e = err("-Sy t.dat").to_string();
+    assert!(
+        e.contains("unknown caching letter 'y'") && e.contains("d and s"),
+        "{e}"
+    );
+}

@@ -261,6 +261,13 @@ fn behaviour_notes(d: &Draft, notes: &mut Vec<String>) {
             )),
         }
     }
+    if let Some(e) = d.linux_engine {
+        let theirs = if e == 'k' { "libaio" } else { "POSIX aio" };
+        notes.push(format!(
+            "-x{e}: DiskSpd for Linux's {theirs} engine; iocap runs its own asynchronous \
+             engine (io_uring on Linux, IOCP on Windows) with the same requests in flight"
+        ));
+    }
     if d.interval_ms.is_some_and(|ms| ms != DEFAULT_INTERVAL_MS) {
         notes.push("-D: iocap samples IOPS once a second, whatever the interval asked".into());
     }
