@@ -269,7 +269,11 @@ fn behaviour_notes(d: &Draft, notes: &mut Vec<String>) {
         ));
     }
     if d.interval_ms.is_some_and(|ms| ms != DEFAULT_INTERVAL_MS) {
-        notes.push("-D: iocap samples IOPS once a second, whatever the interval asked".into());
+        notes.push(format!(
+            "-D{}: iocap samples IOPS once a second, whatever the interval asked; the output \
+             states 1000 ms (IoBucketDuration), the interval its buckets have",
+            d.interval_ms.unwrap_or(DEFAULT_INTERVAL_MS)
+        ));
     }
     let inert: Vec<&str> = [
         (d.completion_routines, "-x"),

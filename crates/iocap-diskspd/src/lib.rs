@@ -49,6 +49,11 @@ pub const DEFAULT_REQUESTS: u32 = 2;
 /// `-D` without a value: 1000 ms.
 pub const DEFAULT_INTERVAL_MS: u32 = 1000;
 
+/// The interval of iocap's per-second series, in ms: what `-D`'s buckets are, and so what the
+/// text and XML state as the interval (XML's `IoBucketDuration`), so that a script dividing a
+/// bucket's count by it gets the rate, whatever `-D` asked.
+pub const SAMPLED_INTERVAL_MS: u32 = 1000;
+
 /// One DiskSpd invocation, translated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskspdRun {
@@ -62,7 +67,8 @@ pub struct DiskspdRun {
     /// `-D`: the IOPS standard deviation column (text) and the per-interval series (XML).
     pub per_interval_std: bool,
     /// The `-D` interval DiskSpd was asked for, in ms (1000 without a value). iocap's series has
-    /// one sample per second whatever it is; a note says so when it differs.
+    /// one sample per second whatever it is ([`SAMPLED_INTERVAL_MS`]); a note says so when it
+    /// differs, and the output states the interval the samples have.
     pub interval_ms: u32,
     /// `-c`: the size to create the targets at. `None`: DiskSpd would fail on a missing target,
     /// and the caller should refuse one too rather than let iocap create it at `spec.size_bytes`.

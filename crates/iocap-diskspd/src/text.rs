@@ -67,7 +67,11 @@ fn timespan(s: &mut String, run: &DiskspdRun) {
         s.push_str("\tmeasuring latency\n");
     }
     if run.per_interval_std {
-        let _ = writeln!(s, "\tgathering IOPS at intervals of {}ms", run.interval_ms);
+        let _ = writeln!(
+            s,
+            "\tgathering IOPS at intervals of {}ms",
+            crate::SAMPLED_INTERVAL_MS
+        );
     }
     let _ = writeln!(s, "\trandom seed: {}", p.seed);
     if let Some(n) = p.total_threads {

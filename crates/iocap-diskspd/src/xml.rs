@@ -150,7 +150,9 @@ fn profile(x: &mut Xml, run: &DiskspdRun, timespans: usize) {
         x.leaf("Cooldown", p.cooldown_s);
         x.leaf("ThreadCount", p.total_threads.unwrap_or(0));
         x.leaf("RequestCount", p.pool_requests.unwrap_or(0));
-        x.leaf("IoBucketDuration", run.interval_ms);
+        // the buckets' real width (iocap samples once a second), not what -D asked: a script
+        // divides each bucket's count by it
+        x.leaf("IoBucketDuration", crate::SAMPLED_INTERVAL_MS);
         x.leaf("RandSeed", p.seed);
         if !p.affinity.is_empty() {
             x.open("Affinity");

@@ -64,7 +64,8 @@ fn profile_of_other_options() {
     for expected in [
         "<ThreadCount>4</ThreadCount>",
         "<RequestCount>8</RequestCount>",
-        "<IoBucketDuration>500</IoBucketDuration>",
+        // -D500 asked; the width iocap's buckets have (see the test below)
+        "<IoBucketDuration>1000</IoBucketDuration>",
         "<RandSeed>9</RandSeed>",
         "<CalculateIopsStdDev>true</CalculateIopsStdDev>",
         "<AffinityGroupAssignment Group=\"0\" Processor=\"1\"/>",
@@ -193,5 +194,28 @@ fn notes_and_faults_are_comments() {
     assert!(
         tail[3].starts_with("  <!-- iocap note: sequential with 2 threads"),
         "{tail:?}"
+    );
+}
+
+/// `-D500` asks for half-second buckets; iocap's are a second long. The XML states the width
+/// its buckets have, so a script dividing each bucket's count by `IoBucketDuration` gets the
+/// rate (it stated 500 beside buckets 1000 ms apart, and such a script doubled every IOPS).
+#[test]
+fn the_bucket_duration_is_the_width_the_buckets_have() {
+    let doc = xml("-r -D500 t.dat", FixtureRun::default());
+    assert!(
+        doc.contains("<IoBucketDuration>1000</IoBucketDuration>"),
+        "{doc}"
+    );
+    let at: Vec<u64> = lines_between(&doc, "<Iops>", "</Iops>")
+        .into_iter()
+        .filter_map(|l| l.split("SampleMillisecond=\"").nth(1))
+        .map(|v| v.split('"').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(at.len() >= 2, "{doc}");
+    assert!(at.windows(2).all(|w| w[1] - w[0] == 1000), "{at:?}");
+    assert!(
+        doc.contains("-D500: iocap samples IOPS once a second"),
+        "{doc}"
     );
 }
