@@ -182,7 +182,7 @@ fn changes_around_the_figures_are_listed() {
         ("host.kernel", "6.1.0-27-amd64", "6.8.0-45-generic"),
         ("host.hostname", "db01", "db02"),
         ("spec.qd", "16", "32"),
-        ("spec.engine", "Auto", "Psync"),
+        ("spec.engine", "auto", "psync"),
         ("engine", "io_uring", "psync"),
         (
             "engine_features",

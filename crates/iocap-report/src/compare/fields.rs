@@ -54,7 +54,7 @@ const SPEC_FIELDS: [Field<JobSpec>; 24] = [
     ("spec.direct", |s| s.direct.to_string()),
     ("spec.write_through", |s| s.write_through.to_string()),
     ("spec.fsync_every", |s| s.fsync_every.to_string()),
-    ("spec.engine", |s| format!("{:?}", s.engine)),
+    ("spec.engine", |s| s.engine.name().into()),
     ("spec.allow_overwrite", |s| s.allow_overwrite.to_string()),
     ("spec.submit", |s| s.submit.name().into()),
     ("spec.until_stable", |s| {
