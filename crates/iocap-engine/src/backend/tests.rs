@@ -1,28 +1,30 @@
 //! Each backend of this system does one I/O of each kind and reads back what it wrote.
 
+use super::*;
+use crate::buffers::SlotBuffers;
+
+/// One I/O through `b`, waited for; its completion.
+fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
+    b.queue(Io {
+        slot: 0,
+        op,
+        offset,
+        len,
+        buf: bufs.ptr(0),
+    });
+    let mut done = None;
+    while done.is_none() {
+        b.submit_and_wait(1, None).unwrap();
+        b.reap(|c| done = Some(c));
+    }
+    done.unwrap()
+}
+
 #[cfg(target_os = "linux")]
 mod linux {
     use std::os::fd::AsRawFd;
 
-    use super::super::*;
-    use crate::buffers::SlotBuffers;
-
-    /// One I/O through `b`, waited for; its completion.
-    fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
-        b.queue(Io {
-            slot: 0,
-            op,
-            offset,
-            len,
-            buf: bufs.ptr(0),
-        });
-        let mut done = None;
-        while done.is_none() {
-            b.submit_and_wait(1, None).unwrap();
-            b.reap(|c| done = Some(c));
-        }
-        done.unwrap()
-    }
+    use super::*;
 
     /// A durable write, then a read of it, through `b` on `f`.
     fn durable_write_reads_back(b: &mut impl Backend, f: &std::fs::File, bufs: &mut SlotBuffers) {
@@ -56,24 +58,7 @@ mod linux {
 
 #[cfg(windows)]
 mod windows {
-    use super::super::*;
-    use crate::buffers::SlotBuffers;
-
-    fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
-        b.queue(Io {
-            slot: 0,
-            op,
-            offset,
-            len,
-            buf: bufs.ptr(0),
-        });
-        let mut done = None;
-        while done.is_none() {
-            b.submit_and_wait(1, None).unwrap();
-            b.reap(|c| done = Some(c));
-        }
-        done.unwrap()
-    }
+    use super::*;
 
     #[test]
     fn both_backends_write_and_read_back_at_their_offsets() {
