@@ -16,7 +16,7 @@ use crate::{
     Access, DiskspdError, DiskspdRun, Profile, Throttle, WriteBuffers, DEFAULT_DURATION_S,
     DEFAULT_INTERVAL_MS, DEFAULT_REQUESTS, DEFAULT_WARMUP_S,
 };
-use iocap_model::{format_bytes, JobSpec, RwMode, TargetSpec};
+use iocap_model::{format_bytes, JobSpec, RwMode, SeqStreams, TargetSpec};
 
 /// Threads and queue depth per target as iocap runs them.
 struct Shape {
@@ -93,53 +93,16 @@ fn shape(d: &Draft, access: Access, notes: &mut Vec<String>) -> Result<Shape, Di
             n as usize * d.targets.len()
         ));
     }
-    let Access::Sequential {
-        stride_bytes,
-        interlocked,
-    } = access
-    else {
+    let Access::Sequential { interlocked, .. } = access else {
         if d.thread_stride_bytes > 0 {
             notes.push("-T has no effect on iocap's random I/O".into());
         }
         return Ok(Shape { threads, qd });
     };
-    let bs = d.block_bytes;
-    let idiom = !interlocked
-        && threads > 1
-        && d.thread_stride_bytes == bs
-        && u128::from(stride_bytes) == u128::from(bs) * u128::from(threads);
-    if stride_bytes != bs && !idiom {
-        return Err(DiskspdError::Usage(format!(
-            "a sequential stride of {} with {}-byte blocks: iocap's sequential I/O advances by \
-             the block size (the -T<block> -s<threads x block> interleave is supported)",
-            format_bytes(stride_bytes),
-            bs
-        )));
-    }
+    // each thread walks its own stream from k × -T by the stride, or all share one (-si): the
+    // engine lays them out as DiskSpd does (`SeqStreams`), so nothing is folded or spread
     if interlocked && d.thread_stride_bytes > 0 {
         return Err(DiskspdError::Usage("-si conflicts with -T".into()));
-    }
-    if (interlocked || idiom) && threads > 1 {
-        notes.push(format!(
-            "{}: iocap runs one thread per target with all {} outstanding I/Os, one sequential \
-             stream as DiskSpd's {threads} threads make together",
-            if idiom { "-T and -s interleave" } else { "-si" },
-            threads * qd
-        ));
-        return Ok(Shape {
-            threads: 1,
-            qd: threads.saturating_mul(qd),
-        });
-    }
-    if threads > 1 {
-        notes.push(format!(
-            "sequential with {threads} threads per target: each starts at its own offset, spread \
-             evenly over the target, where DiskSpd starts them {}",
-            match d.thread_stride_bytes {
-                0 => "all at offset 0".to_string(),
-                t => format!("{} apart (-T)", format_bytes(t)),
-            }
-        ));
     }
     Ok(Shape { threads, qd })
 }
@@ -212,6 +175,17 @@ fn job_spec(d: &Draft, access: Access, shape: &Shape, notes: &mut Vec<String>) -
         },
         engine: d.engine.unwrap_or_default(),
         allow_overwrite: d.allow_overwrite,
+        streams: match access {
+            Access::Sequential {
+                stride_bytes,
+                interlocked,
+            } => Some(SeqStreams {
+                stride_bytes,
+                thread_stride_bytes: d.thread_stride_bytes,
+                shared: interlocked,
+            }),
+            Access::Random { .. } => None,
+        },
         ..defaults
     }
 }

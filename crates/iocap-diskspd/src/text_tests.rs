@@ -336,7 +336,7 @@ fn iops_std_dev_is_the_population_deviation_of_the_seconds() {
 
 #[test]
 fn notes_interruptions_and_faults_come_last() {
-    let run = diskspd("-w30 -t2 t.dat");
+    let run = diskspd("-w30 -t2 -a0 t.dat");
     let mut r = read_test(&["t.dat"]);
     r.tests[0].interrupted = true;
     r.tests[0].duration_s = 4.2;
@@ -346,7 +346,7 @@ fn notes_interruptions_and_faults_come_last() {
     let text = render_text(&r, &run);
     let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
     assert_eq!(notes.len(), 4, "{notes:?}");
-    assert!(notes[0].contains("spread evenly"), "{notes:?}");
+    assert!(notes[0].contains("-a: every thread"), "{notes:?}");
     assert!(notes[1].contains("0-255"), "{notes:?}");
     assert_eq!(notes[2], "note: the file was smaller than asked");
     assert_eq!(

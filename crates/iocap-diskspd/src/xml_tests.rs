@@ -179,7 +179,7 @@ fn interrupted_before_measuring() {
 
 #[test]
 fn notes_and_faults_are_comments() {
-    let args = ["-w30", "-t2", "t.dat"];
+    let args = ["-w30", "-t2", "-a0", "t.dat"];
     let run = parse(&args).unwrap();
     let mut r = fixture(&FixtureRun::default());
     r.tests[0].warnings.push("slow start".into());
@@ -192,7 +192,7 @@ fn notes_and_faults_are_comments() {
         "{tail:?}"
     );
     assert!(
-        tail[3].starts_with("  <!-- iocap note: sequential with 2 threads"),
+        tail[3].starts_with("  <!-- iocap note: -a: every thread"),
         "{tail:?}"
     );
 }

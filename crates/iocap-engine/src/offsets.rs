@@ -10,8 +10,11 @@
 //! range under 1 PiB). Sequential streams walk a byte cursor that advances by each I/O's own
 //! length, so a stream of mixed sizes (a database log) is contiguous; an I/O that would cross the
 //! end of the range starts again at 0 instead. Streams of different threads start at evenly
-//! spread offsets, so N threads never read the same blocks in lock step. Every offset is inside
-//! the range by construction: `offset + len <= range`.
+//! spread offsets, so N threads never read the same blocks in lock step. DiskSpd's streams
+//! ([`iocap_model::SeqStreams`]) differ in three ways, each a parameter of the same walk: a
+//! fixed step (`-s<stride>`), thread `k` starting at `k × -T`, and the start again at the
+//! thread's first offset modulo the step; `-si`'s threads share one cursor. Every offset is
+//! inside the range by construction: `offset + len <= range`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -58,6 +61,33 @@ pub fn seq_cursor(range: u64, granule: u64, stream: u64, streams: u64) -> SeqCur
     Arc::new(AtomicU64::new(spread / g * g))
 }
 
+/// How a sequential stream walks: by each I/O's length from an evenly spread start (iocap's),
+/// or by DiskSpd's fixed step from thread `k × -T`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Walk {
+    /// The step between I/O starts; `None`: each I/O's own length.
+    pub step: Option<u64>,
+    /// Where an I/O that would cross the end of the range starts instead.
+    pub wrap_to: u64,
+}
+
+impl Walk {
+    /// Thread `thread`'s walk and first offset under DiskSpd's `streams`.
+    pub fn diskspd(s: &iocap_model::SeqStreams, thread: u64) -> (Walk, u64) {
+        let start = if s.shared {
+            0
+        } else {
+            thread.saturating_mul(s.thread_stride_bytes)
+        };
+        let step = s.stride_bytes.max(1);
+        let walk = Walk {
+            step: Some(step),
+            wrap_to: start % step,
+        };
+        (walk, start)
+    }
+}
+
 pub struct OffsetGen {
     random: bool,
     range: u64,
@@ -69,6 +99,7 @@ pub struct OffsetGen {
     /// Random: the number of aligned positions where an I/O of each size fits.
     positions: Box<[u64]>,
     cursor: SeqCursor,
+    walk: Walk,
     write_threshold: u64,
     rng: Xoshiro256PlusPlus,
 }
@@ -116,9 +147,16 @@ impl OffsetGen {
             cum,
             positions,
             cursor,
+            walk: Walk::default(),
             write_threshold,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         }
+    }
+
+    /// The same generator walking its sequential stream as `walk` says.
+    pub fn with_walk(mut self, walk: Walk) -> Self {
+        self.walk = walk;
+        self
     }
 
     /// The next I/O: its offset and length in bytes.
@@ -147,19 +185,23 @@ impl OffsetGen {
         self.cum.iter().position(|&c| x < c).unwrap_or(0)
     }
 
-    /// Claims `len` bytes of the stream: at the cursor, or at 0 when they would cross the end.
+    /// Claims `len` bytes of the stream: at the cursor, or where the walk starts again when
+    /// they would cross the end (at 0 if even that would); the cursor moves on by the step.
     #[inline]
     fn advance(&self, len: u64) -> u64 {
+        let step = self.walk.step.unwrap_or(len);
         let mut cur = self.cursor.load(Ordering::Relaxed);
         loop {
-            let off = if cur.saturating_add(len) > self.range {
-                0
-            } else {
+            let off = if cur.saturating_add(len) <= self.range {
                 cur
+            } else if self.walk.wrap_to.saturating_add(len) <= self.range {
+                self.walk.wrap_to
+            } else {
+                0
             };
             match self.cursor.compare_exchange_weak(
                 cur,
-                off + len,
+                off.saturating_add(step),
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
@@ -332,5 +374,95 @@ mod tests {
             let share = w as f64 / 1000.0;
             assert!((share - f64::from(pct)).abs() < 1.0, "{pct}: {share}");
         }
+    }
+
+    /// Thread `k`'s generator under DiskSpd's `streams` over `range` bytes of `bs`-byte I/Os,
+    /// on `cursor` when given (a shared `-si` stream), else on its own.
+    fn diskspd_gen(
+        streams: iocap_model::SeqStreams,
+        k: u64,
+        range: u64,
+        bs: u64,
+        cursor: Option<SeqCursor>,
+    ) -> OffsetGen {
+        let (walk, start) = Walk::diskspd(&streams, k);
+        let cursor = cursor.unwrap_or_else(|| Arc::new(AtomicU64::new(start)));
+        OffsetGen::new(false, range, &one(bs), 1, 0, 1, cursor).with_walk(walk)
+    }
+
+    fn offsets(g: &mut OffsetGen, n: usize) -> Vec<u64> {
+        (0..n).map(|_| off(g)).collect()
+    }
+
+    fn streams(stride: u64, thread_stride: u64) -> iocap_model::SeqStreams {
+        iocap_model::SeqStreams {
+            stride_bytes: stride,
+            thread_stride_bytes: thread_stride,
+            shared: false,
+        }
+    }
+
+    /// DiskSpd's own cases (its unit tests' facts), `-c3000 -b1000`: a thread stride smaller
+    /// than the step (`-T250 -s500`), thread 1 starting again at its first offset; a larger one
+    /// (`-T750`), starting again at 750 mod 500; and `-T500 -s250`, where thread 1 starts again
+    /// at 0.
+    #[test]
+    fn diskspd_streams_start_at_k_times_t_and_start_again_at_it_modulo_the_step() {
+        let g = |s, t, k| diskspd_gen(streams(s, t), k, 3000, 1000, None);
+        assert_eq!(
+            offsets(&mut g(500, 250, 0), 7),
+            [0, 500, 1000, 1500, 2000, 0, 500]
+        );
+        assert_eq!(
+            offsets(&mut g(500, 250, 1), 6),
+            [250, 750, 1250, 1750, 250, 750]
+        );
+        assert_eq!(
+            offsets(&mut g(500, 750, 1), 6),
+            [750, 1250, 1750, 250, 750, 1250]
+        );
+        assert_eq!(
+            offsets(&mut g(250, 500, 1), 9),
+            [500, 750, 1000, 1250, 1500, 1750, 2000, 0, 250]
+        );
+    }
+
+    /// `-si`: threads share one stream, so each takes the next block whoever took the last
+    /// (DiskSpd's interlocked case: 1000-byte blocks every 500 bytes over 2000 bytes).
+    #[test]
+    fn an_interlocked_stream_is_shared_block_by_block() {
+        let s = iocap_model::SeqStreams {
+            shared: true,
+            ..streams(500, 0)
+        };
+        let shared = Arc::new(AtomicU64::new(0));
+        let mut a = diskspd_gen(s, 0, 2000, 1000, Some(shared.clone()));
+        let mut b = diskspd_gen(s, 1, 2000, 1000, Some(shared));
+        assert_eq!(
+            [
+                off(&mut a),
+                off(&mut a),
+                off(&mut b),
+                off(&mut a),
+                off(&mut b)
+            ],
+            [0, 500, 1000, 0, 500]
+        );
+    }
+
+    /// `-F8 -T1b -s8b`: eight threads, each every eighth block from its own, cover every block
+    /// of the range once per pass between them, and each keeps its own lane.
+    #[test]
+    fn the_thread_stride_interleave_covers_each_block_once_per_pass() {
+        let (bs, range) = (4096u64, 64 * 4096);
+        let mut seen = vec![0u32; 64];
+        for k in 0..8 {
+            let mut g = diskspd_gen(streams(8 * bs, bs), k, range, bs, None);
+            for o in offsets(&mut g, 16) {
+                assert_eq!(o / bs % 8, k, "thread {k} left its lane at {o}");
+                seen[(o / bs) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 2), "{seen:?}");
     }
 }

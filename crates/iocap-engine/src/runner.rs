@@ -360,7 +360,8 @@ fn run_context(
         spec.write_pct,
         c.seed,
         c.cursor.clone(),
-    );
+    )
+    .with_walk(c.walk);
     let bufs =
         SlotBuffers::new(c.depth as usize, spec.bs_bytes as usize, c.seed).and_then(|mut b| {
             b.set_shape(spec.compressible_pct, spec.dedupe_pct, c.seed)?;

@@ -303,12 +303,20 @@ pub(crate) fn direct_alignment_problem(
         .bs_split
         .iter()
         .map(|b| ("block size of the mix", b.bs_bytes));
+    // DiskSpd's streams start I/Os at multiples of these
+    let streams = spec.streams.iter().flat_map(|s| {
+        [
+            ("sequential stride", s.stride_bytes),
+            ("thread stride", s.thread_stride_bytes),
+        ]
+    });
     [
         ("block size", spec.bs_bytes),
         ("alignment", spec.align_bytes),
     ]
     .into_iter()
     .chain(sizes)
+    .chain(streams)
     .find(|(_, v)| v % lb != 0)
     .map(|(what, v)| {
         format!(

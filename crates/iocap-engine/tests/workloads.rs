@@ -195,6 +195,80 @@ fn sequential_write_mix_is_contiguous_and_in_range() {
     }
 }
 
+/// The starts of every write whose stamps survive in the file at `path`.
+fn write_starts(path: &std::path::Path) -> Vec<u64> {
+    let mut starts: Vec<u64> = writes(&std::fs::read(path).unwrap())
+        .values()
+        .map(|w| w.start)
+        .collect();
+    starts.sort_unstable();
+    starts
+}
+
+/// DiskSpd's streams, as its `-T64K -s8K -b4K -t2` and `-si8K -b4K -t2` lay them out: thread
+/// k starts at k × 64 KiB and steps 8 KiB, so no write starts between the steps; with `-si`
+/// the threads share one stream, so together they write each step once, in a row from 0.
+#[test]
+fn diskspd_streams_write_where_diskspd_would() {
+    for engine in ENGINES {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lanes.dat");
+        let mut s = spec(&path, RwMode::Write, engine);
+        (s.bs_bytes, s.align_bytes, s.threads, s.qd) = (4096, 4096, 2, 2);
+        s.rate_iops = Some(400.0);
+        s.duration_s = 0.3;
+        s.streams = Some(iocap_model::SeqStreams {
+            stride_bytes: 8192,
+            thread_stride_bytes: 65536,
+            shared: false,
+        });
+        let r = run(&s).result;
+        assert!(r.error.is_none() && r.write.ios > 20, "{engine:?}: {r:?}");
+        let starts = write_starts(&path);
+        assert!(
+            starts.iter().all(|o| o % 8192 == 0),
+            "{engine:?}: {starts:?}"
+        );
+        assert!(
+            starts.contains(&0) && starts.contains(&65536),
+            "{engine:?}: each thread from its own start: {starts:?}"
+        );
+        std::fs::remove_file(&path).unwrap();
+        s.streams = Some(iocap_model::SeqStreams {
+            stride_bytes: 8192,
+            thread_stride_bytes: 0,
+            shared: true,
+        });
+        let r = run(&s).result;
+        assert!(r.error.is_none(), "{engine:?}: {:?}", r.error);
+        let starts = write_starts(&path);
+        let in_a_row: Vec<u64> = (0..starts.len() as u64).map(|i| i * 8192).collect();
+        assert_eq!(starts, in_a_row, "{engine:?}: one shared stream");
+    }
+}
+
+/// A thread stride that puts a thread past the end of the range is refused, naming it.
+#[test]
+fn a_thread_starting_past_the_end_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.dat");
+    let mut s = spec(&path, RwMode::Read, ASYNC);
+    (s.threads, s.size_bytes) = (3, 1 << 20);
+    s.streams = Some(iocap_model::SeqStreams {
+        stride_bytes: 8192,
+        thread_stride_bytes: 512 << 10,
+        shared: false,
+    });
+    let targets = prepare(&s);
+    match run_test(&s, &targets, &NEVER, &mut Quiet) {
+        Err(RunError::Invalid(e)) => {
+            assert!(e.contains("thread 2") && e.contains("1048576 B"), "{e}")
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("ran a thread past the end of its range"),
+    }
+}
+
 #[test]
 fn bursts_issue_about_their_on_share() {
     for engine in ENGINES {

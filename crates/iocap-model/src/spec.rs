@@ -267,6 +267,25 @@ pub struct JobSpec {
     /// `dedupe_percentage`); 0: every block unique.
     #[serde(default)]
     pub dedupe_pct: u8,
+    /// Sequential streams laid out as DiskSpd lays them (`-s<stride>`, `-T`, `-si`); `None`:
+    /// iocap's own, where each thread's stream starts at an evenly spread offset, advances by
+    /// each I/O's length and starts again at 0 at the end of the range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<SeqStreams>,
+}
+
+/// DiskSpd's sequential streams. Thread `k` of a target starts at `k × thread_stride_bytes`
+/// and each of its I/Os starts `stride_bytes` after the one before; an I/O that would cross the
+/// end of the range starts again at `(k × thread_stride_bytes) mod stride_bytes` (thread 0: at
+/// 0). `shared`: every thread of the target issues from one stream (`-si`), each with its own
+/// queue depth, so their I/Os interleave block by block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeqStreams {
+    pub stride_bytes: u64,
+    #[serde(default)]
+    pub thread_stride_bytes: u64,
+    #[serde(default)]
+    pub shared: bool,
 }
 
 impl Default for JobSpec {
@@ -297,6 +316,7 @@ impl Default for JobSpec {
             burst: None,
             submit: SubmitMode::Auto,
             until_stable: None,
+            streams: None,
             compressible_pct: 0,
             dedupe_pct: 0,
         }

@@ -7,7 +7,7 @@ use iocap_model::{human_bytes, BsWeight, JobSpec};
 
 use super::{select_engine, EngineKind, RunError};
 use crate::host;
-use crate::offsets::{self, SeqCursor};
+use crate::offsets::{self, SeqCursor, Walk};
 use crate::target::{direct_alignment_problem, PreparedTarget};
 
 /// Upper bound on the OS threads one test (or group) may start.
@@ -41,6 +41,8 @@ pub(super) struct Context {
     pub target_idx: usize,
     pub depth: u32,
     pub cursor: SeqCursor,
+    /// How the sequential stream walks (iocap's, or DiskSpd's `-s`/`-T`).
+    pub walk: Walk,
     pub seed: u64,
 }
 
@@ -123,13 +125,39 @@ pub(super) fn plan_group<'a>(
         };
         needed += targets.iter().map(|t| t.threads as usize).sum::<usize>() * per_thread;
         for (ti, t) in targets.iter().enumerate() {
+            // -si: one stream for all the target's threads
+            let shared = spec
+                .streams
+                .filter(|s| s.shared)
+                .map(|_| SeqCursor::new(0.into()));
             for th in 0..t.threads {
-                let cursor = offsets::seq_cursor(
-                    t.range_bytes,
-                    granule,
-                    u64::from(th),
-                    u64::from(t.threads),
-                );
+                let (cursor, walk) = match &spec.streams {
+                    Some(s) => {
+                        let (walk, start) = Walk::diskspd(s, u64::from(th));
+                        if !spec.rw.is_random()
+                            && start.saturating_add(spec.bs_bytes) > t.range_bytes
+                        {
+                            return Err(RunError::Invalid(format!(
+                                "thread {th} of {} would start at byte {start} (thread stride {} \
+                                 B), past the end of its {} B range",
+                                t.path.display(),
+                                s.thread_stride_bytes,
+                                t.range_bytes
+                            )));
+                        }
+                        let own = || SeqCursor::new(start.into());
+                        (shared.clone().unwrap_or_else(own), walk)
+                    }
+                    None => (
+                        offsets::seq_cursor(
+                            t.range_bytes,
+                            granule,
+                            u64::from(th),
+                            u64::from(t.threads),
+                        ),
+                        Walk::default(),
+                    ),
+                };
                 // psync has a depth of one: N outstanding I/Os need N contexts on one stream
                 let (n, depth) = if engine.one_io_per_thread() {
                     (spec.qd, 1)
@@ -143,6 +171,7 @@ pub(super) fn plan_group<'a>(
                         target_idx: ti,
                         depth,
                         cursor: cursor.clone(),
+                        walk,
                         seed: splitmix(spec.seed ^ splitmix(id | u64::from(k))),
                     });
                 }
