@@ -194,10 +194,8 @@ impl OffsetGen {
         loop {
             let off = if cur.saturating_add(len) <= self.range {
                 cur
-            } else if self.walk.wrap_to.saturating_add(len) <= self.range {
-                self.walk.wrap_to
             } else {
-                0
+                self.start_again(len)
             };
             match self.cursor.compare_exchange_weak(
                 cur,
@@ -208,6 +206,17 @@ impl OffsetGen {
                 Ok(_) => return off,
                 Err(now) => cur = now,
             }
+        }
+    }
+
+    /// Where an I/O of `len` bytes that would cross the end of the range starts instead: the
+    /// walk's wrap point, or 0 if even that would cross it. Once per pass, so kept out of line.
+    #[cold]
+    fn start_again(&self, len: u64) -> u64 {
+        if self.walk.wrap_to.saturating_add(len) <= self.range {
+            self.walk.wrap_to
+        } else {
+            0
         }
     }
 
