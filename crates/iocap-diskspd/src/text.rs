@@ -393,7 +393,8 @@ fn notes(s: &mut String, run: &DiskspdRun, result: &RunResult) {
     if !lines.is_empty() {
         s.push('\n');
         for line in lines {
-            let _ = writeln!(s, "note: {line}");
+            // iocap's own lines: within 80 columns, whatever DiskSpd's tables take
+            s.push_str(&iocap_model::text::wrap_indented("note: ", &line, 80, 6));
         }
     }
 }

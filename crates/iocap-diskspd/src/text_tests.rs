@@ -347,7 +347,7 @@ fn notes_interruptions_and_faults_come_last() {
     let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
     assert_eq!(notes.len(), 4, "{notes:?}");
     assert!(notes[0].contains("-a: every thread"), "{notes:?}");
-    assert!(notes[1].contains("0-255"), "{notes:?}");
+    assert!(notes[1].contains("writes carry"), "{notes:?}");
     assert_eq!(notes[2], "note: the file was smaller than asked");
     assert_eq!(
         notes[3],
@@ -399,4 +399,17 @@ fn one_target_has_the_test_s_reads_and_writes() {
         assert_eq!(cells(table[2])[2], stats.ios.to_string(), "{title}");
         assert_eq!(cells(table[2])[1..7], cells(table[4])[1..7], "{title}");
     }
+}
+
+/// iocap's notes under DiskSpd's tables fit 80 columns, each starting with `note: `.
+#[test]
+fn notes_fit_80_columns() {
+    let run = diskspd("-w30 -t2 -a0 -xk t.dat");
+    let text = render_text(&read_test(&["t.dat"]), &run);
+    let tail = &text[text.find("\nnote: ").expect("notes")..];
+    assert!(tail.lines().all(|l| l.chars().count() <= 80), "{tail}");
+    assert!(
+        tail.contains("note: -xk: DiskSpd for Linux's libaio engine"),
+        "{tail}"
+    );
 }

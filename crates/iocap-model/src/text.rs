@@ -131,6 +131,29 @@ fn escape(s: &str, keep_lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `head` then `body` wrapped at `width` columns (a word longer than a line stands alone on
+/// its line), later lines indented by `indent` spaces; one newline at the end. The one wrap of
+/// every text view: the reports' and DiskSpd's notes.
+pub fn wrap_indented(head: &str, body: &str, width: usize, indent: usize) -> String {
+    let mut out = head.to_string();
+    let mut col = head.chars().count();
+    for (k, word) in body.split_whitespace().enumerate() {
+        let n = word.chars().count();
+        if k > 0 && col + 1 + n > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            col = indent;
+        } else if k > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += n;
+    }
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,26 +102,7 @@ pub(crate) fn wrap(head: &str, body: &str, width: usize) -> String {
     wrap_indented(head, body, width, head.chars().count())
 }
 
-/// `head` then `body` wrapped at `width` columns, later lines indented by `indent` spaces.
-pub(crate) fn wrap_indented(head: &str, body: &str, width: usize, indent: usize) -> String {
-    let mut out = head.to_string();
-    let mut col = head.chars().count();
-    for (k, word) in body.split_whitespace().enumerate() {
-        let n = word.chars().count();
-        if k > 0 && col + 1 + n > width {
-            out.push('\n');
-            out.push_str(&" ".repeat(indent));
-            col = indent;
-        } else if k > 0 {
-            out.push(' ');
-            col += 1;
-        }
-        out.push_str(word);
-        col += n;
-    }
-    out.push('\n');
-    out
-}
+pub(crate) use iocap_model::text::wrap_indented;
 
 pub(crate) fn trim_pct(v: f64) -> String {
     if v.fract() == 0.0 {
