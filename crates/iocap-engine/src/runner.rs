@@ -289,8 +289,9 @@ fn until_stable_missed(
 }
 
 /// A worker's loop on whichever backend [`backend::drive`] opened: it waits for every worker
-/// to be set up and for the start, then runs ([`worker::run`]); `None` when the test was
-/// halted before it started.
+/// to be set up and for the start, then runs ([`worker::run`]). It gives back what opening
+/// the backend brought, and the loop's result: `None` when the test was halted before it
+/// started.
 struct Work<'a> {
     cfg: &'a WorkerConfig,
     gen: &'a mut OffsetGen,
@@ -299,22 +300,19 @@ struct Work<'a> {
     stats: &'a mut WorkerStats,
     ready: &'a Barrier,
     go: &'a Barrier,
-    opened: &'a mut Opened,
 }
 
 impl Drive for Work<'_> {
-    type Out = Option<std::io::Result<()>>;
+    type Out = (Opened, Option<std::io::Result<()>>);
 
     fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, opened: Opened) -> Self::Out {
-        *self.opened = opened;
         self.ready.wait();
         self.go.wait();
         if self.tl.halt.load(Relaxed) {
-            return None;
+            return (opened, None);
         }
-        Some(worker::run(
-            self.cfg, b, bufs, self.gen, self.tl, self.live, self.stats,
-        ))
+        let ran = worker::run(self.cfg, b, bufs, self.gen, self.tl, self.live, self.stats);
+        (opened, Some(ran))
     }
 }
 
@@ -385,7 +383,6 @@ fn run_context(
         },
         submit: spec.submit,
     };
-    let mut opened = Opened::default();
     let work = Work {
         cfg: &cfg,
         gen: &mut gen,
@@ -394,7 +391,6 @@ fn run_context(
         stats: &mut rep.stats,
         ready,
         go,
-        opened: &mut opened,
     };
     #[cfg(target_os = "linux")]
     let handle = Handle { file: &t.file };
@@ -405,7 +401,7 @@ fn run_context(
     };
     #[cfg(windows)]
     let handle = Handle { reopen: &reopen };
-    let result = match backend::drive(engine, handle, &mut bufs, options, work) {
+    let (opened, result) = match backend::drive(engine, handle, &mut bufs, options, work) {
         Ok(ran) => ran,
         Err(e) => {
             let _ = setup_failed.set(e.to_string());

@@ -356,6 +356,16 @@ impl JobSpec {
         if self.targets.is_empty() {
             return bad("no target given");
         }
+        if let Some(s) = &self.streams {
+            if s.stride_bytes == 0 {
+                return bad("the sequential stride must be above 0");
+            }
+            if s.shared && s.thread_stride_bytes > 0 {
+                return bad(
+                    "threads sharing one stream have no thread stride (DiskSpd's -si with -T)",
+                );
+            }
+        }
         for t in &self.targets {
             if t.path.is_empty() {
                 return bad("a target path is empty");

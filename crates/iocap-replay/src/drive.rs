@@ -34,6 +34,10 @@ use crate::stats::{Fault, Stats, DISCARD, FLUSH, READ, WRITE};
 /// How often completions are polled while spinning to a due time.
 pub const POLL_NS: u64 = 20_000;
 
+/// The longest one wait for a due time lasts before the loop looks at the stop flag again: a
+/// trace's idle hour still ends at Ctrl-C within this.
+pub const STOP_CHECK_NS: u64 = 100_000_000;
+
 /// What the loop is asked to do.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
@@ -142,7 +146,10 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
                 self.stats.op(r.op).skipped += 1;
                 continue;
             };
-            let waited = self.wait_turn(due, limit.clamp(1, self.plan.max_inflight))?;
+            let waited = self.wait_turn(due, limit.clamp(1, self.plan.max_inflight), stop)?;
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
             let now = self.clock.now_ns();
             if let Some(d) = due {
                 self.stats.issued(now.saturating_sub(d));
@@ -182,10 +189,13 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
 
     /// Waits until `due` (if any) and until fewer than `limit` I/Os are in flight; returns
     /// whether it had to wait for a completion to get under the limit.
-    fn wait_turn(&mut self, due: Option<u64>, limit: usize) -> io::Result<bool> {
+    fn wait_turn(&mut self, due: Option<u64>, limit: usize, stop: &AtomicBool) -> io::Result<bool> {
         let mut waited = false;
         loop {
             self.reap();
+            if stop.load(Ordering::Relaxed) {
+                return Ok(waited);
+            }
             if self.inflight >= limit {
                 waited = true;
                 self.backend.submit_and_wait(1, None)?;
@@ -199,7 +209,7 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
                 return Ok(waited);
             }
             if due - now > SPIN_NS {
-                let wake = due - SPIN_NS;
+                let wake = (due - SPIN_NS).min(now + STOP_CHECK_NS);
                 if self.inflight > 0 {
                     self.backend.submit_and_wait(1, Some(wake))?;
                 } else {

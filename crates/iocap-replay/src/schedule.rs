@@ -59,7 +59,8 @@ impl Schedule {
     pub fn due_ns(&mut self, issue_ns: u64) -> u64 {
         let first = *self.first_ns.get_or_insert(issue_ns);
         let since = issue_ns.saturating_sub(first) as f64 / self.speed;
-        let due = self.start_ns + since.round() as u64;
+        // `as` saturates a gap past u64 (a tiny --speed, a corrupt time) at u64::MAX
+        let due = self.start_ns.saturating_add(since.round() as u64);
         self.last_due_ns = self.last_due_ns.max(due);
         self.last_due_ns
     }

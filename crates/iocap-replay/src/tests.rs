@@ -373,3 +373,79 @@ fn a_failed_request_is_counted_and_the_first_kept_with_its_offset() {
         (READ, 3 * 8192, 4096, -libc::EIO)
     );
 }
+
+/// A mock clock that raises the stop flag (Ctrl-C) once it reaches `stop_at_ns`, and keeps
+/// the longest single sleep.
+struct InterruptingClock<'a> {
+    inner: &'a MockClock,
+    stop: &'a AtomicBool,
+    stop_at_ns: u64,
+    longest_sleep_ns: std::cell::Cell<u64>,
+}
+
+impl Clock for InterruptingClock<'_> {
+    fn now_ns(&self) -> u64 {
+        self.inner.now_ns()
+    }
+    fn sleep_until(&self, deadline_ns: u64) {
+        let slept = deadline_ns.saturating_sub(self.inner.now_ns());
+        self.longest_sleep_ns
+            .set(self.longest_sleep_ns.get().max(slept));
+        self.inner.sleep_until(deadline_ns);
+        if self.inner.now_ns() >= self.stop_at_ns {
+            self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    fn spin_until(&self, deadline_ns: u64) {
+        self.inner.spin_until(deadline_ns)
+    }
+}
+
+/// Ctrl-C during an hour's idle gap of a recorded trace stops the replay within 0.1 s of the
+/// signal, not at the end of the gap: no single sleep is longer, and the request after the
+/// gap is never issued.
+#[test]
+fn ctrl_c_in_a_long_idle_gap_stops_the_replay_at_once() {
+    const HOUR_NS: u64 = 3_600_000_000_000;
+    let recs = [
+        crate::tests::record(Op::Read, 0, 4096),
+        IoRecord {
+            issue_ns: HOUR_NS,
+            ..crate::tests::record(Op::Read, 8192, 4096)
+        },
+    ];
+    let mock = MockClock::new(MS);
+    let stop = AtomicBool::new(false);
+    let clock = InterruptingClock {
+        inner: &mock,
+        stop: &stop,
+        stop_at_ns: MS + 1_000_000_000,
+        longest_sleep_ns: std::cell::Cell::new(0),
+    };
+    let mut b = MockDevice::new(&mock, 100_000, false);
+    let p = plan(Timing::Recorded { speed: 1.0 }, 4);
+    let mut bufs = SlotBuffers::new(p.max_inflight, 65536, 1).unwrap();
+    let mapper = Mapper::new(None, 12288, 12288, 4096, "t").unwrap();
+    let mut unsupported =
+        |_: u64, _: u64| Err(std::io::Error::from(std::io::ErrorKind::Unsupported));
+    let mut d = Driver::new(&mut b, &clock, &mut bufs, mapper, p);
+    d.run(recs.iter().copied(), &stop, &mut unsupported, &mut |_| {})
+        .unwrap();
+    drop(d);
+    assert_eq!(
+        b.log.len(),
+        1,
+        "only the request before the gap: {:?}",
+        b.log
+    );
+    assert!(
+        clock.longest_sleep_ns.get() <= crate::drive::STOP_CHECK_NS,
+        "a sleep of {} ns",
+        clock.longest_sleep_ns.get()
+    );
+    assert!(
+        mock.now_ns() < MS + 1_200_000_000,
+        "stopped at {} ns",
+        mock.now_ns()
+    );
+}

@@ -134,15 +134,15 @@ pub(super) fn plan_group<'a>(
                 let (cursor, walk) = match &spec.streams {
                     Some(s) => {
                         let (walk, start) = Walk::diskspd(s, u64::from(th));
-                        if !spec.rw.is_random()
-                            && start.saturating_add(spec.bs_bytes) > t.range_bytes
-                        {
+                        let largest = sizes.iter().map(|b| b.bs_bytes).max().unwrap_or(0);
+                        if !spec.rw.is_random() && start.saturating_add(largest) > t.range_bytes {
                             return Err(RunError::Invalid(format!(
-                                "thread {th} of {} would start at byte {start} (thread stride {} \
-                                 B), past the end of its {} B range",
+                                "thread {th} of {} would start at {} (thread stride {}), past \
+                                 the end of its {} range",
                                 t.path.display(),
-                                s.thread_stride_bytes,
-                                t.range_bytes
+                                human_bytes(start),
+                                human_bytes(s.thread_stride_bytes),
+                                human_bytes(t.range_bytes)
                             )));
                         }
                         let own = || SeqCursor::new(start.into());

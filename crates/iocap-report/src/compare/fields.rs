@@ -35,7 +35,7 @@ fn fields<T>(out: &mut Vec<Difference>, b: &T, r: &T, list: &[Field<T>]) {
 }
 
 /// Every spec field but `name`, which merely labels the test.
-const SPEC_FIELDS: [Field<JobSpec>; 24] = [
+const SPEC_FIELDS: [Field<JobSpec>; 27] = [
     ("spec.targets", |s| s.targets.len().to_string()),
     ("spec.rw", |s| s.rw.name().into()),
     ("spec.write_pct", |s| s.write_pct.to_string()),
@@ -64,6 +64,31 @@ const SPEC_FIELDS: [Field<JobSpec>; 24] = [
     }),
     ("spec.compressible_pct", |s| s.compressible_pct.to_string()),
     ("spec.dedupe_pct", |s| s.dedupe_pct.to_string()),
+    ("spec.bs_split", |s| {
+        let mix: Vec<String> = s
+            .bs_split
+            .iter()
+            .map(|b| format!("{}:{}", human_bytes(b.bs_bytes), b.weight))
+            .collect();
+        if mix.is_empty() {
+            "none".into()
+        } else {
+            mix.join(",")
+        }
+    }),
+    ("spec.burst", |s| {
+        opt(s.burst.map(|b| format!("{}s on, {}s off", b.on_s, b.off_s)))
+    }),
+    ("spec.streams", |s| {
+        opt(s.streams.map(|w| {
+            format!(
+                "stride {}, thread stride {}{}",
+                human_bytes(w.stride_bytes),
+                human_bytes(w.thread_stride_bytes),
+                if w.shared { ", shared" } else { "" }
+            )
+        }))
+    }),
 ];
 
 const TARGET_SPEC_FIELDS: [Field<TargetSpec>; 4] = [
@@ -179,6 +204,33 @@ fn config_differences(out: &mut Vec<Difference>, b: &RunResult, r: &RunResult) {
                 base: format!("{}: {}", bc.severity, bc.evidence),
                 run: format!("{}: {}", rc.severity, rc.evidence),
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field of a spec (but its name) is compared, so a new field cannot be missed: a
+    /// spec with every optional part set, read as JSON, has no key the list lacks.
+    #[test]
+    fn every_spec_field_is_compared() {
+        let spec = JobSpec {
+            streams: Some(iocap_model::SeqStreams {
+                stride_bytes: 8192,
+                thread_stride_bytes: 0,
+                shared: true,
+            }),
+            ..JobSpec::default()
+        };
+        let json = serde_json::to_value(&spec).unwrap();
+        let listed: Vec<&str> = SPEC_FIELDS.iter().map(|(n, _)| &n[5..]).collect();
+        for key in json.as_object().unwrap().keys() {
+            assert!(
+                key == "name" || listed.contains(&key.as_str()),
+                "spec.{key} is not compared (SPEC_FIELDS)"
+            );
         }
     }
 }
