@@ -769,4 +769,24 @@ mod tests {
         }
         assert_eq!(RwMode::parse("sideways"), None);
     }
+
+    /// DiskSpd's streams need a step, and threads sharing one stream have no thread stride.
+    #[test]
+    fn streams_without_a_stride_or_shared_with_a_thread_stride_are_refused() {
+        let with = |stride, thread_stride, shared| JobSpec {
+            rw: RwMode::Read,
+            streams: Some(SeqStreams {
+                stride_bytes: stride,
+                thread_stride_bytes: thread_stride,
+                shared,
+            }),
+            ..JobSpec::default()
+        };
+        assert!(with(8192, 4096, false).validate().is_ok());
+        assert!(with(8192, 0, true).validate().is_ok());
+        let e = with(0, 0, false).validate().unwrap_err().to_string();
+        assert!(e.contains("stride must be above 0"), "{e}");
+        let e = with(8192, 4096, true).validate().unwrap_err().to_string();
+        assert!(e.contains("no thread stride"), "{e}");
+    }
 }
