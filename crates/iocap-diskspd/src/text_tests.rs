@@ -321,6 +321,8 @@ fn iops_std_dev_is_the_population_deviation_of_the_seconds() {
             lat_us_mean: None,
             lat_us_p99: None,
             submit_each_pct: None,
+            read: None,
+            write: None,
         })
         .collect();
     let text = render_text(&r, &run);

@@ -25,6 +25,8 @@ pub fn host_info() -> HostInfo {
         cpu_model,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes,
+        topology: None,
+        power_policy: None,
     }
 }
 
@@ -78,6 +80,8 @@ pub fn host_info() -> HostInfo {
         cpu_model: cpu_brand(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes: crate::win::memory().map_or(0, |m| m.0),
+        topology: None,
+        power_policy: None,
     }
 }
 

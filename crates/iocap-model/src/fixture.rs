@@ -193,6 +193,8 @@ pub fn run(f: &FixtureRun) -> RunResult {
                 lat_us_mean: Some(total_h.mean() / 1000.0 / wobble),
                 lat_us_p99: Some(quantile_us(&total_h, 0.99) / wobble),
                 submit_each_pct: None,
+                read: None,
+                write: None,
             }
         })
         .collect();
@@ -232,6 +234,8 @@ pub fn run(f: &FixtureRun) -> RunResult {
             cpu_model: "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz".into(),
             cpus: 32,
             memory_bytes: 128 << 30,
+            topology: None,
+            power_policy: None,
         },
         tests: vec![TestResult {
             name: spec.name.clone(),
@@ -253,6 +257,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
                 user_s: 0.4,
                 sys_s: 2.1,
                 us_per_io: if ios > 0 { 2.5e6 / ios as f64 } else { 0.0 },
+                system: vec![],
             },
             qd_mean: 15.9,
             targets,

@@ -293,6 +293,15 @@ pub struct HostInfo {
     /// Online CPUs.
     pub cpus: u32,
     pub memory_bytes: u64,
+    /// Where each online CPU sits (socket, NUMA node, core); `null` when it cannot be read,
+    /// and in results saved before it was recorded.
+    #[serde(default)]
+    pub topology: Option<crate::detail::CpuTopology>,
+    /// The CPU power policy the run had: Linux's cpufreq governor of CPU 0 (`performance`,
+    /// `powersave`, ...), Windows' active power scheme; `null` when the host has none to read
+    /// (no cpufreq, as in most VMs).
+    #[serde(default)]
+    pub power_policy: Option<String>,
 }
 
 /// One test: one workload on one or more targets for one duration.
@@ -352,6 +361,10 @@ pub struct TestResult {
     /// spread; the figures above are then the merged ones. Absent for a test on one host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<crate::Ranks>,
+    /// Each worker's share: one thread on one target, in the order the engine started them
+    /// (target by target); empty in results saved before they were recorded.
+    #[serde(default)]
+    pub workers: Vec<crate::detail::WorkerResult>,
 }
 
 /// The submission mode a test's measured window ran in (`SubmitRecord.chosen`).
@@ -473,6 +486,11 @@ pub struct CpuStats {
     pub sys_s: f64,
     /// (user + sys) microseconds per completed I/O.
     pub us_per_io: f64,
+    /// Every CPU's time over the window, system-wide (all processes, not only iocap's), in
+    /// order of CPU number; empty where it could not be read, and in results saved before it
+    /// was recorded.
+    #[serde(default)]
+    pub system: Vec<crate::detail::CpuShare>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -514,6 +532,12 @@ pub struct SecondSample {
     /// in percent; `null` for psync and in results saved before it was recorded.
     #[serde(default)]
     pub submit_each_pct: Option<f64>,
+    /// The interval's reads and writes apart (counts, not rates, and their latency); `null`
+    /// in results saved before they were recorded.
+    #[serde(default)]
+    pub read: Option<crate::detail::IntervalOps>,
+    #[serde(default)]
+    pub write: Option<crate::detail::IntervalOps>,
 }
 
 /// An I/O that failed: which, where and why.

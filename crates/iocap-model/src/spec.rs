@@ -272,6 +272,11 @@ pub struct JobSpec {
     /// each I/O's length and starts again at 0 at the end of the range.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<SeqStreams>,
+    /// The interval of the series in milliseconds (DiskSpd's `-D<ms>`), with a series kept
+    /// for each worker too (`TestResult.workers[].intervals`); `None`: one interval a second,
+    /// kept for the test only. The series' rates stay per second whatever the interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<u32>,
 }
 
 /// DiskSpd's sequential streams. Thread `k` of a target starts at `k × thread_stride_bytes`
@@ -317,6 +322,7 @@ impl Default for JobSpec {
             submit: SubmitMode::Auto,
             until_stable: None,
             streams: None,
+            interval_ms: None,
             compressible_pct: 0,
             dedupe_pct: 0,
         }
@@ -364,6 +370,11 @@ impl JobSpec {
                 return bad(
                     "threads sharing one stream have no thread stride (DiskSpd's -si with -T)",
                 );
+            }
+        }
+        if let Some(ms) = self.interval_ms {
+            if ms == 0 {
+                return bad("the interval of the series must be at least 1 ms");
             }
         }
         for t in &self.targets {

@@ -453,6 +453,8 @@ fn with_series(mut r: RunResult, iops: &[f64]) -> RunResult {
             lat_us_mean: None,
             lat_us_p99: None,
             submit_each_pct: None,
+            read: None,
+            write: None,
         })
         .collect();
     t.total.iops = iops.iter().sum::<f64>() / iops.len() as f64;

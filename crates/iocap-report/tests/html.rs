@@ -301,6 +301,8 @@ fn empty_and_broken_inputs_do_not_panic() {
             lat_us_mean: None,
             lat_us_p99: Some(f64::NAN),
             submit_each_pct: None,
+            read: None,
+            write: None,
         },
         SecondSample {
             t_s: f64::NAN,
@@ -309,6 +311,8 @@ fn empty_and_broken_inputs_do_not_panic() {
             lat_us_mean: Some(1.0),
             lat_us_p99: Some(2.0),
             submit_each_pct: None,
+            read: None,
+            write: None,
         },
         SecondSample {
             t_s: 3.0,
@@ -317,6 +321,8 @@ fn empty_and_broken_inputs_do_not_panic() {
             lat_us_mean: Some(f64::NEG_INFINITY),
             lat_us_p99: Some(3.0),
             submit_each_pct: None,
+            read: None,
+            write: None,
         },
     ];
     t.total.lat_hist_ns = Some("garbage".into());

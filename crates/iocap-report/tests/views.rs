@@ -78,6 +78,7 @@ fn result() -> RunResult {
                 user_s: 0.5,
                 sys_s: 3.5,
                 us_per_io: 4.0,
+                system: vec![],
             },
             qd_mean: 31.8,
             targets: vec![
@@ -93,6 +94,7 @@ fn result() -> RunResult {
             uncertainty: None,
             repeat: None,
             ranks: None,
+            workers: vec![],
         }],
         label: None,
         tags: vec![],

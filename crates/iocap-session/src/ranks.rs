@@ -104,6 +104,15 @@ pub fn merge_op(parts: &[&OpStats]) -> OpStats {
 /// The per-second series added second by second (the ranks started together, so their
 /// seconds line up): rates summed, the mean latency weighted by IOPS, the p99 the worst
 /// rank's (a per-second histogram is not kept, so this one is an upper bound).
+/// One class of an interval over the ranks; `None` when a rank did not record it.
+fn split(
+    at: &[&SecondSample],
+    class: impl Fn(&SecondSample) -> Option<iocap_model::IntervalOps>,
+) -> Option<iocap_model::IntervalOps> {
+    let parts: Option<Vec<_>> = at.iter().map(|s| class(s)).collect();
+    parts.map(|p| iocap_model::IntervalOps::combine(&p))
+}
+
 fn merge_seconds(parts: &[RankPart]) -> Vec<SecondSample> {
     let n = parts
         .iter()
@@ -128,6 +137,8 @@ fn merge_seconds(parts: &[RankPart]) -> Vec<SecondSample> {
                 lat_us_mean: (iops > 0.0).then_some(weighted / iops),
                 lat_us_p99: at.iter().filter_map(|s| s.lat_us_p99).reduce(f64::max),
                 submit_each_pct: None,
+                read: split(&at, |s| s.read),
+                write: split(&at, |s| s.write),
             }
         })
         .collect()
@@ -190,6 +201,8 @@ pub fn merge_test(parts: Vec<RankPart>) -> TestResult {
             } else {
                 0.0
             },
+            // each host's CPUs are its own: they stay in the ranks' results
+            system: vec![],
         },
         total,
         duration_s: parts

@@ -445,6 +445,8 @@ fn every_warning_is_reachable() {
             lat_us_mean: None,
             lat_us_p99: None,
             submit_each_pct: None,
+            read: None,
+            write: None,
         })
         .collect();
     let i = PreflightInput {

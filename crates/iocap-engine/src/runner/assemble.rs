@@ -119,6 +119,7 @@ pub(super) fn assemble(
             } else {
                 0.0
             },
+            system: vec![],
         },
         qd_mean: if duration_s > 0.0 {
             all.inflight_ns as f64 / (duration_s * 1e9)
@@ -155,6 +156,7 @@ pub(super) fn assemble(
         uncertainty: None,
         repeat: None,
         ranks: None,
+        workers: vec![],
     };
     TestOutcome {
         result,

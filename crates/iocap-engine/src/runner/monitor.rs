@@ -50,6 +50,8 @@ fn second(
         lat_us_mean,
         lat_us_p99,
         submit_each_pct: if uring { each_pct(prev, cur) } else { None },
+        read: None,
+        write: None,
     }
 }
 

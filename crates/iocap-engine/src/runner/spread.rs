@@ -109,6 +109,8 @@ mod tests {
                 lat_us_mean: None,
                 lat_us_p99: None,
                 submit_each_pct: None,
+                read: None,
+                write: None,
             })
             .collect()
     }
