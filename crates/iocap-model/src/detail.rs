@@ -110,6 +110,15 @@ pub struct CpuShare {
     pub idle_pct: f64,
 }
 
+/// The CPU power policy: Linux's cpufreq governor of CPU 0 (`performance`, `powersave`,
+/// `schedutil`), or Windows' active power scheme (`High performance`) and its GUID.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct PowerPolicy {
+    pub name: String,
+    /// Windows' scheme GUID, braces left out; `null` on Linux, which has none.
+    pub guid: Option<String>,
+}
+
 /// Where one CPU sits: its socket (package), NUMA node and core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CpuPlace {

@@ -297,11 +297,10 @@ pub struct HostInfo {
     /// and in results saved before it was recorded.
     #[serde(default)]
     pub topology: Option<crate::detail::CpuTopology>,
-    /// The CPU power policy the run had: Linux's cpufreq governor of CPU 0 (`performance`,
-    /// `powersave`, ...), Windows' active power scheme; `null` when the host has none to read
-    /// (no cpufreq, as in most VMs).
+    /// The CPU power policy the run had; `null` when the host has none to read (no cpufreq, as
+    /// in most VMs) and in results saved before it was recorded.
     #[serde(default)]
-    pub power_policy: Option<String>,
+    pub power_policy: Option<crate::detail::PowerPolicy>,
 }
 
 /// One test: one workload on one or more targets for one duration.
