@@ -7,7 +7,8 @@
 //! synchronous calls on Windows) and the one place a backend is chosen and opened
 //! ([`backend::drive`]), `worker` is the hot loop, `pace` its throttle and `buffers` what it
 //! writes, `offsets` says where each I/O goes and how long it is, `runner` plans threads (for
-//! one test or several run together) and samples them, `stats` records latencies. Those are
+//! one test or several run together) and samples them, `stats` records latencies and `live`
+//! publishes them for the series and the progress line. Those are
 //! private: other crates come in by the front door below.
 
 // The front door (docs/ARCHITECTURE.md, "The engine's front door"): other crates use what
@@ -37,6 +38,7 @@ mod autosubmit;
 mod buffers;
 mod datashape;
 mod error;
+mod live;
 mod lock;
 mod offsets;
 mod pace;

@@ -7,6 +7,7 @@
 mod assemble;
 mod monitor;
 mod plan;
+mod series;
 pub mod spread;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -18,8 +19,9 @@ use thiserror::Error;
 use crate::backend::{self, Backend, Drive, EngineKind, Handle, Opened, Options, Registration};
 use crate::buffers::SlotBuffers;
 use crate::clock::{self, now_ns};
+use crate::live::LiveCounters;
 use crate::offsets::OffsetGen;
-use crate::stats::{LiveCounters, WorkerStats};
+use crate::stats::WorkerStats;
 use crate::target::PreparedTarget;
 use crate::worker::{self, Timeline, WorkerConfig};
 use plan::{to_ns, Context, Job};
@@ -204,6 +206,8 @@ pub fn run_group(
             live: &live,
             jobs: jobs.iter().map(|j| j.ctxs.clone()).collect(),
             uring: jobs.iter().map(|j| j.engine.is_uring()).collect(),
+            per_worker: jobs.iter().map(|j| j.spec.interval_ms.is_some()).collect(),
+            interval_ns: series_interval_ns(&jobs),
             finished: &finished,
             t0,
             measure_start,
@@ -244,15 +248,21 @@ pub fn run_group(
         .into_iter()
         .enumerate()
         .map(|(ji, series)| {
-            let mut o =
-                assemble::assemble(&jobs, ji, &tl, &reports, series, monitored.cpu, group_ios);
+            let measured = assemble::Measured {
+                per_second: series,
+                per_worker: &monitored.per_worker,
+                cpu: monitored.cpu,
+                cpus: &monitored.cpus,
+                group_ios,
+            };
+            let mut o = assemble::assemble(&jobs, ji, &tl, &reports, measured);
             let u = spread::uncertainty(&o.result.per_second, steal_pct);
             if let Some(w) = until_stable_missed(jobs[ji].spec, &o.result, &u) {
                 o.result.warnings.push(w);
             }
             o.result.uncertainty = Some(u);
             if jobs[ji].engine.is_uring() {
-                let each_pct = window.get(ji).and_then(|(a, b)| monitor::each_pct(a, b));
+                let each_pct = window.get(ji).and_then(|(a, b)| series::each_pct(a, b));
                 assemble::record_submit(&mut o.result, &reports, ji, &tl, each_pct);
             } else if jobs[ji].spec.submit == iocap_model::SubmitMode::Each {
                 // psync issues each I/O with its own call anyway: what was asked is moot
@@ -265,6 +275,15 @@ pub fn run_group(
             o
         })
         .collect())
+}
+
+/// The interval of the series of a group: the shortest any of its workloads asked for
+/// (`JobSpec.interval_ms`), one second when none did.
+fn series_interval_ns(jobs: &[plan::Job]) -> u64 {
+    jobs.iter()
+        .filter_map(|j| j.spec.interval_ms)
+        .min()
+        .map_or(1_000_000_000, |ms| u64::from(ms) * 1_000_000)
 }
 
 /// The warning for an `--until-stable` window that ran to its longest without the IOPS'

@@ -6,11 +6,7 @@
 //! extremes are exact rather than read back from buckets. Nothing here locks or allocates after
 //! construction.
 //!
-//! [`LiveCounters`] feed the per-second series and the progress line: single-writer atomics that
-//! the worker bumps with plain loads and stores (no locked instructions) and a monitor thread
-//! reads once a second, diffing against its previous snapshot.
-
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+//! The live counters that feed the series and the progress line are in `live`.
 
 use hdrhistogram::Histogram;
 use iocap_model::{LatencyUs, OpStats};
@@ -156,191 +152,9 @@ impl WorkerStats {
     }
 }
 
-/// Log-linear buckets for the live series: 128 per power of two (below 0.8 % error) from 1 ns
-/// to 2^41 ns (about 36 minutes).
-const SUB: u64 = 128;
-const OCTAVES: u64 = 34;
-pub const LIVE_BUCKETS: usize = (SUB + OCTAVES * SUB) as usize;
-
-#[inline]
-pub fn live_bucket(ns: u64) -> usize {
-    if ns < SUB {
-        return ns as usize;
-    }
-    let e = 63 - u64::from(ns.leading_zeros()); // >= 7
-    let octave = (e - 7).min(OCTAVES - 1);
-    let mant = if e - 7 >= OCTAVES {
-        SUB - 1
-    } else {
-        (ns >> (e - 7)) - SUB
-    };
-    (SUB + octave * SUB + mant) as usize
-}
-
-/// The middle of bucket `i`, in nanoseconds.
-pub fn live_bucket_value(i: usize) -> f64 {
-    let i = i as u64;
-    if i < SUB {
-        return i as f64;
-    }
-    let octave = (i - SUB) / SUB;
-    let mant = (i - SUB) % SUB + SUB;
-    ((mant as f64) + 0.5) * (1u64 << octave) as f64
-}
-
-/// Counters a worker publishes for the monitor thread. Every worker writes its own on each
-/// completion and they sit side by side in one `Vec`: aligned to 128 bytes (two cache lines,
-/// as the adjacent-line prefetcher pairs them), no two workers' counters share a line.
-#[repr(align(128))]
-pub struct LiveCounters {
-    ios: AtomicU64,
-    bytes: AtomicU64,
-    lat_sum_ns: AtomicU64,
-    /// I/Os handed to the backend, and those of them submitted one by one (io_uring's each
-    /// mode), for the share per second.
-    submitted: AtomicU64,
-    submitted_each: AtomicU64,
-    buckets: Box<[AtomicU64]>,
-}
-
-impl Default for LiveCounters {
-    fn default() -> Self {
-        Self {
-            ios: AtomicU64::new(0),
-            bytes: AtomicU64::new(0),
-            lat_sum_ns: AtomicU64::new(0),
-            submitted: AtomicU64::new(0),
-            submitted_each: AtomicU64::new(0),
-            buckets: (0..LIVE_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
-        }
-    }
-}
-
-#[inline]
-fn bump(a: &AtomicU64, by: u64) {
-    // Single writer: a plain load and store, no locked read-modify-write.
-    a.store(a.load(Relaxed).wrapping_add(by), Relaxed);
-}
-
-impl LiveCounters {
-    /// Called only by the owning worker.
-    #[inline]
-    pub fn add(&self, lat_ns: u64, bytes: u64) {
-        bump(&self.ios, 1);
-        bump(&self.bytes, bytes);
-        bump(&self.lat_sum_ns, lat_ns);
-        bump(&self.buckets[live_bucket(lat_ns)], 1);
-    }
-
-    /// Called only by the owning worker, for each I/O it queues; `each`: it goes to the kernel
-    /// on its own.
-    #[inline]
-    pub fn submitted(&self, each: bool) {
-        bump(&self.submitted, 1);
-        if each {
-            bump(&self.submitted_each, 1);
-        }
-    }
-
-    /// Adds this worker's cumulative counters into `into`.
-    pub fn accumulate(&self, into: &mut LiveSnapshot) {
-        into.submitted += self.submitted.load(Relaxed);
-        into.submitted_each += self.submitted_each.load(Relaxed);
-        into.ios += self.ios.load(Relaxed);
-        into.bytes += self.bytes.load(Relaxed);
-        into.lat_sum_ns += self.lat_sum_ns.load(Relaxed);
-        for (d, s) in into.buckets.iter_mut().zip(self.buckets.iter()) {
-            *d += s.load(Relaxed);
-        }
-    }
-}
-
-/// Cumulative counters of all workers at one instant.
-#[derive(Clone)]
-pub struct LiveSnapshot {
-    pub ios: u64,
-    pub bytes: u64,
-    pub lat_sum_ns: u64,
-    pub submitted: u64,
-    pub submitted_each: u64,
-    pub buckets: Vec<u64>,
-}
-
-impl Default for LiveSnapshot {
-    fn default() -> Self {
-        Self {
-            ios: 0,
-            bytes: 0,
-            lat_sum_ns: 0,
-            submitted: 0,
-            submitted_each: 0,
-            buckets: vec![0; LIVE_BUCKETS],
-        }
-    }
-}
-
-impl LiveSnapshot {
-    /// Adds another snapshot's counters (of other workers at the same instant).
-    pub fn add(&mut self, o: &LiveSnapshot) {
-        self.ios += o.ios;
-        self.bytes += o.bytes;
-        self.lat_sum_ns += o.lat_sum_ns;
-        self.submitted += o.submitted;
-        self.submitted_each += o.submitted_each;
-        for (d, s) in self.buckets.iter_mut().zip(&o.buckets) {
-            *d += s;
-        }
-    }
-
-    /// Quantile `q` of the latencies recorded between `prev` and `self`, in nanoseconds.
-    pub fn quantile_since(&self, prev: &LiveSnapshot, q: f64) -> Option<f64> {
-        let n = self.ios - prev.ios;
-        if n == 0 {
-            return None;
-        }
-        let rank = ((q * n as f64).ceil() as u64).max(1);
-        let mut seen = 0;
-        for (i, (a, b)) in self.buckets.iter().zip(&prev.buckets).enumerate() {
-            seen += a - b;
-            if seen >= rank {
-                return Some(live_bucket_value(i));
-            }
-        }
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn workers_live_counters_share_no_cache_line() {
-        let live: Vec<LiveCounters> = (0..4).map(|_| LiveCounters::default()).collect();
-        let line = |a: &AtomicU64| a as *const AtomicU64 as usize / 128;
-        for pair in live.windows(2) {
-            // every counter of one worker lies in its own 128-byte block, apart from the next's
-            let (a, b) = (&pair[0], &pair[1]);
-            for x in [
-                &a.ios,
-                &a.bytes,
-                &a.lat_sum_ns,
-                &a.submitted,
-                &a.submitted_each,
-            ] {
-                for y in [
-                    &b.ios,
-                    &b.bytes,
-                    &b.lat_sum_ns,
-                    &b.submitted,
-                    &b.submitted_each,
-                ] {
-                    assert_ne!(line(x), line(y), "two workers' counters share a line");
-                }
-            }
-            assert_eq!(line(&a.ios), line(&a.submitted_each));
-        }
-    }
 
     #[test]
     fn exact_mean_min_max_and_percentiles() {
@@ -388,33 +202,5 @@ mod tests {
         assert_eq!(t.min_ns, 100);
         assert_eq!(t.max_ns, 300);
         assert_eq!(t.sum_ns, 600);
-    }
-
-    #[test]
-    fn live_buckets_are_tight_and_monotonic() {
-        let mut last = 0;
-        for v in [1u64, 127, 128, 129, 1000, 65_432, 1 << 30, 1 << 40] {
-            let b = live_bucket(v);
-            assert!(b >= last);
-            last = b;
-            let mid = live_bucket_value(b);
-            assert!((mid - v as f64).abs() / (v as f64) < 0.008, "{v} -> {mid}");
-        }
-        assert!(live_bucket(u64::MAX) < LIVE_BUCKETS);
-    }
-
-    #[test]
-    fn live_quantile_over_an_interval() {
-        let c = LiveCounters::default();
-        let mut before = LiveSnapshot::default();
-        c.accumulate(&mut before);
-        for v in 1..=100u64 {
-            c.add(v * 10_000, 1);
-        }
-        let mut after = LiveSnapshot::default();
-        c.accumulate(&mut after);
-        let p99 = after.quantile_since(&before, 0.99).unwrap();
-        assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.01, "{p99}");
-        assert_eq!(after.quantile_since(&after, 0.99), None);
     }
 }

@@ -41,9 +41,10 @@ use crate::autosubmit::AutoTrial;
 use crate::backend::{Backend, Io, Op};
 use crate::buffers::SlotBuffers;
 use crate::clock;
+use crate::live::{Class, LiveCounters};
 use crate::offsets::OffsetGen;
 use crate::pace::{Pacer, Process};
-use crate::stats::{LiveCounters, WorkerStats};
+use crate::stats::WorkerStats;
 
 /// Timeline and stop signals shared by all workers of a test; read-mostly.
 pub struct Timeline {
@@ -324,11 +325,16 @@ fn complete(
             stats.sync.record(lat, 0);
         }
     } else {
-        live.add(lat, want as u64);
+        let class = if slot.op == Op::Read {
+            Class::Read
+        } else {
+            Class::Write
+        };
+        live.add(class, lat, want as u64);
         if w.counts() {
-            match slot.op {
-                Op::Read => stats.read.record(lat, want as u64),
-                _ => stats.write.record(lat, want as u64),
+            match class {
+                Class::Read => stats.read.record(lat, want as u64),
+                Class::Write => stats.write.record(lat, want as u64),
             }
         }
     }

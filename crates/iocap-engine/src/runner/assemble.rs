@@ -3,8 +3,8 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use iocap_model::{
-    ChosenSubmit, CpuStats, EngineFeature, IoFault, SecondSample, SubmitMode, SubmitRecord,
-    TargetResult, TestResult,
+    ChosenSubmit, CpuShare, CpuStats, EngineFeature, IoFault, SecondSample, SubmitMode,
+    SubmitRecord, TargetResult, TestResult, WorkerInterval, WorkerResult,
 };
 
 use super::plan::Job;
@@ -39,18 +39,28 @@ fn fault(jobs: &[Job], tl: &Timeline) -> Option<(usize, IoFault)> {
     ))
 }
 
-/// Builds the outcome of workload `ji` of `jobs` from its workers' reports. `cpu` is the
-/// process's (user, sys) seconds over the window and `group_ios` the I/Os of every workload
-/// that ran with it, which CPU per I/O is taken over.
-#[allow(clippy::too_many_arguments)]
+/// What the monitor measured, as one workload's outcome needs it.
+pub(super) struct Measured<'a> {
+    /// The workload's series.
+    pub per_second: Vec<SecondSample>,
+    /// Every worker's series, in the order of `reports` (empty where none was kept).
+    pub per_worker: &'a [Vec<WorkerInterval>],
+    /// The process's (user, sys) seconds over the window.
+    pub cpu: (f64, f64),
+    /// Every CPU's share over the window.
+    pub cpus: &'a [CpuShare],
+    /// The I/Os of every workload that ran with this one, which CPU per I/O is taken over.
+    pub group_ios: u64,
+}
+
+/// Builds the outcome of workload `ji` of `jobs` from its workers' reports and what the
+/// monitor measured.
 pub(super) fn assemble(
     jobs: &[Job],
     ji: usize,
     tl: &Timeline,
     reports: &[WorkerReport],
-    per_second: Vec<SecondSample>,
-    cpu: (f64, f64),
-    group_ios: u64,
+    m: Measured<'_>,
 ) -> TestOutcome {
     let job = &jobs[ji];
     let (spec, targets) = (job.spec, job.targets);
@@ -112,14 +122,14 @@ pub(super) fn assemble(
         write: all.write.to_op_stats(duration_s),
         sync: all.sync.to_op_stats(duration_s),
         cpu: CpuStats {
-            user_s: cpu.0,
-            sys_s: cpu.1,
-            us_per_io: if group_ios > 0 {
-                (cpu.0 + cpu.1) * 1e6 / group_ios as f64
+            user_s: m.cpu.0,
+            sys_s: m.cpu.1,
+            us_per_io: if m.group_ios > 0 {
+                (m.cpu.0 + m.cpu.1) * 1e6 / m.group_ios as f64
             } else {
                 0.0
             },
-            system: vec![],
+            system: m.cpus.to_vec(),
         },
         qd_mean: if duration_s > 0.0 {
             all.inflight_ns as f64 / (duration_s * 1e9)
@@ -147,7 +157,7 @@ pub(super) fn assemble(
                 }
             })
             .collect(),
-        per_second,
+        per_second: m.per_second,
         warnings,
         interrupted,
         error,
@@ -156,13 +166,48 @@ pub(super) fn assemble(
         uncertainty: None,
         repeat: None,
         ranks: None,
-        workers: vec![],
+        workers: workers(ji, reports, m.per_worker, duration_s),
     };
     TestOutcome {
         result,
         stats: all,
         per_target,
     }
+}
+
+/// Workload `ji`'s workers, target by target as they were started: each one's reads and
+/// writes over the window (without the histogram, which the test's totals carry) and its
+/// series where one was kept.
+fn workers(
+    ji: usize,
+    reports: &[WorkerReport],
+    per_worker: &[Vec<WorkerInterval>],
+    duration_s: f64,
+) -> Vec<WorkerResult> {
+    let mut next_thread: Vec<u32> = Vec::new();
+    reports
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.job == ji)
+        .map(|(i, r)| {
+            if next_thread.len() <= r.target_idx {
+                next_thread.resize(r.target_idx + 1, 0);
+            }
+            let thread = next_thread[r.target_idx];
+            next_thread[r.target_idx] += 1;
+            let bare = |s: &crate::stats::OpRecorder| iocap_model::OpStats {
+                lat_hist_ns: None,
+                ..s.to_op_stats(duration_s)
+            };
+            WorkerResult {
+                target: r.target_idx as u32,
+                thread,
+                read: bare(&r.stats.read),
+                write: bare(&r.stats.write),
+                intervals: per_worker.get(i).cloned().unwrap_or_default(),
+            }
+        })
+        .collect()
 }
 
 /// Records how workload `ji` submitted I/O on io_uring: the mode asked for, the one each worker

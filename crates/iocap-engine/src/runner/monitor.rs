@@ -1,65 +1,32 @@
 //! The monitor: the calling thread sleeps on absolute deadlines (the start and end of the
-//! measured window and every second in between), reads the workers' live counters, takes the
-//! process CPU time at the window's edges and reports progress to an observer. Workers never
-//! wait for it. With several workloads it keeps one per-second series per workload and shows
-//! their sum as progress.
+//! measured window, each interval of the series in between, and each second for progress),
+//! reads the workers' live counters, takes the process's and every CPU's time at the window's
+//! edges and reports progress to an observer. Workers never wait for it. With several
+//! workloads it keeps one series per workload (`series`) and shows their sum as progress.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use iocap_model::SecondSample;
+use iocap_model::{CpuShare, SecondSample, WorkerInterval};
 
+use super::series::{rates, read_jobs, Series};
 use super::{LiveSample, Phase, RunObserver};
 use crate::clock::{self, now_ns};
-use crate::stats::{LiveCounters, LiveSnapshot};
+use crate::live::{LiveCounters, LiveSnapshot};
 use crate::worker::Timeline;
 use crate::{host, procstat};
 
 const SECOND: u64 = 1_000_000_000;
 
-fn sample(
-    prev: &LiveSnapshot,
-    cur: &LiveSnapshot,
-    secs: f64,
-) -> (f64, f64, Option<f64>, Option<f64>) {
-    let ios = cur.ios - prev.ios;
-    let bytes = cur.bytes - prev.bytes;
-    let mean = (ios > 0).then(|| (cur.lat_sum_ns - prev.lat_sum_ns) as f64 / ios as f64 / 1e3);
-    let p99 = cur.quantile_since(prev, 0.99).map(|ns| ns / 1e3);
-    (ios as f64 / secs, bytes as f64 / secs / 1e6, mean, p99)
-}
-
-/// Percent of the I/Os queued between `prev` and `cur` that were submitted one by one.
-pub(super) fn each_pct(prev: &LiveSnapshot, cur: &LiveSnapshot) -> Option<f64> {
-    let n = cur.submitted - prev.submitted;
-    (n > 0).then(|| (cur.submitted_each - prev.submitted_each) as f64 * 100.0 / n as f64)
-}
-
-fn second(
-    prev: &LiveSnapshot,
-    cur: &LiveSnapshot,
-    secs: f64,
-    t_s: f64,
-    uring: bool,
-) -> SecondSample {
-    let (iops, mb_s, lat_us_mean, lat_us_p99) = sample(prev, cur, secs);
-    SecondSample {
-        t_s,
-        iops,
-        mb_s,
-        lat_us_mean,
-        lat_us_p99,
-        submit_each_pct: if uring { each_pct(prev, cur) } else { None },
-        read: None,
-        write: None,
-    }
-}
-
-/// What the monitor measured: one per-second series per workload, and the process CPU
-/// (user, sys) seconds over the window.
+/// What the monitor measured: one series per workload (and per worker where asked), the
+/// process CPU (user, sys) seconds and every CPU's share over the window.
 pub(super) struct Monitored {
     pub per_second: Vec<Vec<SecondSample>>,
+    /// One series per worker, in `live`'s order; empty for workloads that kept none.
+    pub per_worker: Vec<Vec<WorkerInterval>>,
     pub cpu: (f64, f64),
+    /// Each CPU's time over the window, system-wide; empty when it could not be read.
+    pub cpus: Vec<CpuShare>,
     /// Each workload's counters when the window opened and when it closed.
     pub window: Vec<(LiveSnapshot, LiveSnapshot)>,
     /// Share of all CPU time the hypervisor stole over the window, in percent.
@@ -73,6 +40,10 @@ pub(super) struct Monitor<'a> {
     pub jobs: Vec<Range<usize>>,
     /// Whether each workload runs on io_uring (the submission share is recorded).
     pub uring: Vec<bool>,
+    /// Whether each workload keeps a series per worker.
+    pub per_worker: Vec<bool>,
+    /// The interval of the series.
+    pub interval_ns: u64,
     pub finished: &'a AtomicUsize,
     pub t0: u64,
     pub measure_start: u64,
@@ -106,54 +77,42 @@ impl StopWhenSure {
 }
 
 impl Monitor<'_> {
-    fn snaps(&self) -> Vec<LiveSnapshot> {
-        self.jobs
-            .iter()
-            .map(|r| {
-                let mut s = LiveSnapshot::default();
-                for l in &self.live[r.clone()] {
-                    l.accumulate(&mut s);
-                }
-                s
-            })
-            .collect()
-    }
-
-    fn total(snaps: &[LiveSnapshot]) -> LiveSnapshot {
-        let mut t = LiveSnapshot::default();
-        for s in snaps {
-            t.add(s);
-        }
-        t
-    }
-
     /// Runs until every worker has finished.
     pub fn run(&self, obs: &mut dyn RunObserver) -> Monitored {
         let (tl, t0, measure_start) = (self.tl, self.t0, self.measure_start);
         let n = self.live.len();
+        let mut series = Series::new(
+            self.live,
+            &self.jobs,
+            &self.uring,
+            self.per_worker.clone(),
+            measure_start,
+        );
         let mut out = Monitored {
-            per_second: vec![Vec::new(); self.jobs.len()],
+            per_second: Vec::new(),
+            per_worker: Vec::new(),
             cpu: (0.0, 0.0),
+            cpus: Vec::new(),
             window: Vec::new(),
             steal_pct: None,
         };
         let mut window_open: Vec<LiveSnapshot> = Vec::new();
-        let mut stat_open = None;
-        let issue_end = || tl.issue_end_ns.load(Relaxed);
-        let mut prev = Self::total(&self.snaps());
-        let mut prev_t = t0;
-        let mut window_prev: Option<(Vec<LiveSnapshot>, u64)> = None;
+        let (mut stat_open, mut cpus_open) = (None, None);
+        let mut progress = Progress::new(self, t0);
         let mut cpu_start = None;
         let mut window_closed = false;
-        let mut next_tick = t0 + SECOND;
+        // the next edge of the series; none before the window opens
+        let mut next_edge = u64::MAX;
         while self.finished.load(Relaxed) < n {
-            let window_end = tl.window_end_ns.load(Relaxed);
-            let mut wake = next_tick.min(now_ns() + 100_000_000);
+            let mut wake = progress
+                .next_tick
+                .min(next_edge)
+                .min(now_ns() + 100_000_000);
             if cpu_start.is_none() {
                 wake = wake.min(measure_start);
             }
             if !window_closed {
-                wake = wake.min(window_end);
+                wake = wake.min(tl.window_end_ns.load(Relaxed));
             }
             clock::sleep_until(wake);
             let now = now_ns();
@@ -164,10 +123,10 @@ impl Monitor<'_> {
             if cpu_start.is_none() && now >= measure_start && now < window_end {
                 cpu_start = Some(host::process_cpu_s());
                 stat_open = procstat::read();
-                window_open = self.snaps();
-                window_prev = Some((window_open.clone(), measure_start));
+                cpus_open = procstat::read_per_cpu();
+                window_open = series.open(measure_start);
                 obs.window_edge(0.0);
-                next_tick = measure_start + SECOND;
+                next_edge = measure_start + self.interval_ns;
             }
             if !window_closed && now >= window_end {
                 window_closed = true;
@@ -179,73 +138,105 @@ impl Monitor<'_> {
                     .filter(|_| procstat::STEAL_KNOWN)
                     .zip(procstat::read())
                     .and_then(|(a, b)| b.since(&a).steal_pct());
-                let closing = self.snaps();
-                if let Some((p, pt)) = window_prev.take() {
-                    let end = window_end.max(pt);
-                    let secs = (end - pt) as f64 / 1e9;
-                    if secs >= 0.1 {
-                        let t_s = (end - measure_start) as f64 / 1e9;
-                        for (j, (series, p)) in out.per_second.iter_mut().zip(&p).enumerate() {
-                            series.push(second(p, &closing[j], secs, t_s, self.uring[j]));
-                        }
+                out.cpus = cpus_open
+                    .take()
+                    .zip(procstat::read_per_cpu())
+                    .map_or_else(Vec::new, |(a, b)| procstat::shares(&a, &b));
+                if cpu_start.is_some() {
+                    let end = window_end.max(measure_start);
+                    // the ragged end counts if it is a tenth of an interval or more
+                    let (t_s, closing) = series.edge(end, self.interval_ns / 10);
+                    if let Some(t_s) = t_s {
                         obs.window_edge(t_s);
                     }
+                    out.window = std::mem::take(&mut window_open)
+                        .into_iter()
+                        .zip(closing)
+                        .collect();
                 }
-                out.window = std::mem::take(&mut window_open)
-                    .into_iter()
-                    .zip(closing)
-                    .collect();
+                next_edge = u64::MAX;
             }
-            if now >= next_tick {
-                let cur = self.snaps();
-                if let Some((p, pt)) = window_prev.as_mut() {
-                    if now < window_end {
-                        let secs = (next_tick - *pt) as f64 / 1e9;
-                        let t_s = (next_tick - measure_start) as f64 / 1e9;
-                        for (j, (series, p)) in out.per_second.iter_mut().zip(p.iter()).enumerate()
-                        {
-                            series.push(second(p, &cur[j], secs, t_s, self.uring[j]));
-                        }
+            if now >= next_edge {
+                if now < window_end {
+                    if let (Some(t_s), _) = series.edge(next_edge, 1) {
                         obs.window_edge(t_s);
-                        p.clone_from(&cur);
-                        *pt = next_tick;
-                        if let Some(u) = &self.until_stable {
-                            if u.sure(&out.per_second, next_tick) {
-                                tl.cut(next_tick);
-                                tl.issue_end_ns
-                                    .fetch_min(next_tick.saturating_add(u.cooldown_ns), Relaxed);
-                            }
+                    }
+                    if let Some(u) = &self.until_stable {
+                        if u.sure(&series.tests, next_edge) {
+                            tl.cut(next_edge);
+                            tl.issue_end_ns
+                                .fetch_min(next_edge.saturating_add(u.cooldown_ns), Relaxed);
                         }
                     }
                 }
-                let cur = Self::total(&cur);
-                let (iops, mb_s, mean, p99) = sample(&prev, &cur, (now - prev_t) as f64 / 1e9);
-                let phase = if now < measure_start {
-                    Phase::Warmup
-                } else if now < tl.window_end_ns.load(Relaxed) {
-                    Phase::Measure
-                } else {
-                    Phase::Cooldown
-                };
-                let end = issue_end();
-                if now < end {
-                    obs.tick(&LiveSample {
-                        phase,
-                        elapsed_s: (now - t0) as f64 / 1e9,
-                        total_s: (end - t0) as f64 / 1e9,
-                        iops,
-                        mb_s,
-                        lat_us_mean: mean,
-                        lat_us_p99: p99,
-                    });
+                while next_edge <= now {
+                    next_edge += self.interval_ns;
                 }
-                prev = cur;
-                prev_t = now;
-                while next_tick <= now {
-                    next_tick += SECOND;
-                }
+            }
+            if now >= progress.next_tick {
+                progress.tick(self, obs, now);
             }
         }
+        out.per_second = series.tests;
+        out.per_worker = series.workers;
         out
+    }
+}
+
+/// The progress line: the sum of every workload, once a second, whatever the interval of the
+/// series.
+struct Progress {
+    prev: LiveSnapshot,
+    prev_t: u64,
+    t0: u64,
+    next_tick: u64,
+}
+
+impl Progress {
+    fn new(m: &Monitor<'_>, t0: u64) -> Self {
+        Self {
+            prev: Self::total(m),
+            prev_t: t0,
+            t0,
+            next_tick: t0 + SECOND,
+        }
+    }
+
+    fn total(m: &Monitor<'_>) -> LiveSnapshot {
+        let mut t = LiveSnapshot::default();
+        for s in read_jobs(m.live, &m.jobs, true).0 {
+            t.add(&s);
+        }
+        t
+    }
+
+    fn tick(&mut self, m: &Monitor<'_>, obs: &mut dyn RunObserver, now: u64) {
+        let tl = m.tl;
+        let cur = Self::total(m);
+        let (iops, mb_s, mean, p99) = rates(&self.prev, &cur, (now - self.prev_t) as f64 / 1e9);
+        let phase = if now < m.measure_start {
+            Phase::Warmup
+        } else if now < tl.window_end_ns.load(Relaxed) {
+            Phase::Measure
+        } else {
+            Phase::Cooldown
+        };
+        let end = tl.issue_end_ns.load(Relaxed);
+        if now < end {
+            obs.tick(&LiveSample {
+                phase,
+                elapsed_s: (now - self.t0) as f64 / 1e9,
+                total_s: (end - self.t0) as f64 / 1e9,
+                iops,
+                mb_s,
+                lat_us_mean: mean,
+                lat_us_p99: p99,
+            });
+        }
+        self.prev = cur;
+        self.prev_t = now;
+        while self.next_tick <= now {
+            self.next_tick += SECOND;
+        }
     }
 }
