@@ -1,7 +1,8 @@
 //! The host fingerprint stored with every result: enough to tell two machines, two kernels or
-//! two CPU configurations apart when results are compared later.
+//! two CPU configurations apart when results are compared later, down to where the CPUs sit
+//! (`topology`) and the power policy they ran under.
 
-use iocap_model::HostInfo;
+use iocap_model::{HostInfo, PowerPolicy};
 
 #[cfg(target_os = "linux")]
 pub fn host_info() -> HostInfo {
@@ -25,9 +26,26 @@ pub fn host_info() -> HostInfo {
         cpu_model,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes,
-        topology: None,
-        power_policy: None,
+        topology: crate::topology::read(),
+        power_policy: std::fs::read_to_string(GOVERNOR)
+            .ok()
+            .and_then(|t| governor(&t)),
     }
+}
+
+/// CPU 0's cpufreq governor, Linux's CPU power policy (absent where the kernel does no frequency
+/// scaling, as in most VMs).
+#[cfg(target_os = "linux")]
+const GOVERNOR: &str = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor";
+
+/// The power policy `scaling_governor`'s text names; `None` when it names none.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn governor(text: &str) -> Option<PowerPolicy> {
+    let name = text.trim();
+    (!name.is_empty()).then(|| PowerPolicy {
+        name: name.to_string(),
+        guid: None,
+    })
 }
 
 /// Bytes of memory the kernel says are available for new allocations.
@@ -80,8 +98,11 @@ pub fn host_info() -> HostInfo {
         cpu_model: cpu_brand(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes: crate::win::memory().map_or(0, |m| m.0),
-        topology: None,
-        power_policy: None,
+        topology: crate::topology::read(),
+        power_policy: crate::win::power_scheme().map(|(name, guid)| PowerPolicy {
+            name,
+            guid: Some(guid),
+        }),
     }
 }
 
@@ -134,5 +155,19 @@ mod tests {
         assert!(!h.kernel.is_empty());
         assert!(h.cpus >= 1);
         assert!(h.memory_bytes > 0);
+        if let Some(t) = &h.topology {
+            assert!(!t.cpus.is_empty());
+        }
+        if let Some(p) = &h.power_policy {
+            assert!(!p.name.is_empty());
+            assert_eq!(p.guid.is_some(), cfg!(windows), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_governor_is_linux_s_power_policy() {
+        let p = super::governor("performance\n").unwrap();
+        assert_eq!((p.name.as_str(), p.guid), ("performance", None));
+        assert_eq!(super::governor("\n"), None);
     }
 }

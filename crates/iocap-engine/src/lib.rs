@@ -28,6 +28,7 @@ pub mod marker;
 pub mod probe;
 pub mod procstat;
 pub mod safety;
+pub mod topology;
 #[cfg(windows)]
 pub mod win;
 pub mod winstruct;

@@ -6,6 +6,12 @@
 //! waiting for I/O with nothing to run is idle), and `steal` (time the hypervisor ran someone
 //! else on this virtual CPU: not CPU we got; reported on its own). `guest` and `guest_nice` are
 //! already inside `user` and `nice` and are not added again.
+//!
+//! Per CPU (`cpuN` lines; Windows' processor performance information) for the system-wide load
+//! of every CPU over a test, DiskSpd's CPU table: [`read_per_cpu`] on the window's edges and
+//! [`shares`] of the difference.
+
+use iocap_model::CpuShare;
 
 /// Where the counters come from.
 pub const PROC_STAT: &str = "/proc/stat";
@@ -63,6 +69,11 @@ pub fn parse(text: &str) -> Option<CpuTimes> {
         let mut w = l.split_whitespace();
         w.next() == Some("cpu")
     })?;
+    fields(line)
+}
+
+/// The counters of one `cpu` or `cpuN` line, as [`parse`] reads them.
+fn fields(line: &str) -> Option<CpuTimes> {
     let v: Vec<u64> = line
         .split_whitespace()
         .skip(1)
@@ -84,6 +95,52 @@ pub fn parse(text: &str) -> Option<CpuTimes> {
     })
 }
 
+/// Parses every `cpuN` line of `/proc/stat` text: each online CPU's number and counters, in the
+/// file's order (offline CPUs have no line). Lines that do not parse are left out.
+pub fn parse_per_cpu(text: &str) -> Vec<(u32, CpuTimes)> {
+    text.lines()
+        .filter_map(|l| {
+            let id = l
+                .split_whitespace()
+                .next()?
+                .strip_prefix("cpu")?
+                .parse()
+                .ok()?;
+            Some((id, fields(l)?))
+        })
+        .collect()
+}
+
+/// Each CPU's share of its own ticks between two readings, in percent: user (`user + nice`),
+/// kernel (`system + irq + softirq`; Windows: kernel less idle), idle (`idle + iowait`) and usage
+/// (100 less idle: stolen time is not idle, so it counts in usage though in neither user nor
+/// kernel). In CPU order; a CPU missing from either reading (hot-plugged), or with no tick
+/// between them, is left out.
+pub fn shares(before: &[(u32, CpuTimes)], after: &[(u32, CpuTimes)]) -> Vec<CpuShare> {
+    let mut out: Vec<CpuShare> = after
+        .iter()
+        .filter_map(|(id, a)| {
+            let (_, b) = before.iter().find(|(i, _)| i == id)?;
+            let d = a.since(b);
+            let total = d.total();
+            if total == 0 {
+                return None;
+            }
+            let pct = |ticks: u64| ticks as f64 * 100.0 / total as f64;
+            let idle_pct = pct(d.idle + d.iowait);
+            Some(CpuShare {
+                id: *id,
+                usage_pct: 100.0 - idle_pct,
+                user_pct: pct(d.user + d.nice),
+                kernel_pct: pct(d.system + d.irq + d.softirq),
+                idle_pct,
+            })
+        })
+        .collect();
+    out.sort_by_key(|c| c.id);
+    out
+}
+
 /// Whether the counters say what the hypervisor stole: Linux's do; Windows' GetSystemTimes has no
 /// such counter, so there `steal` is always 0 and means "not known", not "none".
 pub const STEAL_KNOWN: bool = cfg!(target_os = "linux");
@@ -92,6 +149,14 @@ pub const STEAL_KNOWN: bool = cfg!(target_os = "linux");
 #[cfg(target_os = "linux")]
 pub fn read() -> Option<CpuTimes> {
     parse(&std::fs::read_to_string(PROC_STAT).ok()?)
+}
+
+/// Each online CPU's number and counters from `/proc/stat`; `None` when it cannot be read or
+/// has no `cpuN` line.
+#[cfg(target_os = "linux")]
+pub fn read_per_cpu() -> Option<Vec<(u32, CpuTimes)>> {
+    let v = parse_per_cpu(&std::fs::read_to_string(PROC_STAT).ok()?);
+    (!v.is_empty()).then_some(v)
 }
 
 /// The system's CPU times from GetSystemTimes, in 100 ns units: user, system (its kernel time
@@ -117,6 +182,95 @@ pub fn read() -> Option<CpuTimes> {
         idle,
         ..CpuTimes::default()
     })
+}
+
+/// Each active CPU's number (its group × 64 + its number in the group, as `topology` numbers
+/// it) and times, in 100 ns units as [`read`]'s, from NtQuerySystemInformation's
+/// `SystemProcessorPerformanceInformation`. That answers for the calling thread's processor
+/// group only, so on a host of several groups the thread moves to each group in turn (as
+/// DiskSpd does) and goes back to its own after. `None` when a query fails.
+#[cfg(windows)]
+pub fn read_per_cpu() -> Option<Vec<(u32, CpuTimes)>> {
+    use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
+    use windows_sys::Win32::System::Threading::{
+        GetActiveProcessorCount, GetActiveProcessorGroupCount, GetCurrentThread,
+        GetThreadGroupAffinity, SetThreadGroupAffinity,
+    };
+    // SAFETY: no arguments, no preconditions.
+    let groups = unsafe { GetActiveProcessorGroupCount() };
+    if groups <= 1 {
+        return group_times(0);
+    }
+    // SAFETY: a zeroed GROUP_AFFINITY is a valid output buffer.
+    let mut own: GROUP_AFFINITY = unsafe { std::mem::zeroed() };
+    // SAFETY: this thread's pseudo-handle and a writable GROUP_AFFINITY.
+    if unsafe { GetThreadGroupAffinity(GetCurrentThread(), &mut own) } == 0 {
+        return None;
+    }
+    let mut out = Vec::new();
+    let every_group = (0..groups).all(|g| {
+        // SAFETY: no preconditions; a group number below the active group count.
+        let n = unsafe { GetActiveProcessorCount(g) };
+        let to = GROUP_AFFINITY {
+            Mask: if n >= usize::BITS {
+                usize::MAX
+            } else {
+                (1usize << n) - 1
+            },
+            Group: g,
+            Reserved: [0; 3],
+        };
+        // SAFETY: this thread's pseudo-handle and an affinity within an active group.
+        let moved =
+            unsafe { SetThreadGroupAffinity(GetCurrentThread(), &to, std::ptr::null_mut()) };
+        let times = (moved != 0).then(|| group_times(g)).flatten();
+        times.map(|t| out.extend(t)).is_some()
+    });
+    // SAFETY: as above, back to the affinity the thread had.
+    unsafe { SetThreadGroupAffinity(GetCurrentThread(), &own, std::ptr::null_mut()) };
+    every_group.then_some(out)
+}
+
+/// The times of the active CPUs of processor group `group`, which the calling thread is in.
+#[cfg(windows)]
+fn group_times(group: u16) -> Option<Vec<(u32, CpuTimes)>> {
+    use windows_sys::Wdk::System::SystemInformation::{
+        NtQuerySystemInformation, SystemProcessorPerformanceInformation,
+    };
+    use windows_sys::Win32::System::Threading::GetActiveProcessorCount;
+    use windows_sys::Win32::System::WindowsProgramming::SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION;
+    type Sppi = SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION;
+    // SAFETY: no preconditions.
+    let n = unsafe { GetActiveProcessorCount(group) } as usize;
+    // SAFETY: a zeroed SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION is plain integers.
+    let mut v: Vec<Sppi> = vec![unsafe { std::mem::zeroed() }; n.max(1)];
+    let bytes = (v.len() * std::mem::size_of::<Sppi>()) as u32;
+    let mut got = 0u32;
+    // SAFETY: `v` is writable for `bytes` bytes, as stated; `got` is writable.
+    let status = unsafe {
+        NtQuerySystemInformation(
+            SystemProcessorPerformanceInformation,
+            v.as_mut_ptr().cast(),
+            bytes,
+            &mut got,
+        )
+    };
+    if status < 0 {
+        return None;
+    }
+    v.truncate(got as usize / std::mem::size_of::<Sppi>());
+    let tick = |t: i64| u64::try_from(t).unwrap_or(0);
+    let times = v.iter().enumerate().map(|(i, p)| {
+        let (idle, kernel) = (tick(p.IdleTime), tick(p.KernelTime));
+        let t = CpuTimes {
+            user: tick(p.UserTime),
+            system: kernel.saturating_sub(idle),
+            idle,
+            ..CpuTimes::default()
+        };
+        (u32::from(group) * 64 + i as u32, t)
+    });
+    Some(times.collect())
 }
 
 /// Units per second of [`read`]'s times: 100 ns.
@@ -194,6 +348,100 @@ ctxt 99
             (10, 4, 50, 0, 2, 3)
         );
         assert_eq!(a.since(&b).user, 0);
+    }
+
+    /// Two readings one second (100 ticks) apart. cpu0 was 25 % busy: 20 ticks of user and
+    /// nice, 5 of system and softirq, 75 idle or waiting for I/O. cpu1 lost 20 ticks to the
+    /// hypervisor: busy in usage, in neither user nor kernel. cpu2 came online between them,
+    /// cpu3 counted nothing.
+    const BEFORE: &str = "cpu  400 10 100 3000 20 0 5 50 0 0
+cpu0 100 5 30 800 10 0 5 0 0 0
+cpu1 100 5 30 800 10 0 0 50 0 0
+cpu3 200 0 40 1400 0 0 0 0 0 0
+intr 1 2 3
+";
+    const AFTER: &str = "cpu  600 20 200 3000 20 0 5 50 0 0
+cpu0 115 10 34 870 15 0 6 0 0 0
+cpu1 110 5 40 860 10 0 0 70 0 0
+cpu2 5 0 5 90 0 0 0 0 0 0
+cpu3 200 0 40 1400 0 0 0 0 0 0
+";
+
+    #[test]
+    fn each_cpu_s_line() {
+        let v = parse_per_cpu(BEFORE);
+        let ids: Vec<u32> = v.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, vec![0, 1, 3], "the aggregate line is not a CPU");
+        assert_eq!(v[1].1.steal, 50);
+        assert_eq!(
+            parse_per_cpu("cpu 1 2 3 4\ncpux 1 2 3 4\ncpu7 1 2\n"),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn each_cpu_s_share_of_the_window() {
+        let s = shares(&parse_per_cpu(BEFORE), &parse_per_cpu(AFTER));
+        let row = |c: &CpuShare| {
+            let f = |v: f64| format!("{v:.2}");
+            (
+                c.id,
+                f(c.usage_pct),
+                f(c.user_pct),
+                f(c.kernel_pct),
+                f(c.idle_pct),
+            )
+        };
+        let rows: Vec<_> = s.iter().map(row).collect();
+        let r = |id, u: &str, us: &str, k: &str, i: &str| {
+            (
+                id,
+                u.to_string(),
+                us.to_string(),
+                k.to_string(),
+                i.to_string(),
+            )
+        };
+        assert_eq!(
+            rows,
+            vec![
+                r(0, "25.00", "20.00", "5.00", "75.00"),
+                r(1, "40.00", "10.00", "10.00", "60.00"),
+            ]
+        );
+    }
+
+    /// Windows' counters as [`read_per_cpu`] keeps them: kernel time less idle is `system`.
+    /// Kernel 60 of which 50 idle, user 40: half busy, 10 % kernel.
+    #[test]
+    fn windows_counters_share_alike() {
+        let at = |user, system, idle| {
+            vec![(
+                0,
+                CpuTimes {
+                    user,
+                    system,
+                    idle,
+                    ..CpuTimes::default()
+                },
+            )]
+        };
+        let s = shares(&at(1000, 500, 2000), &at(1040, 510, 2050));
+        assert_eq!(s.len(), 1);
+        let c = s[0];
+        assert_eq!(
+            (c.usage_pct, c.user_pct, c.kernel_pct, c.idle_pct),
+            (50.0, 40.0, 10.0, 50.0)
+        );
+    }
+
+    #[test]
+    fn reads_every_cpu_of_this_machine() {
+        if cfg!(windows) || std::path::Path::new(PROC_STAT).exists() {
+            let v = read_per_cpu().expect("every CPU's times");
+            assert!(!v.is_empty());
+            assert!(v.iter().all(|(_, t)| t.total() > 0), "{v:?}");
+        }
     }
 
     #[test]

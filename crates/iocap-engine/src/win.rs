@@ -1,6 +1,7 @@
 //! Small safe wrappers over the Win32 calls the engine makes outside the hot path: opening and
 //! reopening handles, identities and file system facts of open files, the disk and volume ioctls
-//! (decoded by [`crate::winstruct`]), memory, process times and the OS version.
+//! (decoded by [`crate::winstruct`]), memory, process times, the OS version and the power
+//! scheme.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -224,6 +225,72 @@ pub fn os_version() -> String {
         "Windows {}.{}.{}",
         v.dwMajorVersion, v.dwMinorVersion, v.dwBuildNumber
     )
+}
+
+/// The active power scheme: its friendly name (`High performance`; `<unknown>` where it has
+/// none, as DiskSpd writes it) and its GUID as lowercase text without braces, from
+/// PowerGetActiveScheme and PowerReadFriendlyName.
+pub fn power_scheme() -> Option<(String, String)> {
+    use windows_sys::core::GUID;
+    use windows_sys::Win32::Foundation::{LocalFree, ERROR_SUCCESS};
+    use windows_sys::Win32::System::Power::PowerGetActiveScheme;
+    let mut p: *mut GUID = std::ptr::null_mut();
+    // SAFETY: a null root key is the default one; `p` receives a GUID allocated with LocalAlloc,
+    // freed below.
+    if unsafe { PowerGetActiveScheme(std::ptr::null_mut(), &mut p) } != ERROR_SUCCESS || p.is_null()
+    {
+        return None;
+    }
+    // SAFETY: `p` points to the GUID the call allocated, until it is freed just after.
+    let g = unsafe { *p };
+    // SAFETY: `p` came from PowerGetActiveScheme, which says to free it with LocalFree; once.
+    unsafe { LocalFree(p.cast()) };
+    let bytes: Vec<u8> = (g.data1.to_le_bytes().into_iter())
+        .chain(g.data2.to_le_bytes())
+        .chain(g.data3.to_le_bytes())
+        .chain(g.data4)
+        .collect();
+    let guid = winstruct::guid_text(&bytes)?;
+    let name = scheme_name(&g).filter(|n| !n.is_empty());
+    Some((name.unwrap_or_else(|| "<unknown>".into()), guid))
+}
+
+/// A power scheme's friendly name, from PowerReadFriendlyName (asked first for its length in
+/// bytes, then for the UTF-16 text).
+fn scheme_name(g: &windows_sys::core::GUID) -> Option<String> {
+    use windows_sys::Win32::Foundation::ERROR_SUCCESS;
+    use windows_sys::Win32::System::Power::PowerReadFriendlyName;
+    let null = std::ptr::null();
+    let mut bytes = 0u32;
+    // SAFETY: the default root key, a valid scheme GUID, no subgroup or setting; a null buffer
+    // asks only for the length, written to `bytes`.
+    let ok = unsafe {
+        PowerReadFriendlyName(
+            std::ptr::null_mut(),
+            g,
+            null,
+            null,
+            std::ptr::null_mut(),
+            &mut bytes,
+        )
+    };
+    if ok != ERROR_SUCCESS || bytes == 0 {
+        return None;
+    }
+    let mut buf = vec![0u16; (bytes as usize).div_ceil(2)];
+    let mut len = (buf.len() * 2) as u32;
+    // SAFETY: as above, with `buf` writable for `len` bytes.
+    let ok = unsafe {
+        PowerReadFriendlyName(
+            std::ptr::null_mut(),
+            g,
+            null,
+            null,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    (ok == ERROR_SUCCESS).then(|| from_wide(&buf))
 }
 
 /// The last Win32 error, for calls that return FALSE.
