@@ -291,14 +291,6 @@ pub fn ticks_per_s() -> u32 {
     }
 }
 
-// TEMPORARY (replaced by the per-CPU reader being written on branch i27-host)
-pub fn read_per_cpu() -> Option<Vec<(u32, CpuTimes)>> {
-    None
-}
-pub fn shares(_: &[(u32, CpuTimes)], _: &[(u32, CpuTimes)]) -> Vec<iocap_model::CpuShare> {
-    Vec::new()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

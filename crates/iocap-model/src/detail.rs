@@ -11,7 +11,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::result::OpStats;
+use crate::opstats::OpStats;
 
 /// One operation class (reads or writes) in one interval of the series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema, Default)]

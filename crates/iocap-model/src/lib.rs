@@ -19,6 +19,7 @@ pub mod fixture;
 pub mod flags;
 pub mod fsync;
 pub mod hist;
+pub mod opstats;
 pub mod os;
 pub mod places;
 pub mod ranks;

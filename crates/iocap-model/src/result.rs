@@ -4,6 +4,7 @@
 //! figure iocap prints is read from here, so the terminal, CSV and JSON views cannot disagree.
 
 use crate::engines::{Engine, EngineFeature};
+pub use crate::opstats::{LatencyUs, OpStats};
 use crate::spec::JobSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -415,66 +416,6 @@ pub struct SubmitRecord {
     pub trial_in_window_s: f64,
     /// Share of the measured window's I/Os that went to the kernel one by one, in percent.
     pub each_pct: f64,
-}
-
-/// Counters and latency distribution of one class of operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
-pub struct OpStats {
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    /// 2^20 bytes per second.
-    pub mib_s: f64,
-    /// 10^6 bytes per second.
-    pub mb_s: f64,
-    /// Latency from submission to completion in microseconds; `null` when no I/O completed.
-    pub lat_us: Option<LatencyUs>,
-    /// The whole latency distribution, in nanoseconds: HdrHistogram V2, deflated, base64
-    /// (see `iocap_model::hist`). Percentiles can be recomputed from it and runs merged.
-    /// `null` when no I/O completed.
-    #[serde(default)]
-    pub lat_hist_ns: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
-pub struct LatencyUs {
-    pub min: f64,
-    pub mean: f64,
-    pub stddev: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub p99_9: f64,
-    pub p99_99: f64,
-    pub p99_999: f64,
-    pub max: f64,
-}
-
-impl LatencyUs {
-    /// The statistics of one distribution, its percentiles read through `q` (a quantile from
-    /// 0 to 1 → µs), as the engine and a merge of several ranks both state them.
-    pub fn from_quantiles(
-        min: f64,
-        mean: f64,
-        stddev: f64,
-        max: f64,
-        q: impl Fn(f64) -> f64,
-    ) -> Self {
-        LatencyUs {
-            min,
-            mean,
-            stddev,
-            p50: q(0.50),
-            p90: q(0.90),
-            p95: q(0.95),
-            p99: q(0.99),
-            p99_9: q(0.999),
-            p99_99: q(0.9999),
-            p99_999: q(0.99999),
-            max,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
