@@ -8,8 +8,9 @@
 //! ([`backend::drive`]), `worker` is the hot loop, `pace` its throttle and `buffers` what it
 //! writes, `offsets` says where each I/O goes and how long it is, `runner` plans threads (for
 //! one test or several run together) and samples them, `stats` records latencies and `live`
-//! publishes them for the series and the progress line. Those are
-//! private: other crates come in by the front door below.
+//! publishes them for the series and the progress line; `host`, `topology` and `procstat` read
+//! the host, where its CPUs sit and their times. Most are private: other crates come in by the
+//! front door below.
 
 // The front door (docs/ARCHITECTURE.md, "The engine's front door"): other crates use what
 // these public modules and the re-exports below name, nothing else. The rest is the engine's
