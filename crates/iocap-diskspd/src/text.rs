@@ -1,14 +1,17 @@
 //! DiskSpd's text output (`-Rtext`, the default), in DiskSpd 2.2's layout: the same section
 //! titles, labels, column order, widths and number formats, because people compare it by eye
 //! with their Windows results and scripts cut figures out of it by label (`total:`, `avg.|`,
-//! `99th |`). What iocap cannot know the DiskSpd way is left out or shown as `N/A` rather than
-//! invented: the CPU table has the `avg.` row only (iocap's own process, not every CPU), and a
-//! row of the I/O tables stands for all threads of one target (see `figures`). iocap's notes
-//! follow the last table, on lines of their own.
+//! `99th |`). A row of the I/O tables is one thread on one target, numbered as DiskSpd numbers
+//! its threads, and the CPU table has every CPU, system-wide (see `figures` and `cpu`). What
+//! iocap cannot know the DiskSpd way is left out or shown as `N/A` rather than invented: in a
+//! result saved before the engine kept them, the CPU table has the `avg.` row only (iocap's
+//! own process) and a row stands for all threads of one target. iocap's notes, its own
+//! process's CPU among them, follow the last table, on lines of their own.
 
-use crate::figures::{self, Row, Section};
+use crate::figures::{self, Counts, Section, Thread};
+use crate::{cpu, series};
 use crate::{Access, DiskspdRun, Throttle, WriteBuffers};
-use iocap_model::{OpStats, RunResult, TestResult};
+use iocap_model::{HostInfo, OpStats, RunResult, TestResult};
 use std::fmt::Write;
 
 /// DiskSpd's percentile rows between `min` and `max`.
@@ -34,28 +37,65 @@ pub fn render_text(result: &RunResult, run: &DiskspdRun) -> String {
         "\nCommand Line: {}\n\nInput parameters:\n\n",
         run.command_line
     );
-    for (i, _) in result.tests.iter().enumerate() {
+    for (i, test) in result.tests.iter().enumerate() {
         let _ = writeln!(s, "\ttimespan: {:>3}\n\t-------------", i + 1);
-        timespan(&mut s, run);
+        timespan(&mut s, run, test);
         s.push('\n');
     }
-    let _ = write!(
-        s,
-        "System information:\n\n\tcomputer name: {}\n\tstart time: {}\n\n\tcpu count:\t\t{}\n",
-        result.host.hostname,
-        figures::diskspd_time(&result.started_at),
-        result.host.cpus
-    );
+    system(&mut s, result);
     for (i, test) in result.tests.iter().enumerate() {
         let _ = writeln!(s, "\nResults for timespan {}:\n{}", i + 1, "*".repeat(79));
-        results(&mut s, run, test, result.host.cpus);
+        results(&mut s, run, test, &result.host);
     }
     notes(&mut s, run, result);
     s
 }
 
+/// `System information`: the host, its topology and power scheme when the result has them.
+fn system(s: &mut String, result: &RunResult) {
+    let h = &result.host;
+    let _ = write!(
+        s,
+        "System information:\n\n\tcomputer name: {}\n\tstart time: {}\n\n\tcpu count:\t\t{}\n",
+        h.hostname,
+        figures::diskspd_time(&result.started_at),
+        h.cpus
+    );
+    if let Some(t) = &h.topology {
+        let l = cpu::Layout::of(t);
+        let counts = [
+            ("core count:\t", l.cores.len()),
+            ("group count:\t", l.groups.len()),
+            ("node count:\t", l.nodes.len()),
+            ("socket count:\t", l.sockets.len()),
+        ];
+        for (label, n) in counts {
+            let _ = writeln!(s, "\t{label}\t{n}");
+        }
+        s.push_str("\theterogeneous cores:\tn\n");
+    }
+    if h.topology.is_some() || h.power_policy.is_some() {
+        let (name, guid) = power_scheme(h);
+        let guid = guid.map(|g| format!(" ({g})")).unwrap_or_default();
+        let _ = writeln!(s, "\n\tactive power scheme:\t{name}{guid}");
+    }
+}
+
+/// The power scheme's name and GUID as DiskSpd states them: `<unknown>` for a name it cannot
+/// read (DiskSpd's own word for it); no GUID where the host has none (Linux).
+pub(crate) fn power_scheme(h: &HostInfo) -> (&str, Option<&str>) {
+    match &h.power_policy {
+        Some(p) if !p.name.trim().is_empty() => (&p.name, p.guid.as_deref()),
+        Some(p) => (UNKNOWN, p.guid.as_deref()),
+        None => (UNKNOWN, None),
+    }
+}
+
+/// What DiskSpd writes for a power scheme it cannot read.
+pub(crate) const UNKNOWN: &str = "<unknown>";
+
 /// The `Input parameters` of one timespan.
-fn timespan(s: &mut String, run: &DiskspdRun) {
+fn timespan(s: &mut String, run: &DiskspdRun, test: &TestResult) {
     let p = &run.profile;
     let _ = writeln!(s, "\tduration: {}s", p.duration_s);
     let _ = writeln!(s, "\twarm up time: {}s", p.warmup_s);
@@ -70,7 +110,7 @@ fn timespan(s: &mut String, run: &DiskspdRun) {
         let _ = writeln!(
             s,
             "\tgathering IOPS at intervals of {}ms",
-            crate::SAMPLED_INTERVAL_MS
+            series::bucket_ms(test)
         );
     }
     let _ = writeln!(s, "\trandom seed: {}", p.seed);
@@ -201,47 +241,55 @@ fn target_tail(s: &mut String, run: &DiskspdRun) {
 }
 
 /// `Results for timespan N`: time, threads, CPU, the three I/O tables, the latency tables.
-fn results(s: &mut String, run: &DiskspdRun, test: &TestResult, cpus: u32) {
+fn results(s: &mut String, run: &DiskspdRun, test: &TestResult, host: &HostInfo) {
     if test.duration_s <= 0.0 {
         s.push_str(
             "The test was interrupted before the measurements began. No results are displayed.\n",
         );
         return;
     }
+    let pool = run.profile.total_threads.is_some();
     let _ = write!(
         s,
         "\nactual test time:\t{:.2}s\nthread count:\t\t{}\n",
         test.duration_s,
-        figures::thread_count(test)
+        figures::thread_count(test, pool)
     );
     if let (Some(_), Some(o)) = (run.profile.total_threads, run.profile.pool_requests) {
         let _ = writeln!(s, "request count:\t\t{o}");
     }
-    let c = figures::cpu(test, cpus);
-    let _ = write!(
-        s,
-        "\nCPU |  Usage |  User  | Kernel |  Idle\n{}\navg.| {:6.2}%| {:6.2}%| {:6.2}%| {:6.2}%\n",
-        "-".repeat(40),
-        c.usage,
-        c.user,
-        c.kernel,
-        c.idle
-    );
-    let rows = figures::rows(test);
+    match cpu::table(test, host) {
+        Some(t) => cpu_table(s, &t),
+        None => {
+            // a result without every CPU's time: iocap's own process, as before
+            let c = figures::cpu(test, host.cpus);
+            let _ = write!(
+                s,
+                "\nCPU |  Usage |  User  | Kernel |  Idle\n{}\navg.| {:6.2}%| {:6.2}%| {:6.2}%| {:6.2}%\n",
+                "-".repeat(40),
+                c.usage,
+                c.user,
+                c.kernel,
+                c.idle
+            );
+        }
+    }
+    let threads = figures::threads(test, pool);
     for (title, section) in [
         ("Total IO", Section::Total),
         ("Read IO", Section::Read),
         ("Write IO", Section::Write),
     ] {
         let _ = writeln!(s, "\n{title}");
-        table(s, run, test, &rows, section);
+        table(s, run, test, &threads, section);
     }
     if run.latency {
-        if rows.len() > 1 {
-            for row in &rows {
-                let _ = writeln!(s, "\nLatency distribution: {}", row.path);
-                let (r, w) = row.split.unzip();
-                chart(s, r, w, Some(row.total));
+        let targets = figures::targets(test);
+        if targets.len() > 1 {
+            for t in &targets {
+                let _ = writeln!(s, "\nLatency distribution: {}", t.path);
+                let (r, w) = t.split.unzip();
+                chart(s, r, w, Some(t.total));
             }
         }
         s.push_str("\nTotal latency distribution:\n");
@@ -249,8 +297,63 @@ fn results(s: &mut String, run: &DiskspdRun, test: &TestResult, cpus: u32) {
     }
 }
 
-/// One of the Total/Read/Write IO tables.
-fn table(s: &mut String, run: &DiskspdRun, test: &TestResult, rows: &[Row], section: Section) {
+/// DiskSpd's per-CPU table: a place column for each of socket, node, group and core that the
+/// host has more than one of (core: when a core has several CPUs), then the CPU's number in
+/// its group and its shares; the `avg.` row under them.
+fn cpu_table(s: &mut String, t: &cpu::Table) {
+    let columns = [
+        (t.multi_socket, "Socket | ", "---------", "         "),
+        (t.multi_node, "Node | ", "-------", "       "),
+        (t.multi_group, "Group | ", "--------", "        "),
+        (t.smt, "Core | ", "-------", "       "),
+    ];
+    let shown: Vec<_> = columns.iter().filter(|c| c.0).collect();
+    let head: String = shown.iter().map(|c| c.1).collect();
+    let border: String = shown.iter().map(|c| c.2).collect::<String>() + &"-".repeat(40);
+    let _ = write!(
+        s,
+        "\n{head}CPU |  Usage |  User  | Kernel |  Idle\n{border}\n"
+    );
+    for r in &t.rows {
+        let p = &r.place;
+        let cells = [
+            (t.multi_socket, p.socket, 7),
+            (t.multi_node, p.node, 5),
+            (t.multi_group, Some(p.group), 6),
+            (t.smt, p.core, 5),
+        ];
+        for (_, v, width) in cells.iter().filter(|c| c.0) {
+            let v = v.map_or_else(|| "?".to_string(), |v| v.to_string());
+            let _ = write!(s, "{v:>width$}| ");
+        }
+        let c = &r.share;
+        let f = cpu::finite;
+        let _ = writeln!(
+            s,
+            "{:>4}| {:6.2}%| {:6.2}%| {:6.2}%| {:6.2}%",
+            p.number,
+            f(c.usage_pct),
+            f(c.user_pct),
+            f(c.kernel_pct),
+            f(c.idle_pct)
+        );
+    }
+    let pad: String = shown.iter().map(|c| c.3).collect();
+    let [usage, user, kernel, idle] = t.avg;
+    let _ = writeln!(
+        s,
+        "{border}\n{pad}avg.| {usage:6.2}%| {user:6.2}%| {kernel:6.2}%| {idle:6.2}%"
+    );
+}
+
+/// One of the Total/Read/Write IO tables: a row per thread per target, in thread order.
+fn table(
+    s: &mut String,
+    run: &DiskspdRun,
+    test: &TestResult,
+    threads: &[Thread],
+    section: Section,
+) {
     let (lat, std) = (run.latency, run.per_interval_std);
     let _ = writeln!(
         s,
@@ -267,22 +370,23 @@ fn table(s: &mut String, run: &DiskspdRun, test: &TestResult, rows: &[Row], sect
         if lat { "-".repeat(12) } else { String::new() },
     );
     s.push_str(&border);
-    let single = rows.len() == 1;
-    for row in rows {
-        let stats = row.stats(section);
-        let iops_std = if single {
-            figures::iops_std_dev(test, section)
-        } else {
-            None
-        };
-        let _ = write!(s, "{:>6} | ", row.thread_label());
-        cells(s, run, stats, test.duration_s, iops_std);
-        let size = figures::display_size(row.size_bytes);
-        let _ = writeln!(s, " | {} ({size})", row.path);
+    let single = threads.len() == 1 && threads[0].targets.len() == 1;
+    for thread in threads {
+        for row in &thread.targets {
+            let iops_std = match &row.series {
+                Some(series) => Some(series.iops_std_dev(section)),
+                None if single => figures::iops_std_dev(test, section),
+                None => None,
+            };
+            let _ = write!(s, "{:>6} | ", thread.label);
+            cells(s, run, row.stats(section), test.duration_s, iops_std);
+            let size = figures::display_size(row.size_bytes);
+            let _ = writeln!(s, " | {} ({size})", row.path);
+        }
     }
     s.push_str(&border);
     s.push_str("total:   ");
-    let total = figures::test_stats(test, section);
+    let total = Counts::of(figures::test_stats(test, section));
     cells(
         s,
         run,
@@ -297,7 +401,7 @@ fn table(s: &mut String, run: &DiskspdRun, test: &TestResult, rows: &[Row], sect
 fn cells(
     s: &mut String,
     run: &DiskspdRun,
-    stats: Option<&OpStats>,
+    stats: Option<Counts>,
     secs: f64,
     iops_std: Option<f64>,
 ) {
@@ -325,9 +429,8 @@ fn cells(
         figures::per_second(st.bytes as f64 / 1_048_576.0, secs),
         figures::per_second(st.ios as f64, secs)
     );
-    let lat = figures::latency_ms(st);
     if run.latency {
-        let _ = write!(s, " | {:>8.3}", lat.map_or(0.0, |(mean, _)| mean));
+        let _ = write!(s, " | {:>8.3}", st.lat_ms.map_or(0.0, |(mean, _)| mean));
     }
     if run.per_interval_std {
         let _ = match iops_std {
@@ -336,7 +439,7 @@ fn cells(
         };
     }
     if run.latency {
-        let _ = match lat {
+        let _ = match st.lat_ms {
             Some((_, sd)) => write!(s, " |  {sd:>8.3}"),
             None => write!(s, " |       N/A"),
         };
@@ -376,6 +479,14 @@ fn chart(s: &mut String, read: Option<&OpStats>, write: Option<&OpStats>, total:
 fn notes(s: &mut String, run: &DiskspdRun, result: &RunResult) {
     let mut lines: Vec<String> = run.notes.clone();
     for test in &result.tests {
+        if !test.cpu.system.is_empty() && test.duration_s > 0.0 {
+            let c = figures::cpu(test, result.host.cpus);
+            lines.push(format!(
+                "iocap's own process used {:.2}% of the CPUs' time (user {:.2}%, kernel \
+                 {:.2}%); the CPU table is every process on the host",
+                c.usage, c.user, c.kernel
+            ));
+        }
         lines.extend(test.warnings.iter().cloned());
         if test.interrupted {
             lines.push(format!(
