@@ -212,6 +212,19 @@ pub(crate) fn finite(v: f64) -> f64 {
     }
 }
 
+/// The power scheme's name and GUID as DiskSpd states them: `<unknown>` for a name it cannot
+/// read (DiskSpd's own word for it); no GUID where the host has none (Linux).
+pub(crate) fn power_scheme(h: &HostInfo) -> (&str, Option<&str>) {
+    match &h.power_policy {
+        Some(p) if !p.name.trim().is_empty() => (&p.name, p.guid.as_deref()),
+        Some(p) => (UNKNOWN, p.guid.as_deref()),
+        None => (UNKNOWN, None),
+    }
+}
+
+/// What DiskSpd writes for a power scheme it cannot read.
+pub(crate) const UNKNOWN: &str = "<unknown>";
+
 #[cfg(test)]
 mod tests {
     use super::*;

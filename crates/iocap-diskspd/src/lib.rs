@@ -23,6 +23,7 @@ mod series;
 mod size;
 mod targets;
 mod text;
+mod text_results;
 mod xml;
 mod xml_results;
 mod xml_writer;

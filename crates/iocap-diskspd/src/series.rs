@@ -32,9 +32,25 @@ pub(crate) struct Series {
     pub samples: Vec<Sample>,
 }
 
-/// The interval the test's samples have: `-D`'s, or a second when it asked for none.
+/// The interval the test's samples have: `-D`'s (`JobSpec.interval_ms`), or a second when it
+/// asked for none, and in a result whose series does not split reads from writes (an engine
+/// that sampled once a second whatever the interval asked).
 pub(crate) fn bucket_ms(test: &TestResult) -> u32 {
-    test.spec.interval_ms.filter(|&ms| ms > 0).unwrap_or(1000)
+    let asked = test.spec.interval_ms.filter(|&ms| ms > 0);
+    asked
+        .filter(|_| split_samples(test) || split_workers(test))
+        .unwrap_or(1000)
+}
+
+/// Whether every sample of the test's series has its reads and writes apart.
+fn split_samples(test: &TestResult) -> bool {
+    let ps = &test.per_second;
+    !ps.is_empty() && ps.iter().all(|s| s.read.is_some() || s.write.is_some())
+}
+
+/// Whether every worker kept its own series.
+fn split_workers(test: &TestResult) -> bool {
+    !test.workers.is_empty() && test.workers.iter().all(|w| !w.intervals.is_empty())
 }
 
 /// The end of interval `i` in ms: from the test's series when it has that sample, else `i + 1`
@@ -51,9 +67,7 @@ impl Series {
     /// `None` for a result that has neither.
     pub fn of_test(test: &TestResult) -> Option<Series> {
         let ps = &test.per_second;
-        let samples: Vec<Sample> = if !ps.is_empty()
-            && ps.iter().all(|s| s.read.is_some() || s.write.is_some())
-        {
+        let samples: Vec<Sample> = if split_samples(test) {
             ps.iter()
                 .enumerate()
                 .map(|(i, s)| Sample {
@@ -62,7 +76,7 @@ impl Series {
                     write: s.write.unwrap_or_default(),
                 })
                 .collect()
-        } else if !test.workers.is_empty() && test.workers.iter().all(|w| !w.intervals.is_empty()) {
+        } else if split_workers(test) {
             let n = test.workers.iter().map(|w| w.intervals.len()).max()?;
             (0..n)
                 .map(|i| {
@@ -199,5 +213,19 @@ mod tests {
         assert_eq!(s.samples[2].ms, 3000, "a second each without -D's interval");
         test.workers[1].intervals.clear();
         assert!(Series::of_test(&test).is_none(), "not every worker has one");
+    }
+
+    /// `-D500` on an engine that sampled once a second whatever was asked (its series has no
+    /// split): the buckets are a second, and the output says so.
+    #[test]
+    fn an_unsplit_series_is_a_second_whatever_was_asked() {
+        let mut test = TestResult::default();
+        test.spec.interval_ms = Some(500);
+        assert_eq!(bucket_ms(&test), 1000);
+        test.workers = vec![WorkerResult {
+            intervals: vec![WorkerInterval::default()],
+            ..WorkerResult::default()
+        }];
+        assert_eq!(bucket_ms(&test), 500);
     }
 }

@@ -13,10 +13,10 @@
 
 use crate::cpu::Layout;
 use crate::figures;
+use crate::series;
 #[cfg(test)]
 use crate::xml_writer::escape;
 use crate::xml_writer::Xml;
-use crate::{series, text};
 use crate::{Access, DiskspdRun, Output, Throttle, WriteBuffers};
 use iocap_model::{HostInfo, RunResult, TestResult};
 use std::fmt::Write;
@@ -67,7 +67,7 @@ pub fn render_xml(result: &RunResult, run: &DiskspdRun) -> String {
 
 /// `<PowerScheme>`: the host's power policy; `<unknown>` (DiskSpd's word) for what it lacks.
 fn power_scheme(x: &mut Xml, host: &HostInfo) {
-    let (name, guid) = text::power_scheme(host);
+    let (name, guid) = crate::cpu::power_scheme(host);
     if host.power_policy.is_none() {
         x.comment(
             "iocap: no power policy recorded for this host (no cpufreq governor, or a result \
@@ -78,7 +78,7 @@ fn power_scheme(x: &mut Xml, host: &HostInfo) {
     }
     let attrs = [
         ("Name", name.to_string()),
-        ("Guid", guid.unwrap_or(text::UNKNOWN).to_string()),
+        ("Guid", guid.unwrap_or(crate::cpu::UNKNOWN).to_string()),
     ];
     x.empty("PowerScheme", &attrs);
 }

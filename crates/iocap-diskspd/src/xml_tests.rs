@@ -207,9 +207,11 @@ fn notes_and_faults_are_comments() {
     );
 }
 
-/// `-D500` asks for half-second buckets; iocap's are a second long. The XML states the width
-/// its buckets have, so a script dividing each bucket's count by `IoBucketDuration` gets the
-/// rate (it stated 500 beside buckets 1000 ms apart, and such a script doubled every IOPS).
+/// The XML states the width the buckets have, so a script dividing each bucket's count by
+/// `IoBucketDuration` gets the rate: a result sampled once a second (no `interval_ms`, as the
+/// engine kept them before `-D`'s interval) says 1000 whatever `-D` asked (it once stated 500
+/// beside buckets 1000 ms apart, and such a script doubled every IOPS); tests/threads.rs has
+/// `-D500`'s half-second buckets.
 #[test]
 fn the_bucket_duration_is_the_width_the_buckets_have() {
     let doc = xml("-r -D500 t.dat", FixtureRun::default());
@@ -224,8 +226,96 @@ fn the_bucket_duration_is_the_width_the_buckets_have() {
         .collect();
     assert!(at.len() >= 2, "{doc}");
     assert!(at.windows(2).all(|w| w[1] - w[0] == 1000), "{at:?}");
+}
+
+/// Windows' scheme has a name and a GUID, written as they are, with no comment.
+#[test]
+fn a_power_scheme_with_its_guid() {
+    let run = parse(&["-r", "t.dat"]).unwrap();
+    let mut r = fixture(&FixtureRun::default());
+    r.host.power_policy = Some(iocap_model::detail::PowerPolicy {
+        name: "High performance".into(),
+        guid: Some("8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c".into()),
+    });
+    let doc = render_xml(&r, &run);
+    let system = lines_between(&doc, "<System>", "</System>");
+    let at = system
+        .iter()
+        .position(|l| l.starts_with("<PowerScheme"))
+        .unwrap();
+    assert_eq!(
+        system[at],
+        r#"<PowerScheme Name="High performance" Guid="8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c"/>"#
+    );
     assert!(
-        doc.contains("-D500: iocap samples IOPS once a second"),
+        system[at - 1].starts_with("<RunTime>"),
+        "no comment before it"
+    );
+    r.host.power_policy = None;
+    let doc = render_xml(&r, &run);
+    assert!(
+        doc.contains(r#"<PowerScheme Name="&lt;unknown&gt;" Guid="&lt;unknown&gt;"/>"#),
         "{doc}"
     );
+}
+
+/// `HistoBuckets`: the buckets of the histogram that hold an I/O; `unknown` without one.
+#[test]
+fn histo_buckets_count_the_histogram_s_buckets() {
+    let mut r = fixture(&FixtureRun::default());
+    let run = parse(&["-r", "-L", "t.dat"]).unwrap();
+    let hist = r.tests[0].read.lat_hist_ns.clone().unwrap();
+    let n = iocap_model::hist::decode_hist(&hist)
+        .unwrap()
+        .iter_recorded()
+        .count();
+    assert!(n > 100, "{n}");
+    let expect = format!(
+        r#"<Latency ReadHistoBuckets="{n}" WriteHistoBuckets="0" TotalHistoBuckets="{n}">"#
+    );
+    assert!(render_xml(&r, &run).contains(&expect));
+    r.tests[0].read.lat_hist_ns = None;
+    let doc = render_xml(&r, &run);
+    assert!(doc.contains(r#"<Latency ReadHistoBuckets="unknown" WriteHistoBuckets="0""#));
+}
+
+/// Two sockets, two NUMA nodes, four cores of two threads (siblings 4 apart, as Linux numbers
+/// them): each node and socket with its CPUs' mask, each core with its two.
+#[test]
+fn the_topology_of_a_two_socket_host() {
+    use iocap_model::detail::{CpuPlace, CpuTopology};
+    let mut r = fixture(&FixtureRun::default());
+    let cpus = (0..8)
+        .map(|id| CpuPlace {
+            id,
+            socket: id % 4 / 2,
+            node: id % 4 / 2,
+            core: id % 2,
+        })
+        .collect();
+    r.host.topology = Some(CpuTopology { cpus });
+    let doc = render_xml(&r, &parse(&["-r", "t.dat"]).unwrap());
+    let topology = lines_between(&doc, "<ProcessorTopology", "</ProcessorTopology>");
+    let expected = [
+        r#"<ProcessorTopology Heterogeneous="false">"#,
+        r#"<Group Group="0" MaximumProcessors="8" ActiveProcessors="8" ActiveProcessorMask="0xff"/>"#,
+        r#"<Node Node="0">"#,
+        r#"<Group Group="0" Mask="0x33"/>"#,
+        "</Node>",
+        r#"<Node Node="1">"#,
+        r#"<Group Group="0" Mask="0xcc"/>"#,
+        "</Node>",
+        r#"<Socket Socket="0">"#,
+        r#"<Group Group="0" Mask="0x33"/>"#,
+        "</Socket>",
+        r#"<Socket Socket="1">"#,
+        r#"<Group Group="0" Mask="0xcc"/>"#,
+        "</Socket>",
+        r#"<Core Group="0" Core="0" Mask="0x11" EfficiencyClass="0"/>"#,
+        r#"<Core Group="0" Core="1" Mask="0x22" EfficiencyClass="0"/>"#,
+        r#"<Core Group="0" Core="2" Mask="0x44" EfficiencyClass="0"/>"#,
+        r#"<Core Group="0" Core="3" Mask="0x88" EfficiencyClass="0"/>"#,
+        "</ProcessorTopology>",
+    ];
+    assert_eq!(topology, expected);
 }
