@@ -116,11 +116,19 @@ fn thread_target(x: &mut Xml, run: &DiskspdRun, test: &TestResult, row: &Row, on
     x.leaf("BytesCount", row.total.bytes);
     x.leaf("FileSize", row.size_bytes);
     x.leaf("IOCount", row.total.ios);
-    if let Some((r, w)) = row.split {
-        x.leaf("ReadBytes", r.bytes);
-        x.leaf("ReadCount", r.ios);
-        x.leaf("WriteBytes", w.bytes);
-        x.leaf("WriteCount", w.ios);
+    match row.split {
+        Some((r, w)) => {
+            x.leaf("ReadBytes", r.bytes);
+            x.leaf("ReadCount", r.ios);
+            x.leaf("WriteBytes", w.bytes);
+            x.leaf("WriteCount", w.ios);
+        }
+        None => {
+            // a result that does not tell this target's reads from its writes
+            for tag in ["ReadBytes", "ReadCount", "WriteBytes", "WriteCount"] {
+                x.leaf(tag, "N/A");
+            }
+        }
     }
     if run.latency {
         let (r, w) = row.split.unzip();
@@ -141,10 +149,12 @@ fn thread_target(x: &mut Xml, run: &DiskspdRun, test: &TestResult, row: &Row, on
         }
     }
     if run.per_interval_std {
-        match &row.series {
-            Some(series) => iops(x, series),
-            None if only => iops_without_split(x, test),
-            None => {}
+        // a lone thread's series is the test's when the workers kept none of their own
+        match (&row.series, only.then(|| Series::of_test(test))) {
+            (Some(series), _) => iops(x, series),
+            (None, Some(Some(series))) => iops(x, &series),
+            (None, Some(None)) => iops_without_split(x, test),
+            (None, None) => {}
         }
     }
     x.close("Target");

@@ -139,8 +139,9 @@ fn iops_series_of_a_mixed_result_without_the_split_says_what_is_unknown() {
         doc.contains(r#"<Bucket SampleMillisecond="1000" Read="N/A" Write="N/A" Total="41587"/>"#),
         "{doc}"
     );
-    assert!(
-        !doc.contains("<ReadBytes>"),
+    assert_eq!(
+        doc.matches("<ReadBytes>N/A</ReadBytes>").count(),
+        2,
         "the fixture has no per-target split"
     );
 }
@@ -318,4 +319,22 @@ fn the_topology_of_a_two_socket_host() {
         "</ProcessorTopology>",
     ];
     assert_eq!(topology, expected);
+}
+
+/// A result whose series splits reads from writes but whose one worker kept none of its own:
+/// the thread's target has the test's series, as DiskSpd gives every target its own.
+#[test]
+fn a_lone_target_has_the_test_s_split_series() {
+    let mut r = fixture(&FixtureRun::default());
+    for s in &mut r.tests[0].per_second {
+        s.read = Some(iocap_model::detail::IntervalOps {
+            ios: s.iops.round() as u64,
+            lat_us: None,
+        });
+    }
+    let doc = render_xml(&r, &parse(&["-r", "-D", "t.dat"]).unwrap());
+    assert_eq!(doc.matches("<ReadIopsStdDev>").count(), 2, "{doc}");
+    assert!(!doc.contains("N/A"), "{doc}");
+    let bucket = r#"<Bucket SampleMillisecond="1000" Read="41587" Write="0" Total="41587" ReadMinLatencyMilliseconds="0.000""#;
+    assert_eq!(doc.matches(bucket).count(), 2, "{doc}");
 }
