@@ -17,11 +17,16 @@
 
 mod args;
 mod convert;
+mod cpu;
 mod figures;
+mod series;
 mod size;
 mod targets;
 mod text;
+mod text_results;
 mod xml;
+mod xml_results;
+mod xml_writer;
 
 pub use targets::{is_device_path, map_targets, target_path, TargetOs};
 pub use text::render_text;

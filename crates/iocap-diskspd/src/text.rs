@@ -1,32 +1,18 @@
 //! DiskSpd's text output (`-Rtext`, the default), in DiskSpd 2.2's layout: the same section
 //! titles, labels, column order, widths and number formats, because people compare it by eye
 //! with their Windows results and scripts cut figures out of it by label (`total:`, `avg.|`,
-//! `99th |`). What iocap cannot know the DiskSpd way is left out or shown as `N/A` rather than
-//! invented: the CPU table has the `avg.` row only (iocap's own process, not every CPU), and a
-//! row of the I/O tables stands for all threads of one target (see `figures`). iocap's notes
-//! follow the last table, on lines of their own.
+//! `99th |`). A row of the I/O tables is one thread on one target, numbered as DiskSpd numbers
+//! its threads, and the CPU table has every CPU, system-wide (see `figures` and `cpu`). What
+//! iocap cannot know the DiskSpd way is left out or shown as `N/A` rather than invented: in a
+//! result saved before the engine kept them, the CPU table has the `avg.` row only (iocap's
+//! own process) and a row stands for all threads of one target. iocap's notes, its own
+//! process's CPU among them, follow the last table, on lines of their own. This file writes
+//! the parameters, the host and the notes; `text_results` each timespan's results.
 
-use crate::figures::{self, Row, Section};
+use crate::{cpu, figures, series, text_results};
 use crate::{Access, DiskspdRun, Throttle, WriteBuffers};
-use iocap_model::{OpStats, RunResult, TestResult};
+use iocap_model::{RunResult, TestResult};
 use std::fmt::Write;
-
-/// DiskSpd's percentile rows between `min` and `max`.
-const PERCENTILES: [(f64, &str); 13] = [
-    (0.25, "25th"),
-    (0.5, "50th"),
-    (0.75, "75th"),
-    (0.9, "90th"),
-    (0.95, "95th"),
-    (0.99, "99th"),
-    (0.999, "3-nines"),
-    (0.9999, "4-nines"),
-    (0.99999, "5-nines"),
-    (0.999999, "6-nines"),
-    (0.9999999, "7-nines"),
-    (0.99999999, "8-nines"),
-    (0.999999999, "9-nines"),
-];
 
 /// The whole text report: the parameters, the host, then one "timespan" per test of `result`.
 pub fn render_text(result: &RunResult, run: &DiskspdRun) -> String {
@@ -34,28 +20,52 @@ pub fn render_text(result: &RunResult, run: &DiskspdRun) -> String {
         "\nCommand Line: {}\n\nInput parameters:\n\n",
         run.command_line
     );
-    for (i, _) in result.tests.iter().enumerate() {
+    for (i, test) in result.tests.iter().enumerate() {
         let _ = writeln!(s, "\ttimespan: {:>3}\n\t-------------", i + 1);
-        timespan(&mut s, run);
+        timespan(&mut s, run, test);
         s.push('\n');
     }
-    let _ = write!(
-        s,
-        "System information:\n\n\tcomputer name: {}\n\tstart time: {}\n\n\tcpu count:\t\t{}\n",
-        result.host.hostname,
-        figures::diskspd_time(&result.started_at),
-        result.host.cpus
-    );
+    system(&mut s, result);
     for (i, test) in result.tests.iter().enumerate() {
         let _ = writeln!(s, "\nResults for timespan {}:\n{}", i + 1, "*".repeat(79));
-        results(&mut s, run, test, result.host.cpus);
+        text_results::results(&mut s, run, test, &result.host);
     }
     notes(&mut s, run, result);
     s
 }
 
+/// `System information`: the host, its topology and power scheme when the result has them.
+fn system(s: &mut String, result: &RunResult) {
+    let h = &result.host;
+    let _ = write!(
+        s,
+        "System information:\n\n\tcomputer name: {}\n\tstart time: {}\n\n\tcpu count:\t\t{}\n",
+        h.hostname,
+        figures::diskspd_time(&result.started_at),
+        h.cpus
+    );
+    if let Some(t) = &h.topology {
+        let l = cpu::Layout::of(t);
+        let counts = [
+            ("core count:\t", l.cores.len()),
+            ("group count:\t", l.groups.len()),
+            ("node count:\t", l.nodes.len()),
+            ("socket count:\t", l.sockets.len()),
+        ];
+        for (label, n) in counts {
+            let _ = writeln!(s, "\t{label}\t{n}");
+        }
+        s.push_str("\theterogeneous cores:\tn\n");
+    }
+    if h.topology.is_some() || h.power_policy.is_some() {
+        let (name, guid) = cpu::power_scheme(h);
+        let guid = guid.map(|g| format!(" ({g})")).unwrap_or_default();
+        let _ = writeln!(s, "\n\tactive power scheme:\t{name}{guid}");
+    }
+}
+
 /// The `Input parameters` of one timespan.
-fn timespan(s: &mut String, run: &DiskspdRun) {
+fn timespan(s: &mut String, run: &DiskspdRun, test: &TestResult) {
     let p = &run.profile;
     let _ = writeln!(s, "\tduration: {}s", p.duration_s);
     let _ = writeln!(s, "\twarm up time: {}s", p.warmup_s);
@@ -70,7 +80,7 @@ fn timespan(s: &mut String, run: &DiskspdRun) {
         let _ = writeln!(
             s,
             "\tgathering IOPS at intervals of {}ms",
-            crate::SAMPLED_INTERVAL_MS
+            series::bucket_ms(test)
         );
     }
     let _ = writeln!(s, "\trandom seed: {}", p.seed);
@@ -200,182 +210,18 @@ fn target_tail(s: &mut String, run: &DiskspdRun) {
     };
 }
 
-/// `Results for timespan N`: time, threads, CPU, the three I/O tables, the latency tables.
-fn results(s: &mut String, run: &DiskspdRun, test: &TestResult, cpus: u32) {
-    if test.duration_s <= 0.0 {
-        s.push_str(
-            "The test was interrupted before the measurements began. No results are displayed.\n",
-        );
-        return;
-    }
-    let _ = write!(
-        s,
-        "\nactual test time:\t{:.2}s\nthread count:\t\t{}\n",
-        test.duration_s,
-        figures::thread_count(test)
-    );
-    if let (Some(_), Some(o)) = (run.profile.total_threads, run.profile.pool_requests) {
-        let _ = writeln!(s, "request count:\t\t{o}");
-    }
-    let c = figures::cpu(test, cpus);
-    let _ = write!(
-        s,
-        "\nCPU |  Usage |  User  | Kernel |  Idle\n{}\navg.| {:6.2}%| {:6.2}%| {:6.2}%| {:6.2}%\n",
-        "-".repeat(40),
-        c.usage,
-        c.user,
-        c.kernel,
-        c.idle
-    );
-    let rows = figures::rows(test);
-    for (title, section) in [
-        ("Total IO", Section::Total),
-        ("Read IO", Section::Read),
-        ("Write IO", Section::Write),
-    ] {
-        let _ = writeln!(s, "\n{title}");
-        table(s, run, test, &rows, section);
-    }
-    if run.latency {
-        if rows.len() > 1 {
-            for row in &rows {
-                let _ = writeln!(s, "\nLatency distribution: {}", row.path);
-                let (r, w) = row.split.unzip();
-                chart(s, r, w, Some(row.total));
-            }
-        }
-        s.push_str("\nTotal latency distribution:\n");
-        chart(s, Some(&test.read), Some(&test.write), Some(&test.total));
-    }
-}
-
-/// One of the Total/Read/Write IO tables.
-fn table(s: &mut String, run: &DiskspdRun, test: &TestResult, rows: &[Row], section: Section) {
-    let (lat, std) = (run.latency, run.per_interval_std);
-    let _ = writeln!(
-        s,
-        "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s {}{}{}|  file",
-        if lat { "|  AvgLat  " } else { "" },
-        if std { "| IopsStdDev " } else { "" },
-        if lat { "| LatStdDev " } else { "" },
-    );
-    let border = format!(
-        "{}{}{}{}------------\n",
-        "-".repeat(66),
-        if lat { "-".repeat(11) } else { String::new() },
-        if std { "-".repeat(13) } else { String::new() },
-        if lat { "-".repeat(12) } else { String::new() },
-    );
-    s.push_str(&border);
-    let single = rows.len() == 1;
-    for row in rows {
-        let stats = row.stats(section);
-        let iops_std = if single {
-            figures::iops_std_dev(test, section)
-        } else {
-            None
-        };
-        let _ = write!(s, "{:>6} | ", row.thread_label());
-        cells(s, run, stats, test.duration_s, iops_std);
-        let size = figures::display_size(row.size_bytes);
-        let _ = writeln!(s, " | {} ({size})", row.path);
-    }
-    s.push_str(&border);
-    s.push_str("total:   ");
-    let total = figures::test_stats(test, section);
-    cells(
-        s,
-        run,
-        Some(total),
-        test.duration_s,
-        figures::iops_std_dev(test, section),
-    );
-    s.push('\n');
-}
-
-/// Bytes, I/Os, MiB/s, I/O per s and the optional latency and IOPS columns of one row.
-fn cells(
-    s: &mut String,
-    run: &DiskspdRun,
-    stats: Option<&OpStats>,
-    secs: f64,
-    iops_std: Option<f64>,
-) {
-    let Some(st) = stats else {
-        let _ = write!(
-            s,
-            "{:>15} | {:>12} | {:>10} | {:>10}",
-            "N/A", "N/A", "N/A", "N/A"
-        );
-        let columns = [
-            (run.latency, " |      N/A"),
-            (run.per_interval_std, " |        N/A"),
-            (run.latency, " |       N/A"),
-        ];
-        for (_, cell) in columns.iter().filter(|(on, _)| *on) {
-            s.push_str(cell);
-        }
-        return;
-    };
-    let _ = write!(
-        s,
-        "{:>15} | {:>12} | {:>10.2} | {:>10.2}",
-        st.bytes,
-        st.ios,
-        figures::per_second(st.bytes as f64 / 1_048_576.0, secs),
-        figures::per_second(st.ios as f64, secs)
-    );
-    let lat = figures::latency_ms(st);
-    if run.latency {
-        let _ = write!(s, " | {:>8.3}", lat.map_or(0.0, |(mean, _)| mean));
-    }
-    if run.per_interval_std {
-        let _ = match iops_std {
-            Some(v) => write!(s, " | {v:>10.2}"),
-            None => write!(s, " | {:>10}", "N/A"),
-        };
-    }
-    if run.latency {
-        let _ = match lat {
-            Some((_, sd)) => write!(s, " |  {sd:>8.3}"),
-            None => write!(s, " |       N/A"),
-        };
-    }
-}
-
-/// The `%-ile | Read (ms) | Write (ms) | Total (ms)` table.
-fn chart(s: &mut String, read: Option<&OpStats>, write: Option<&OpStats>, total: Option<&OpStats>) {
-    s.push_str("  %-ile |  Read (ms) | Write (ms) | Total (ms)\n");
-    s.push_str(&"-".repeat(46));
-    s.push('\n');
-    let mut qs = vec![0.0];
-    qs.extend(PERCENTILES.iter().map(|(q, _)| q));
-    qs.push(1.0);
-    let column = |stats: Option<&OpStats>| match stats {
-        Some(st) => figures::quantiles_ms(st, &qs),
-        None => vec![None; qs.len()],
-    };
-    let (r, w, t) = (column(read), column(write), column(total));
-    let mut names = vec!["min"];
-    names.extend(PERCENTILES.iter().map(|(_, n)| n));
-    names.push("max");
-    let cell =
-        |v: Option<f64>| v.map_or_else(|| format!("{:>10}", "N/A"), |ms| format!("{ms:>10.3}"));
-    for (i, name) in names.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "{name:>7} | {} | {} | {}",
-            cell(r[i]),
-            cell(w[i]),
-            cell(t[i])
-        );
-    }
-}
-
 /// iocap's notes and the run's warnings, interruptions and faults, after DiskSpd's tables.
 fn notes(s: &mut String, run: &DiskspdRun, result: &RunResult) {
     let mut lines: Vec<String> = run.notes.clone();
     for test in &result.tests {
+        if !test.cpu.system.is_empty() && test.duration_s > 0.0 {
+            let c = figures::cpu(test, result.host.cpus);
+            lines.push(format!(
+                "iocap's own process used {:.2}% of the CPUs' time (user {:.2}%, kernel \
+                 {:.2}%); the CPU table is every process on the host",
+                c.usage, c.user, c.kernel
+            ));
+        }
         lines.extend(test.warnings.iter().cloned());
         if test.interrupted {
             lines.push(format!(

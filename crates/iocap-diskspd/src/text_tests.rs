@@ -3,7 +3,7 @@
 use super::*;
 use crate::parse;
 use iocap_model::fixture::{run as fixture, FixtureRun};
-use iocap_model::{RwMode, SecondSample};
+use iocap_model::{OpStats, RwMode, SecondSample};
 
 fn diskspd(line: &str) -> DiskspdRun {
     let args: Vec<&str> = line.split_whitespace().collect();
@@ -332,7 +332,8 @@ fn iops_std_dev_is_the_population_deviation_of_the_seconds() {
     assert_eq!(cells(total[2])[5], "111.80", "sqrt(12500)");
     assert_eq!(cells(total[4])[5], "111.80");
     assert_eq!(cells(block(&text, "Read IO")[4])[5], "111.80", "reads only");
-    assert_eq!(cells(block(&text, "Write IO")[4])[5], "N/A");
+    // no writes: DiskSpd's deviation of a series of zeros
+    assert_eq!(cells(block(&text, "Write IO")[4])[5], "0.00");
     assert!(!text.contains("%-ile"), "no -L, no percentiles");
 }
 
@@ -414,4 +415,74 @@ fn notes_fit_80_columns() {
         tail.contains("note: -xk: DiskSpd for Linux's libaio engine"),
         "{tail}"
     );
+}
+
+/// A host of two sockets (two NUMA nodes) of two cores with two threads each, Linux-numbered.
+fn two_sockets(r: &mut RunResult) {
+    use iocap_model::detail::{CpuPlace, CpuShare, CpuTopology, PowerPolicy};
+    let cpus: Vec<CpuPlace> = (0..8)
+        .map(|id| CpuPlace {
+            id,
+            socket: id % 4 / 2,
+            node: id % 4 / 2,
+            core: id % 2,
+        })
+        .collect();
+    r.host.cpus = 8;
+    r.tests[0].cpu.system = cpus
+        .iter()
+        .map(|c| CpuShare {
+            id: c.id,
+            usage_pct: 10.0 * f64::from(c.id),
+            user_pct: 2.0 * f64::from(c.id),
+            kernel_pct: 8.0 * f64::from(c.id),
+            idle_pct: 100.0 - 10.0 * f64::from(c.id),
+        })
+        .collect();
+    r.host.topology = Some(CpuTopology { cpus });
+    r.host.power_policy = Some(PowerPolicy {
+        name: "performance".into(),
+        guid: None,
+    });
+}
+
+/// DiskSpd's per-CPU table: Socket, Node and Core columns for a host with several of each,
+/// the CPU's number, its shares, and their mean; iocap's own process (2.5 s of 10 s on 8
+/// CPUs) is a note. The host's counts and power scheme are in `System information`.
+#[test]
+fn every_cpu_with_diskspd_s_place_columns() {
+    let run = diskspd("-r t.dat");
+    let mut r = read_test(&["t.dat"]);
+    two_sockets(&mut r);
+    let text = render_text(&r, &run);
+    let header = "Socket | Node | Core | CPU |  Usage |  User  | Kernel |  Idle";
+    let table = block(&text, header);
+    assert_eq!(table[0], "-".repeat(63));
+    assert_eq!(table.len(), 11, "{table:?}");
+    assert_eq!(
+        table[7],
+        "      1|     1|     2|    6|  60.00%|  12.00%|  48.00%|  40.00%"
+    );
+    assert_eq!(
+        table[10],
+        format!("{}avg.|  35.00%|   7.00%|  28.00%|  65.00%", " ".repeat(23))
+    );
+    let bars = |l: &str| -> Vec<usize> { l.match_indices('|').map(|(i, _)| i).collect() };
+    for row in &table[1..9] {
+        assert_eq!(bars(row)[..4], bars(header)[..4], "{row}");
+    }
+    assert_eq!(bars(table[10])[0], bars(header)[3], "avg. under CPU");
+    let system = "\tcpu count:\t\t8\n\tcore count:\t\t4\n\tgroup count:\t\t1\n\
+                  \tnode count:\t\t2\n\tsocket count:\t\t2\n\theterogeneous cores:\tn\n\n\
+                  \tactive power scheme:\tperformance\n";
+    assert!(text.contains(system), "{text}");
+    let notes: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("note: "))
+        .collect();
+    assert!(
+        notes[0].starts_with("note: iocap's own process used 3.12% of the CPUs' time"),
+        "{notes:?}"
+    );
+    assert!(notes.iter().all(|l| l.chars().count() <= 80), "{notes:?}");
 }

@@ -1,83 +1,29 @@
 //! DiskSpd's XML output (`-Rxml`): the element names, nesting, order and number formats of
 //! DiskSpd 2.2, so that scripts reading `Results/TimeSpan/Thread/Target/ReadBytes`,
-//! `Results/TimeSpan/Latency/Bucket` and the like read iocap's output unchanged. Elements iocap
-//! cannot fill truthfully are left out rather than invented (the per-CPU `<CPU>` entries, the
-//! processor topology, the histogram bucket counts); docs/diskspd.md lists them. iocap adds no
-//! element of its own: its notes are XML comments, which parsers skip.
+//! `Results/TimeSpan/Latency/Bucket` and the like read iocap's output unchanged. A value iocap
+//! cannot know (the power scheme where the host has none, the topology of a host it could not
+//! read, a figure an older result lacks) is one a script can detect (`<unknown>`, `unknown`,
+//! `N/A`), with a comment saying why, never an empty one; docs/diskspd.md lists them. iocap
+//! adds no element of its own: its notes are XML comments, which parsers skip. This file
+//! writes the document, `<System>` and `<Profile>`; `xml_results` the measured `<TimeSpan>`s.
 //!
 //! Written by hand: the document is small and flat, and the one thing a library would add,
-//! escaping, is the few lines of [`escape`]. DiskSpd itself does not escape paths; iocap does.
+//! escaping, is the few lines of `xml_writer::escape`. DiskSpd itself does not escape paths;
+//! iocap does.
 
-use crate::figures::{self, Row, Section};
+use crate::cpu::Layout;
+use crate::figures;
+use crate::series;
+#[cfg(test)]
+use crate::xml_writer::escape;
+use crate::xml_writer::Xml;
 use crate::{Access, DiskspdRun, Output, Throttle, WriteBuffers};
-use iocap_model::{RunResult, TestResult};
-use std::fmt::{Display, Write};
+use iocap_model::{HostInfo, RunResult, TestResult};
+use std::fmt::Write;
 
-/// An indenting writer: two spaces a level, as DiskSpd indents.
-struct Xml {
-    out: String,
-    depth: usize,
-}
-
-impl Xml {
-    fn indent(&mut self) {
-        self.out.extend(std::iter::repeat_n(' ', 2 * self.depth));
-    }
-    fn open(&mut self, tag: &str) {
-        self.indent();
-        let _ = writeln!(self.out, "<{tag}>");
-        self.depth += 1;
-    }
-    fn close(&mut self, tag: &str) {
-        self.depth -= 1;
-        self.indent();
-        let _ = writeln!(self.out, "</{tag}>");
-    }
-    fn leaf(&mut self, tag: &str, value: impl Display) {
-        self.indent();
-        let _ = writeln!(self.out, "<{tag}>{}</{tag}>", escape(&value.to_string()));
-    }
-    fn empty(&mut self, tag: &str, attrs: &[(&str, String)]) {
-        self.indent();
-        let _ = write!(self.out, "<{tag}");
-        for (name, value) in attrs {
-            let _ = write!(self.out, " {name}=\"{}\"", escape(value));
-        }
-        self.out.push_str("/>\n");
-    }
-    /// A comment: markup is not read inside one, but `--` may not occur, so it is split.
-    fn comment(&mut self, text: &str) {
-        self.indent();
-        let clean: String = text
-            .chars()
-            .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-            .collect();
-        let mut body = clean;
-        while body.contains("--") {
-            body = body.replace("--", "- -");
-        }
-        let _ = writeln!(self.out, "<!-- {body} -->");
-    }
-}
-
-/// Text and attribute values: the five markup characters as entities; control characters XML
-/// 1.0 cannot carry at all become U+FFFD.
-pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c.is_control() => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// DiskSpd's `System/Tool/VersionDate` for this version of iocap, as DiskSpd writes its own
+/// (`2024/6/3`). Bumped at each release, with the version.
+pub const VERSION_DATE: &str = "2026/11/27";
 
 /// The whole XML report: `<System>`, `<Profile>`, then one `<TimeSpan>` per test.
 pub fn render_xml(result: &RunResult, run: &DiskspdRun) -> String {
@@ -94,12 +40,15 @@ pub fn render_xml(result: &RunResult, run: &DiskspdRun) -> String {
     x.leaf("ComputerName", &result.host.hostname);
     x.open("Tool");
     x.leaf("Version", &result.iocap_version);
+    x.leaf("VersionDate", VERSION_DATE);
     x.close("Tool");
     x.leaf("RunTime", figures::diskspd_time(&result.started_at));
+    power_scheme(&mut x, &result.host);
+    topology(&mut x, &result.host);
     x.close("System");
-    profile(&mut x, run, result.tests.len());
+    profile(&mut x, run, &result.tests);
     for test in &result.tests {
-        timespan(&mut x, run, test, result.host.cpus);
+        crate::xml_results::timespan(&mut x, run, test, &result.host);
     }
     for note in &run.notes {
         x.comment(&format!("iocap note: {note}"));
@@ -116,6 +65,65 @@ pub fn render_xml(result: &RunResult, run: &DiskspdRun) -> String {
     x.out
 }
 
+/// `<PowerScheme>`: the host's power policy; `<unknown>` (DiskSpd's word) for what it lacks.
+fn power_scheme(x: &mut Xml, host: &HostInfo) {
+    let (name, guid) = crate::cpu::power_scheme(host);
+    if host.power_policy.is_none() {
+        x.comment(
+            "iocap: no power policy recorded for this host (no cpufreq governor, or a result \
+             saved before iocap read it)",
+        );
+    } else if guid.is_none() {
+        x.comment("iocap: the power policy is the CPUs' cpufreq governor, which has no GUID");
+    }
+    let attrs = [
+        ("Name", name.to_string()),
+        ("Guid", guid.unwrap_or(crate::cpu::UNKNOWN).to_string()),
+    ];
+    x.empty("PowerScheme", &attrs);
+}
+
+/// `<ProcessorTopology>`: groups of up to 64 CPUs, NUMA nodes, sockets and cores, each with
+/// its CPUs' mask, as DiskSpd lists them. iocap's cores are all of one efficiency class.
+fn topology(x: &mut Xml, host: &HostInfo) {
+    let Some(t) = &host.topology else {
+        x.comment("iocap: the processor topology of this host was not recorded");
+        x.empty("ProcessorTopology", &[("Heterogeneous", "unknown".into())]);
+        return;
+    };
+    let l = Layout::of(t);
+    let hex = |m: u64| format!("0x{m:x}");
+    x.open_with("ProcessorTopology", &[("Heterogeneous", "false".into())]);
+    for g in &l.groups {
+        let attrs = [
+            ("Group", g.group.to_string()),
+            ("MaximumProcessors", g.max.to_string()),
+            ("ActiveProcessors", g.active.to_string()),
+            ("ActiveProcessorMask", hex(g.mask)),
+        ];
+        x.empty("Group", &attrs);
+    }
+    for (tag, list) in [("Node", &l.nodes), ("Socket", &l.sockets)] {
+        for (n, groups) in list {
+            x.open_with(tag, &[(tag, n.to_string())]);
+            for (g, mask) in groups {
+                x.empty("Group", &[("Group", g.to_string()), ("Mask", hex(*mask))]);
+            }
+            x.close(tag);
+        }
+    }
+    for c in &l.cores {
+        let attrs = [
+            ("Group", c.group.to_string()),
+            ("Core", c.number.to_string()),
+            ("Mask", hex(c.mask)),
+            ("EfficiencyClass", "0".into()),
+        ];
+        x.empty("Core", &attrs);
+    }
+    x.close("ProcessorTopology");
+}
+
 fn flag(on: bool) -> &'static str {
     if on {
         "true"
@@ -125,7 +133,7 @@ fn flag(on: bool) -> &'static str {
 }
 
 /// `<Profile>`: the parameters as DiskSpd states them, one `<TimeSpan>` per test.
-fn profile(x: &mut Xml, run: &DiskspdRun, timespans: usize) {
+fn profile(x: &mut Xml, run: &DiskspdRun, tests: &[TestResult]) {
     let p = &run.profile;
     x.open("Profile");
     x.leaf("Progress", p.progress);
@@ -139,7 +147,7 @@ fn profile(x: &mut Xml, run: &DiskspdRun, timespans: usize) {
     );
     x.leaf("Verbose", flag(p.verbose));
     x.open("TimeSpans");
-    for _ in 0..timespans.max(1) {
+    for i in 0..tests.len().max(1) {
         x.open("TimeSpan");
         x.leaf("CompletionRoutines", flag(p.completion_routines));
         x.leaf("MeasureLatency", flag(run.latency));
@@ -150,9 +158,11 @@ fn profile(x: &mut Xml, run: &DiskspdRun, timespans: usize) {
         x.leaf("Cooldown", p.cooldown_s);
         x.leaf("ThreadCount", p.total_threads.unwrap_or(0));
         x.leaf("RequestCount", p.pool_requests.unwrap_or(0));
-        // the buckets' real width (iocap samples once a second), not what -D asked: a script
-        // divides each bucket's count by it
-        x.leaf("IoBucketDuration", crate::SAMPLED_INTERVAL_MS);
+        // the interval the test's samples have: -D's, or a second
+        x.leaf(
+            "IoBucketDuration",
+            tests.get(i).map_or(1000, series::bucket_ms),
+        );
         x.leaf("RandSeed", p.seed);
         if !p.affinity.is_empty() {
             x.open("Affinity");
@@ -232,166 +242,6 @@ fn profile_target(x: &mut Xml, run: &DiskspdRun, path: &str) {
     x.leaf("IOPriority", 3);
     x.leaf("Weight", 1);
     x.close("Target");
-}
-
-/// One measured `<TimeSpan>`.
-fn timespan(x: &mut Xml, run: &DiskspdRun, test: &TestResult, cpus: u32) {
-    x.open("TimeSpan");
-    if test.duration_s <= 0.0 {
-        x.leaf(
-            "Error",
-            "The test was interrupted before the measurements began. No results are displayed.",
-        );
-        x.close("TimeSpan");
-        return;
-    }
-    x.leaf("TestTimeSeconds", format!("{:.2}", test.duration_s));
-    x.leaf("ThreadCount", figures::thread_count(test));
-    x.leaf("RequestCount", run.profile.pool_requests.unwrap_or(0));
-    x.leaf("ProcCount", cpus);
-    let c = figures::cpu(test, cpus);
-    x.open("CpuUtilization");
-    x.open("Average");
-    x.leaf("UsagePercent", format!("{:.2}", c.usage));
-    x.leaf("UserPercent", format!("{:.2}", c.user));
-    x.leaf("KernelPercent", format!("{:.2}", c.kernel));
-    x.leaf("IdlePercent", format!("{:.2}", c.idle));
-    x.close("Average");
-    x.close("CpuUtilization");
-    if run.latency {
-        latency(x, test);
-    }
-    if run.per_interval_std {
-        iops(x, test);
-    }
-    let rows = figures::rows(test);
-    for row in &rows {
-        x.open("Thread");
-        x.leaf("Id", row.first_thread);
-        thread_target(x, run, test, row, rows.len() == 1);
-        x.close("Thread");
-    }
-    x.close("TimeSpan");
-}
-
-/// The `<Target>` of a `<Thread>`: counts, then latency and IOPS as asked.
-fn thread_target(x: &mut Xml, run: &DiskspdRun, test: &TestResult, row: &Row, only: bool) {
-    x.open("Target");
-    x.leaf("Path", &row.path);
-    x.leaf("BytesCount", row.total.bytes);
-    x.leaf("FileSize", row.size_bytes);
-    x.leaf("IOCount", row.total.ios);
-    if let Some((r, w)) = row.split {
-        x.leaf("ReadBytes", r.bytes);
-        x.leaf("ReadCount", r.ios);
-        x.leaf("WriteBytes", w.bytes);
-        x.leaf("WriteCount", w.ios);
-    }
-    if run.latency {
-        let (r, w) = row.split.unzip();
-        for (stats, avg, std) in [
-            (r, "AverageReadLatencyMilliseconds", "ReadLatencyStdev"),
-            (w, "AverageWriteLatencyMilliseconds", "WriteLatencyStdev"),
-            (
-                Some(row.total),
-                "AverageLatencyMilliseconds",
-                "LatencyStdev",
-            ),
-        ] {
-            if let Some((mean, sd)) = stats.and_then(figures::latency_ms) {
-                x.leaf(avg, format!("{mean:.3}"));
-                x.leaf(std, format!("{sd:.3}"));
-            }
-        }
-    }
-    if run.per_interval_std && only {
-        iops(x, test);
-    }
-    x.close("Target");
-}
-
-/// `<Latency>`: averages, then a `<Bucket>` for min, 1 to 99 %, 99.9 % to 99.9999999 %, max.
-fn latency(x: &mut Xml, test: &TestResult) {
-    x.open("Latency");
-    for (stats, avg, std) in [
-        (&test.read, "AverageReadMilliseconds", "ReadLatencyStdev"),
-        (&test.write, "AverageWriteMilliseconds", "WriteLatencyStdev"),
-        (&test.total, "AverageTotalMilliseconds", "LatencyStdev"),
-    ] {
-        if let Some((mean, sd)) = figures::latency_ms(stats) {
-            x.leaf(avg, format!("{mean:.3}"));
-            x.leaf(std, format!("{sd:.3}"));
-        }
-    }
-    let mut points: Vec<(f64, String)> = vec![(0.0, "0".into())];
-    points.extend((1..=99).map(|p| (f64::from(p) / 100.0, p.to_string())));
-    for decimals in 1..=7 {
-        let label = format!("99.{}", "9".repeat(decimals));
-        let q: f64 = label.parse::<f64>().unwrap_or(99.0) / 100.0;
-        points.push((q, label));
-    }
-    points.push((1.0, "100".into()));
-    let qs: Vec<f64> = points.iter().map(|(q, _)| *q).collect();
-    let columns = [
-        ("ReadMilliseconds", figures::quantiles_ms(&test.read, &qs)),
-        ("WriteMilliseconds", figures::quantiles_ms(&test.write, &qs)),
-        ("TotalMilliseconds", figures::quantiles_ms(&test.total, &qs)),
-    ];
-    for (i, (_, label)) in points.iter().enumerate() {
-        x.open("Bucket");
-        x.leaf("Percentile", label);
-        for (tag, values) in &columns {
-            if let Some(ms) = values[i] {
-                x.leaf(tag, format!("{ms:.3}"));
-            }
-        }
-        x.close("Bucket");
-    }
-    x.close("Latency");
-}
-
-/// `<Iops>`: the standard deviation of the per-second IOPS and the series itself. iocap's
-/// series counts all I/Os: `Read` and `Write` are given only when the test did one of them.
-fn iops(x: &mut Xml, test: &TestResult) {
-    x.open("Iops");
-    for (section, tag) in [
-        (Section::Read, "ReadIopsStdDev"),
-        (Section::Write, "WriteIopsStdDev"),
-        (Section::Total, "IopsStdDev"),
-    ] {
-        let has_ios = figures::test_stats(test, section).ios > 0;
-        if let Some(sd) = figures::iops_std_dev(test, section).filter(|_| has_ios) {
-            x.leaf(tag, format!("{sd:.3}"));
-        }
-    }
-    let (reads, writes) = (test.read.ios > 0, test.write.ios > 0);
-    for s in &test.per_second {
-        let mut attrs = vec![("SampleMillisecond", format!("{:.0}", s.t_s * 1000.0))];
-        let total = format!("{:.0}", s.iops);
-        match (reads, writes) {
-            (true, true) => {}
-            _ => {
-                let (r, w) = if writes {
-                    ("0".into(), total.clone())
-                } else {
-                    (total.clone(), "0".into())
-                };
-                attrs.push(("Read", r));
-                attrs.push(("Write", w));
-            }
-        }
-        attrs.push(("Total", total));
-        if let (Some(mean), false) = (s.lat_us_mean, reads && writes) {
-            let tag = if writes {
-                "WriteAvgLatencyMilliseconds"
-            } else {
-                "ReadAvgLatencyMilliseconds"
-            };
-            attrs.push((tag, format!("{:.3}", mean / 1000.0)));
-        }
-        x.empty("Bucket", &attrs);
-    }
-    x.close("Iops");
 }
 
 #[cfg(test)]

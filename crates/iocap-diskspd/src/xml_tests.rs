@@ -10,9 +10,11 @@ fn xml(line: &str, f: FixtureRun) -> String {
     render_xml(&fixture(&f), &parse(&args).unwrap())
 }
 
-/// The lines of `doc` from the one equal to `first` (trimmed) to the one equal to `last`.
+/// The lines of `doc` from the one equal to `first` (trimmed; or `first` and attributes) to the
+/// one equal to `last`.
 fn lines_between<'a>(doc: &'a str, first: &str, last: &'a str) -> Vec<&'a str> {
-    let mut lines = doc.lines().map(str::trim).skip_while(|l| *l != first);
+    let opens = |l: &str| l == first || (l.starts_with(first) && l[first.len()..].starts_with(' '));
+    let mut lines = doc.lines().map(str::trim).skip_while(|l| !opens(l));
     let mut out: Vec<&str> = lines.by_ref().take_while(|l| *l != last).collect();
     assert!(!out.is_empty(), "no {first} in\n{doc}");
     out.push(last);
@@ -111,7 +113,7 @@ fn iops_series_of_a_read_test() {
 }
 
 #[test]
-fn iops_series_of_a_mixed_test_has_totals_only() {
+fn iops_series_of_a_mixed_result_without_the_split_says_what_is_unknown() {
     let f = FixtureRun {
         rw: RwMode::RandRw,
         targets: vec!["a".into(), "b".into()],
@@ -124,13 +126,22 @@ fn iops_series_of_a_mixed_test_has_totals_only() {
         "no per-target series for two targets"
     );
     assert!(doc.contains("<IopsStdDev>"));
-    assert!(!doc.contains("<ReadIopsStdDev>") && !doc.contains("<WriteIopsStdDev>"));
+    // a result without the read/write split: unknown, and a script can tell
     assert!(
-        doc.contains(r#"<Bucket SampleMillisecond="1000" Total="41587"/>"#),
+        doc.contains("<ReadIopsStdDev>N/A</ReadIopsStdDev>"),
         "{doc}"
     );
     assert!(
-        !doc.contains("<ReadBytes>"),
+        doc.contains("<WriteIopsStdDev>N/A</WriteIopsStdDev>"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains(r#"<Bucket SampleMillisecond="1000" Read="N/A" Write="N/A" Total="41587"/>"#),
+        "{doc}"
+    );
+    assert_eq!(
+        doc.matches("<ReadBytes>N/A</ReadBytes>").count(),
+        2,
         "the fixture has no per-target split"
     );
 }
@@ -142,7 +153,7 @@ fn latency_of_a_mixed_test() {
         ..FixtureRun::default()
     };
     let doc = xml("-r -w30 -L t.dat", f);
-    let latency = lines_between(&doc, "<Latency>", "<Bucket>");
+    let latency = lines_between(&doc, "<Latency", "<Bucket>");
     let tags: Vec<&str> = latency[1..7]
         .iter()
         .map(|l| &l[1..l.find('>').unwrap()])
@@ -197,9 +208,11 @@ fn notes_and_faults_are_comments() {
     );
 }
 
-/// `-D500` asks for half-second buckets; iocap's are a second long. The XML states the width
-/// its buckets have, so a script dividing each bucket's count by `IoBucketDuration` gets the
-/// rate (it stated 500 beside buckets 1000 ms apart, and such a script doubled every IOPS).
+/// The XML states the width the buckets have, so a script dividing each bucket's count by
+/// `IoBucketDuration` gets the rate: a result sampled once a second (no `interval_ms`, as the
+/// engine kept them before `-D`'s interval) says 1000 whatever `-D` asked (it once stated 500
+/// beside buckets 1000 ms apart, and such a script doubled every IOPS); tests/threads.rs has
+/// `-D500`'s half-second buckets.
 #[test]
 fn the_bucket_duration_is_the_width_the_buckets_have() {
     let doc = xml("-r -D500 t.dat", FixtureRun::default());
@@ -214,8 +227,114 @@ fn the_bucket_duration_is_the_width_the_buckets_have() {
         .collect();
     assert!(at.len() >= 2, "{doc}");
     assert!(at.windows(2).all(|w| w[1] - w[0] == 1000), "{at:?}");
+}
+
+/// Windows' scheme has a name and a GUID, written as they are, with no comment.
+#[test]
+fn a_power_scheme_with_its_guid() {
+    let run = parse(&["-r", "t.dat"]).unwrap();
+    let mut r = fixture(&FixtureRun::default());
+    r.host.power_policy = Some(iocap_model::detail::PowerPolicy {
+        name: "High performance".into(),
+        guid: Some("8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c".into()),
+    });
+    let doc = render_xml(&r, &run);
+    let system = lines_between(&doc, "<System>", "</System>");
+    let at = system
+        .iter()
+        .position(|l| l.starts_with("<PowerScheme"))
+        .unwrap();
+    assert_eq!(
+        system[at],
+        r#"<PowerScheme Name="High performance" Guid="8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c"/>"#
+    );
     assert!(
-        doc.contains("-D500: iocap samples IOPS once a second"),
+        system[at - 1].starts_with("<RunTime>"),
+        "no comment before it"
+    );
+    r.host.power_policy = None;
+    let doc = render_xml(&r, &run);
+    assert!(
+        doc.contains(r#"<PowerScheme Name="&lt;unknown&gt;" Guid="&lt;unknown&gt;"/>"#),
         "{doc}"
     );
+}
+
+/// `HistoBuckets`: the buckets of the histogram that hold an I/O; `unknown` without one.
+#[test]
+fn histo_buckets_count_the_histogram_s_buckets() {
+    let mut r = fixture(&FixtureRun::default());
+    let run = parse(&["-r", "-L", "t.dat"]).unwrap();
+    let hist = r.tests[0].read.lat_hist_ns.clone().unwrap();
+    let n = iocap_model::hist::decode_hist(&hist)
+        .unwrap()
+        .iter_recorded()
+        .count();
+    assert!(n > 100, "{n}");
+    let expect = format!(
+        r#"<Latency ReadHistoBuckets="{n}" WriteHistoBuckets="0" TotalHistoBuckets="{n}">"#
+    );
+    assert!(render_xml(&r, &run).contains(&expect));
+    r.tests[0].read.lat_hist_ns = None;
+    let doc = render_xml(&r, &run);
+    assert!(doc.contains(r#"<Latency ReadHistoBuckets="unknown" WriteHistoBuckets="0""#));
+}
+
+/// Two sockets, two NUMA nodes, four cores of two threads (siblings 4 apart, as Linux numbers
+/// them): each node and socket with its CPUs' mask, each core with its two.
+#[test]
+fn the_topology_of_a_two_socket_host() {
+    use iocap_model::detail::{CpuPlace, CpuTopology};
+    let mut r = fixture(&FixtureRun::default());
+    let cpus = (0..8)
+        .map(|id| CpuPlace {
+            id,
+            socket: id % 4 / 2,
+            node: id % 4 / 2,
+            core: id % 2,
+        })
+        .collect();
+    r.host.topology = Some(CpuTopology { cpus });
+    let doc = render_xml(&r, &parse(&["-r", "t.dat"]).unwrap());
+    let topology = lines_between(&doc, "<ProcessorTopology", "</ProcessorTopology>");
+    let expected = [
+        r#"<ProcessorTopology Heterogeneous="false">"#,
+        r#"<Group Group="0" MaximumProcessors="8" ActiveProcessors="8" ActiveProcessorMask="0xff"/>"#,
+        r#"<Node Node="0">"#,
+        r#"<Group Group="0" Mask="0x33"/>"#,
+        "</Node>",
+        r#"<Node Node="1">"#,
+        r#"<Group Group="0" Mask="0xcc"/>"#,
+        "</Node>",
+        r#"<Socket Socket="0">"#,
+        r#"<Group Group="0" Mask="0x33"/>"#,
+        "</Socket>",
+        r#"<Socket Socket="1">"#,
+        r#"<Group Group="0" Mask="0xcc"/>"#,
+        "</Socket>",
+        r#"<Core Group="0" Core="0" Mask="0x11" EfficiencyClass="0"/>"#,
+        r#"<Core Group="0" Core="1" Mask="0x22" EfficiencyClass="0"/>"#,
+        r#"<Core Group="0" Core="2" Mask="0x44" EfficiencyClass="0"/>"#,
+        r#"<Core Group="0" Core="3" Mask="0x88" EfficiencyClass="0"/>"#,
+        "</ProcessorTopology>",
+    ];
+    assert_eq!(topology, expected);
+}
+
+/// A result whose series splits reads from writes but whose one worker kept none of its own:
+/// the thread's target has the test's series, as DiskSpd gives every target its own.
+#[test]
+fn a_lone_target_has_the_test_s_split_series() {
+    let mut r = fixture(&FixtureRun::default());
+    for s in &mut r.tests[0].per_second {
+        s.read = Some(iocap_model::detail::IntervalOps {
+            ios: s.iops.round() as u64,
+            lat_us: None,
+        });
+    }
+    let doc = render_xml(&r, &parse(&["-r", "-D", "t.dat"]).unwrap());
+    assert_eq!(doc.matches("<ReadIopsStdDev>").count(), 2, "{doc}");
+    assert!(!doc.contains("N/A"), "{doc}");
+    let bucket = r#"<Bucket SampleMillisecond="1000" Read="41587" Write="0" Total="41587" ReadMinLatencyMilliseconds="0.000""#;
+    assert_eq!(doc.matches(bucket).count(), 2, "{doc}");
 }

@@ -7,112 +7,27 @@ use iocap_model::fixture::{run as fixture_run, FixtureRun};
 use iocap_model::{RunResult, RwMode};
 use std::collections::BTreeSet;
 
+mod support;
+use support::reader::{first_seen, paths, read, text, Element};
+
 const DISKSPD_XML: &str = include_str!("fixtures/diskspd-2.2.0-read.xml");
 const TARGET: &str = r"D:\diskspd\fixture.dat";
 
-/// One element: its path from the root (`Results/TimeSpan/ThreadCount`), attributes and text.
-#[derive(Debug)]
-struct Element {
-    path: String,
-    attrs: Vec<(String, String)>,
-    text: String,
-}
+const ARGS: [&str; 8] = ["-b4K", "-r", "-Sh", "-L", "-c128M", "-d5", "-Rxml", TARGET];
 
-/// Just enough XML: elements, attributes in double quotes, text, comments, the five entities.
-fn read(xml: &str) -> Vec<Element> {
-    let (mut out, mut stack, mut open) = (
-        Vec::<Element>::new(),
-        Vec::<String>::new(),
-        Vec::<usize>::new(),
-    );
-    let mut rest = xml;
-    while let Some(lt) = rest.find('<') {
-        if let Some(&i) = open.last() {
-            out[i].text.push_str(&decode(&rest[..lt]));
-        }
-        rest = &rest[lt..];
-        if let Some(comment) = rest.strip_prefix("<!--") {
-            rest = &comment[comment.find("-->").expect("comment closed") + 3..];
-            continue;
-        }
-        let gt = rest.find('>').expect("tag closed");
-        let tag = &rest[1..gt];
-        rest = &rest[gt + 1..];
-        if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop().as_deref(), Some(name), "nesting");
-            open.pop();
-            continue;
-        }
-        let empty = tag.ends_with('/');
-        let tag = tag.trim_end_matches('/');
-        let (name, attr_text) = tag.split_once(' ').unwrap_or((tag, ""));
-        stack.push(name.to_string());
-        out.push(Element {
-            path: stack.join("/"),
-            attrs: attrs(attr_text),
-            text: String::new(),
-        });
-        if empty {
-            stack.pop();
-        } else {
-            open.push(out.len() - 1);
-        }
-    }
-    assert!(stack.is_empty(), "unclosed: {stack:?}");
-    assert!(rest.trim().is_empty(), "text after the root: {rest:?}");
-    for e in &mut out {
-        e.text = e.text.trim().to_string();
-    }
-    out
-}
-
-fn attrs(mut s: &str) -> Vec<(String, String)> {
-    let mut out = vec![];
-    while let Some(eq) = s.find("=\"") {
-        let name = s[..eq].trim().to_string();
-        let value = &s[eq + 2..];
-        let end = value.find('"').expect("attribute closed");
-        out.push((name, decode(&value[..end])));
-        s = &value[end + 1..];
-    }
-    out
-}
-
-fn decode(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
-}
-
-fn paths(elements: &[Element]) -> BTreeSet<&str> {
-    elements.iter().map(|e| e.path.as_str()).collect()
-}
-
-/// Distinct paths in the order they first appear.
-fn first_seen(elements: &[Element]) -> Vec<&str> {
-    let mut seen = BTreeSet::new();
-    let all = elements.iter().map(|e| e.path.as_str());
-    all.filter(|p| seen.insert(*p)).collect()
-}
-
-fn text<'a>(elements: &'a [Element], path: &str) -> Vec<&'a str> {
-    let found = elements.iter().filter(|e| e.path == path);
-    found.map(|e| e.text.as_str()).collect()
-}
-
-/// iocap's XML for the fixture's command line, from a constructed read test like it.
+/// iocap's XML for the fixture's command line, from a constructed read test like it, on a
+/// host like the fixture's (two CPUs, one core).
 fn iocap_xml() -> (DiskspdRun, RunResult, String) {
-    let args = ["-b4K", "-r", "-Sh", "-L", "-c128M", "-d5", "-Rxml", TARGET];
-    let run = parse(&args).unwrap();
-    let result = fixture_run(&FixtureRun {
+    let run = parse(&ARGS).unwrap();
+    let result = support::build(&support::Detail {
         targets: vec![TARGET.into()],
         bs_bytes: 4096,
         rw: RwMode::RandRead,
         duration_s: 5,
         iops: 18_000.0,
-        ..FixtureRun::default()
+        cores: 1,
+        smt: 2,
+        ..support::Detail::default()
     });
     let xml = render_xml(&result, &run);
     (run, result, xml)
@@ -146,11 +61,9 @@ const READ_BY_SCRIPTS: [&str; 24] = [
     "Results/TimeSpan/Thread/Target/ReadLatencyStdev",
 ];
 
-/// DiskSpd's elements iocap leaves out, because it cannot fill them truthfully.
-const LEFT_OUT: [&str; 20] = [
-    "Results/System/Tool/VersionDate",
-    "Results/System/PowerScheme",
-    "Results/System/ProcessorTopology",
+/// DiskSpd's elements iocap leaves out of a result saved before the engine kept every CPU's
+/// time and the topology: it says so instead (`ProcessorTopology Heterogeneous="unknown"`).
+const LEFT_OUT_OF_AN_OLDER_RESULT: [&str; 17] = [
     "Results/System/ProcessorTopology/Group",
     "Results/System/ProcessorTopology/Node",
     "Results/System/ProcessorTopology/Node/Group",
@@ -206,10 +119,33 @@ fn iocap_writes_diskspd_paths_and_no_others() {
         "iocap adds other elements than documented"
     );
     let missing: BTreeSet<&str> = dp.difference(&ip).copied().collect();
-    let left_out: BTreeSet<&str> = LEFT_OUT.into_iter().collect();
     assert_eq!(
-        missing, left_out,
-        "iocap leaves out other elements than documented"
+        missing,
+        BTreeSet::new(),
+        "iocap leaves out DiskSpd's elements"
+    );
+}
+
+#[test]
+fn an_older_result_leaves_out_only_what_it_lacks() {
+    let d = read(DISKSPD_XML);
+    let result = fixture_run(&FixtureRun {
+        targets: vec![TARGET.into()],
+        bs_bytes: 4096,
+        duration_s: 5,
+        ..FixtureRun::default()
+    });
+    let i = read(&render_xml(&result, &parse(&ARGS).unwrap()));
+    let (dp, ip) = (paths(&d), paths(&i));
+    let missing: BTreeSet<&str> = dp.difference(&ip).copied().collect();
+    let left_out: BTreeSet<&str> = LEFT_OUT_OF_AN_OLDER_RESULT.into_iter().collect();
+    assert_eq!(missing, left_out);
+    let topology = i
+        .iter()
+        .find(|e| e.path == "Results/System/ProcessorTopology");
+    assert_eq!(
+        topology.unwrap().attrs,
+        [("Heterogeneous".to_string(), "unknown".to_string())]
     );
 }
 
