@@ -154,6 +154,20 @@ pub struct Profile {
     pub progress: u32,
     /// The targets as typed: paths, `#<disk>` or `<letter>:`.
     pub targets: Vec<String>,
+    /// `-B<base>`, in bytes; 0 when not given (DiskSpd's `BaseFileOffset`). With
+    /// `-B<base>:<length>`, `max_size_bytes` is base + length, as DiskSpd's `MaxFileSize`.
+    pub base_bytes: u64,
+    /// `-rs<pct>`: the share of random I/O as typed (DiskSpd's `RandomRatio`; 100 is plain
+    /// `-r`, which DiskSpd does not write as a ratio).
+    pub random_pct: Option<u8>,
+    /// `-p`: parallel async I/O at one offset (DiskSpd's `ParallelAsyncIO`).
+    pub parallel_async: bool,
+    /// `-i`: I/Os per burst per target, as typed (DiskSpd's `BurstSize`).
+    pub burst_ios: Option<u32>,
+    /// `-j`: think time in ms after each burst (DiskSpd's `ThinkTime`).
+    pub think_ms: Option<u32>,
+    /// `-vs`: verbose summary statistics, echoed only.
+    pub verbose_stats: bool,
 }
 
 /// Random or sequential access, as `-r` and `-s` state it.
