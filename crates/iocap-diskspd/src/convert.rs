@@ -95,9 +95,9 @@ fn requests(d: &Draft, notes: &mut Vec<String>) -> Result<(u32, Vec<u32>), Disks
                 .collect();
             let shares: Vec<String> = split.iter().map(u32::to_string).collect();
             notes.push(format!(
-                "-O{o} with {targets} targets: each thread keeps {} of its {o} I/Os on the \
-                 targets in turn, where DiskSpd sends each I/O to a target drawn at random \
-                 (the same load on average)",
+                "-O{o} with {targets} targets: each thread keeps its {o} I/Os split {} over \
+                 the targets, where DiskSpd sends each I/O to a target drawn at random (the \
+                 same load on average)",
                 shares.join("/")
             ));
             Ok((split[0], split))
