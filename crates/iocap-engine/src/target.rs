@@ -596,5 +596,9 @@ mod tests {
         assert!(why.contains("4096 B, the O_DIRECT alignment of f"), "{why}");
         spec.bs_split[0].bs_bytes = 8192;
         assert_eq!(direct_alignment_problem(&spec, 4096, "f"), None);
+        // every offset is moved by the base, so it must suit O_DIRECT too
+        spec.base_bytes = 512;
+        let why = direct_alignment_problem(&spec, 4096, "f").unwrap();
+        assert!(why.contains("base offset 512 B is not a multiple of 4096 B"), "{why}");
     }
 }
