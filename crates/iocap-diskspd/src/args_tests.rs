@@ -639,6 +639,9 @@ mod refused_lines {
         assert_eq!(spec("-b8K -r4K -rs30 -w20 t.dat").align_bytes, 4096);
         assert_eq!(spec("-b8K -r4K -rs30 -w20 t.dat").rw, RwMode::RandRw);
         assert_eq!(spec("-rs100 t.dat").random_pct, None);
+        // the test's name in iocap's history tells the mix from plain -r
+        assert_eq!(s.name, "diskspd -b8K -o2 -t1 -rs30 -w0");
+        assert_eq!(spec("-rs100 t.dat").name, "diskspd -b64K -o2 -t1 -r -w0");
         assert_eq!(spec("-r t.dat").random_pct, None);
     }
 
@@ -649,6 +652,7 @@ mod refused_lines {
         assert!(r.specs[0].parallel && r.profile.parallel_async);
         assert!(!r.specs[0].rw.is_random());
         assert!(!spec("-o4 t.dat").parallel);
+        assert_eq!(r.specs[0].name, "diskspd -b64K -o4 -t1 -s -p -w0");
     }
 
     /// `-i<count> -j<ms>`: each thread pauses `-j` ms after its share of `-i` completions

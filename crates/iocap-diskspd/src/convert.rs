@@ -303,11 +303,16 @@ fn name(d: &Draft, random: bool) -> String {
         Some(n) => format!("-F{n}"),
         None => format!("-t{}", d.threads.unwrap_or(1)),
     };
+    let access = match (random, d.random_pct.filter(|&p| p < 100), d.parallel) {
+        (true, Some(pct), _) => format!("-rs{pct}"),
+        (true, None, _) => "-r".into(),
+        (false, _, true) => "-s -p".into(),
+        (false, _, false) => "-s".into(),
+    };
     format!(
-        "diskspd -b{} -o{} {threads} {} -w{}",
+        "diskspd -b{} -o{} {threads} {access} -w{}",
         format_bytes(d.block_bytes),
         d.pool_requests.or(d.requests).unwrap_or(DEFAULT_REQUESTS),
-        if random { "-r" } else { "-s" },
         d.write_pct
     )
 }
