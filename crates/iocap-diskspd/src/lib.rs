@@ -66,9 +66,8 @@ pub struct DiskspdRun {
     pub latency: bool,
     /// `-D`: the IOPS standard deviation column (text) and the per-interval series (XML).
     pub per_interval_std: bool,
-    /// The `-D` interval DiskSpd was asked for, in ms (1000 without a value). iocap's series has
-    /// one sample per second whatever it is ([`SAMPLED_INTERVAL_MS`]); a note says so when it
-    /// differs, and the output states the interval the samples have.
+    /// The `-D` interval DiskSpd was asked for, in ms (1000 without a value); with `-D` the
+    /// spec asks the engine for a series at it (`JobSpec::interval_ms`).
     pub interval_ms: u32,
     /// `-c`: the size to create the targets at. `None`: DiskSpd would fail on a missing target,
     /// and the caller should refuse one too rather than let iocap create it at `spec.size_bytes`.
