@@ -599,6 +599,9 @@ mod tests {
         // every offset is moved by the base, so it must suit O_DIRECT too
         spec.base_bytes = 512;
         let why = direct_alignment_problem(&spec, 4096, "f").unwrap();
-        assert!(why.contains("base offset 512 B is not a multiple of 4096 B"), "{why}");
+        assert!(
+            why.contains("base offset 512 B is not a multiple of 4096 B"),
+            "{why}"
+        );
     }
 }
