@@ -604,4 +604,36 @@ mod tests {
             "{why}"
         );
     }
+
+    /// The region a target holds from the base: the whole of it, or a refusal naming what was
+    /// asked (a device or a file iocap did not create is never tested on less with a base).
+    #[test]
+    fn the_region_runs_from_the_base_and_must_be_whole() {
+        let spec = |base_bytes| JobSpec {
+            base_bytes,
+            bs_bytes: 4096,
+            ..JobSpec::default()
+        };
+        // no base: what the target holds, as before
+        assert_eq!(
+            region(&spec(0), "d", 1 << 20, Some(2 << 20)).unwrap(),
+            1 << 20
+        );
+        // a base: the length from it, asked or to the end
+        assert_eq!(
+            region(&spec(1 << 20), "d", 3 << 20, Some(3 << 20)).unwrap(),
+            2 << 20
+        );
+        assert_eq!(region(&spec(1 << 20), "d", 4 << 20, None).unwrap(), 3 << 20);
+        // shorter than asked, or not a block past the base: refused
+        let e = region(&spec(1 << 20), "d", 2 << 20, Some(3 << 20))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bytes 1048576 to 3145728") && e.contains("does not hold"),
+            "{e}"
+        );
+        assert!(region(&spec(1 << 20), "d", (1 << 20) + 512, None).is_err());
+        assert!(region(&spec(4 << 20), "d", 1 << 20, None).is_err());
+    }
 }
