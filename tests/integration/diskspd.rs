@@ -1,6 +1,7 @@
 //! `iocap diskspd`: a DiskSpd command line run unchanged, in DiskSpd's text and XML layouts,
-//! saved like any run; an unsupported flag, a missing target without `-c` or a Windows device
-//! target on Linux is refused.
+//! saved like any run; the lines iocap refused until issue 27 (`-B`, `-rs`, `-p`, `-i`/`-j`,
+//! `-O` over several targets, strides other than the block, `-vs`) run; an unsupported flag, a
+//! missing target without `-c` or a Windows device target on Linux is refused.
 
 use crate::iocap;
 
@@ -89,11 +90,11 @@ fn rxml_gives_diskspd_s_xml_and_output_json_gives_iocap_s() {
 fn an_unsupported_flag_or_a_missing_file_without_c_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = iocap(dir.path())
-        .args(["diskspd", "-b8K", "-B4K", "-c16M", "--no-save", "t.dat"])
+        .args(["diskspd", "-b8K", "-Sm", "-c16M", "--no-save", "t.dat"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("-B4K"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-Sm"));
     let out = iocap(dir.path())
         .args(["diskspd", "-b8K", "-d1", "--no-save", "missing.dat"])
         .output()
@@ -155,4 +156,44 @@ fn a_windows_disk_or_volume_target_is_refused_on_linux_naming_it() {
         );
         assert!(!dir.path().join(target).exists(), "{target} was created");
     }
+}
+
+/// DiskSpd's lines that iocap refused until issue 27 run, each for a second on a small file.
+#[test]
+fn the_once_refused_lines_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for line in [
+        "-b4K -B1M:1M -r -w100 -c4M base.dat",
+        "-b4K -B1M -f3M -w100 -c4M end.dat",
+        "-b4K -rs50 -w30 -c4M mixed.dat",
+        "-b4K -o4 -p -w100 -c4M parallel.dat",
+        "-b4K -t2 -i8 -j5 -c4M think.dat",
+        "-b4K -F2 -O4 -r -c4M a.dat b.dat",
+        "-b256K -t2 -si4K -w100 -c8M fill.dat",
+        "-b8K -r4K -w100 -c4M align.dat",
+        "-b4K -vs -c4M verbose.dat",
+    ] {
+        let out = iocap(dir.path())
+            .args(["diskspd", "-d1", "-W0", "--no-save"])
+            .args(line.split_whitespace())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{line}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Total IO"),
+            "{line}"
+        );
+    }
+    // -B1M:1M creates the file to the region's end; nothing before the base was written
+    assert_eq!(
+        std::fs::metadata(dir.path().join("base.dat"))
+            .unwrap()
+            .len(),
+        2 << 20
+    );
 }

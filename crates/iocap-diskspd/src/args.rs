@@ -9,7 +9,7 @@
 
 use crate::size::{bounded, number, size};
 use crate::{Access, DiskspdError, Hints, Output, Throttle, WriteBuffers};
-use iocap_model::{format_bytes, EngineChoice, MAX_QD, MAX_THREADS};
+use iocap_model::{EngineChoice, MAX_QD, MAX_THREADS};
 
 /// The command line as typed, before the mapping to iocap.
 #[derive(Debug, Default)]
@@ -49,6 +49,23 @@ pub(crate) struct Draft {
     pub targets: Vec<String>,
     pub allow_overwrite: bool,
     pub engine: Option<EngineChoice>,
+    /// `-B<base>`: where every target's I/O starts; `max_size_bytes` stays the end offset
+    /// (DiskSpd's `-B<base>:<length>` sets it to base + length).
+    pub base_bytes: Option<u64>,
+    /// The end offset came from `-B<base>:<length>`, so a `-f` conflicts with it.
+    pub base_length: bool,
+    /// `-rs<pct>`: the share of random I/Os; `random_align` says whether `-r` gave the
+    /// alignment (an `-rs` alone takes the block size, as DiskSpd does).
+    pub random_pct: Option<u8>,
+    pub random_align: bool,
+    /// `-p`: parallel I/O at one offset.
+    pub parallel: bool,
+    /// `-i<count>` and `-j<ms>`: I/Os per burst (per target, shared by its threads) and the
+    /// think time after each.
+    pub burst_ios: Option<u32>,
+    pub think_ms: Option<u32>,
+    /// `-vs`: verbose summary statistics, echoed only.
+    pub verbose_stats: bool,
 }
 
 /// Reads the arguments of one DiskSpd call (without the program name) into a draft, each flag
@@ -195,7 +212,7 @@ fn counts_and_flags(
         'c' => {
             d.create_bytes = Some(positive_size(value, "file size", d.block_bytes).map_err(bad)?)
         }
-        'B' => base_offset(value, d.block_bytes).map_err(bad)?,
+        'B' => base_offset(d, value).map_err(bad)?,
         'T' => {
             d.thread_stride_bytes =
                 positive_size(value, "thread stride", d.block_bytes).map_err(bad)?
@@ -218,9 +235,13 @@ fn counts_and_flags(
         'P' if value.is_empty() => d.progress = 65_536,
         'P' => d.progress = count("progress interval", 1, secs)?,
         'I' => io_priority(count("I/O priority", 1, 3)?).map_err(bad)?,
+        'i' => d.burst_ios = Some(count("number of I/Os per burst", 1, u32::MAX.into())?),
+        'j' => d.think_ms = Some(count("think time in milliseconds", 1, u32::MAX.into())?),
+        'p' if value.is_empty() => d.parallel = true,
+        'v' if value == "s" => d.verbose_stats = true,
         // DiskSpd for Linux's engine: libaio (k) or POSIX aio (p), both asynchronous
         'x' if matches!(value, "k" | "p") => d.linux_engine = value.chars().next(),
-        'L' | 'n' | 'x' | 'l' | 'v' if !value.is_empty() => {
+        'L' | 'n' | 'x' | 'l' | 'v' | 'p' if !value.is_empty() => {
             return Err(bad(format!("-{letter} takes no value, not '{value}'")))
         }
         'L' => d.latency = true,
@@ -236,8 +257,6 @@ fn counts_and_flags(
 /// Switches iocap does not offer, each with the reason; anything else is unknown.
 fn refused(raw: &str, letter: char) -> DiskspdError {
     let why = match letter {
-        'i' | 'j' => "bursts with think time (-i/-j) are not supported by iocap",
-        'p' => "parallel I/O at one offset (-p) is not supported by iocap",
         'N' => "memory-mapped I/O flushing (-N) is not supported by iocap",
         'X' => "XML profiles (-X) are not supported by iocap yet; give the options instead",
         'y' => "named events (-y) are Windows-only",
@@ -270,19 +289,36 @@ fn positive_size(value: &str, what: &str, block: u64) -> Result<u64, String> {
     }
 }
 
-/// `-B`: iocap's engine has no start offset (a `TargetSpec` is a range from byte 0; adding one
-/// would change the result's schema and every offset the hot loop computes), so any base but 0
-/// is refused, never ignored: `-B` is how DiskSpd users keep I/O away from the start of a disk.
-fn base_offset(value: &str, block: u64) -> Result<(), String> {
-    match size(value, "base offset", Some(block))? {
-        0 => Ok(()),
-        n => Err(format!(
-            "a base offset is not supported: iocap's engine tests every target from byte 0 (it \
-             has no start offset), so this test's I/O would land in the first {} that -B keeps \
-             clear",
-            format_bytes(n)
-        )),
+/// DiskSpd's words when the end of the targets' range is given twice.
+const MAX_TWICE: &str =
+    "the end of the range (-B<base>:<length> or -f<size>) can be given only once";
+
+/// `-B<base>` or `-B<base>:<length>`: every target's I/O starts at the base; a length sets the
+/// end offset (DiskSpd's maximum target offset) to base + length, as `-f` would.
+fn base_offset(d: &mut Draft, value: &str) -> Result<(), String> {
+    if d.base_bytes.is_some() {
+        return Err("the base offset (-B) can be given only once".into());
     }
+    let (base, length) = match value.split_once(':') {
+        Some((base, length)) => (base, Some(length)),
+        None => (value, None),
+    };
+    let base = size(base, "base offset", Some(d.block_bytes))?;
+    d.base_bytes = Some(base);
+    if let Some(length) = length {
+        if length.is_empty() {
+            return Err("-B<base>:<length> needs a length after the colon".into());
+        }
+        if d.max_size_bytes > 0 {
+            return Err(MAX_TWICE.into());
+        }
+        let length = positive_size(length, "length", d.block_bytes)?;
+        d.max_size_bytes = base
+            .checked_add(length)
+            .ok_or_else(|| "the base offset and the length add up past 2^64 bytes".to_string())?;
+        d.base_length = true;
+    }
+    Ok(())
 }
 
 fn io_priority(level: u32) -> Result<(), String> {
@@ -330,10 +366,28 @@ fn caching(d: &mut Draft, letter: char, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `-r[align]`; `-rs` and `-rd` are refused.
+/// `-r[align]` and `-rs<pct>` (a share of random I/O, the rest sequential, aligned as `-r`
+/// says or to the block size); `-rd` is refused. As in DiskSpd, `-rs` and `-r<align>` combine in
+/// either order, each once.
 fn random(d: &mut Draft, value: &str) -> Result<(), String> {
-    if value.starts_with('s') {
-        return Err("mixed random and sequential I/O (-rs) is not supported by iocap".into());
+    if let Some(pct) = value.strip_prefix('s') {
+        if pct.is_empty() {
+            return Err("-rs needs the share of random I/O attached, 1 to 100".into());
+        }
+        let pct = bounded(pct, "random percentage", 1, 100)? as u8;
+        if d.random_pct.is_some() {
+            return Err("mixed random and sequential I/O (-rs) is given twice".into());
+        }
+        if let Some(Access::Sequential { .. }) = d.access {
+            return Err("-rs conflicts with -s: -r gives the alignment of a mix".into());
+        }
+        d.random_pct = Some(pct);
+        if d.access.is_none() {
+            d.access = Some(Access::Random {
+                align_bytes: d.block_bytes,
+            });
+        }
+        return Ok(());
     }
     if value.starts_with('d') {
         return Err("random distributions (-rd) are not supported by iocap".into());
@@ -343,10 +397,13 @@ fn random(d: &mut Draft, value: &str) -> Result<(), String> {
         v => positive_size(v, "alignment", d.block_bytes)?,
     };
     match d.access {
-        Some(Access::Random { .. }) => Err("random I/O (-r) is given twice".into()),
+        Some(Access::Random { .. }) if d.random_align => {
+            Err("random I/O (-r) is given twice".into())
+        }
         Some(Access::Sequential { .. }) => Err("random I/O (-r) conflicts with -s".into()),
-        None => {
+        _ => {
             d.access = Some(Access::Random { align_bytes });
+            d.random_align = true;
             Ok(())
         }
     }
@@ -364,6 +421,9 @@ fn sequential(d: &mut Draft, value: &str) -> Result<(), String> {
     };
     match d.access {
         Some(Access::Sequential { .. }) => Err("sequential I/O (-s) is given twice".into()),
+        Some(Access::Random { .. }) if d.random_pct.is_some() => {
+            Err("sequential I/O (-s) conflicts with -rs: use -r to give its alignment".into())
+        }
         Some(Access::Random { .. }) => Err("sequential I/O (-s) conflicts with -r".into()),
         None => {
             d.access = Some(Access::Sequential {
@@ -416,6 +476,9 @@ fn throttle(value: &str, block: u64) -> Result<Throttle, String> {
 /// `-f<size>` (digits first) or the hints `-f<rst>`.
 fn access_hints_or_size(d: &mut Draft, value: &str) -> Result<(), String> {
     if value.starts_with(|c: char| c.is_ascii_digit()) {
+        if d.base_length {
+            return Err(MAX_TWICE.into());
+        }
         d.max_size_bytes = size(value, "target size", Some(d.block_bytes))?;
         return Ok(());
     }

@@ -288,7 +288,15 @@ fn output_latency_and_iops_deviation() {
     assert!(r.notes.is_empty(), "{:?}", r.notes);
     let r = run("-Rtext -D500 t.dat");
     assert_eq!((r.output, r.interval_ms), (Output::Text, 500));
-    assert!(r.notes.iter().any(|n| n.starts_with("-D")), "{:?}", r.notes);
+    // the engine samples at -D's interval: the spec asks for it, and no note says otherwise
+    assert_eq!(r.specs[0].interval_ms, Some(500));
+    assert!(
+        r.notes.iter().all(|n| !n.starts_with("-D")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(spec("-D t.dat").interval_ms, Some(1000));
+    assert_eq!(spec("t.dat").interval_ms, None);
 }
 
 #[test]
@@ -414,13 +422,15 @@ fn errors_name_the_flag() {
         ("-Shw", "conflicts with an earlier"),
         ("-hx", "takes no value"),
         ("-Lx", "takes no value"),
-        ("-rs50", "-rs"),
+        ("-rs", "needs the share of random I/O"),
+        ("-rs0", "random percentage must be at least 1"),
+        ("-rs101", "random percentage must be at most 100"),
         ("-rdpct90/10", "-rd"),
         ("-r0", "alignment must be greater than zero"),
         ("-s0", "stride must be greater than zero"),
-        ("-B1M", "base offset is not supported"),
-        ("-B2b", "has no start offset"),
-        ("-B8K", "land in the first 8K that -B keeps clear"),
+        ("-B1M:", "needs a length after the colon"),
+        ("-B1M:0", "length must be greater than zero"),
+        ("-B1M;2M", "base offset"),
         ("-Z1M,data.bin", "from a file"),
         ("-c0", "file size must be greater than zero"),
         ("-T0", "thread stride must be greater than zero"),
@@ -435,9 +445,10 @@ fn errors_name_the_flag() {
         ("-f", "needs a target size or the hints"),
         ("-fq", "unknown access hint 'q'"),
         ("-I1", "normal priority"),
-        ("-i10", "bursts"),
-        ("-j5", "bursts"),
-        ("-p", "parallel"),
+        ("-i0", "I/Os per burst must be at least 1"),
+        ("-j0", "think time in milliseconds must be at least 1"),
+        ("-px", "takes no value"),
+        ("-vx", "takes no value"),
         ("-Nv", "memory-mapped"),
         ("-Xprofile.xml", "XML profiles"),
         ("-ysname", "Windows-only"),
@@ -467,6 +478,13 @@ fn conflicts_and_order() {
         ("-r -s t.dat", "-s", "conflicts with -r"),
         ("-s -r t.dat", "-r", "conflicts with -s"),
         ("-r -r4K t.dat", "-r4K", "twice"),
+        ("-rs50 -rs60 t.dat", "-rs60", "-rs) is given twice"),
+        ("-s -rs50 t.dat", "-rs50", "-rs conflicts with -s"),
+        ("-rs50 -s t.dat", "-s", "conflicts with -rs: use -r"),
+        ("-rs50 -r4K -r8K t.dat", "-r8K", "twice"),
+        ("-B1M -B2M t.dat", "-B2M", "only once"),
+        ("-f1M -B0:1M t.dat", "-B0:1M", "only once"),
+        ("-B0:1M -f1M t.dat", "-f1M", "only once"),
         ("-Su -Sb t.dat", "-Sb", "conflicts"),
         ("-Sw -h t.dat", "-h", "conflicts"),
         ("t.dat -b8K", "-b8K", "before its targets"),
@@ -490,7 +508,27 @@ fn usage_errors() {
         ("-b8K", "at least one target"),
         ("", "at least one target"),
         ("-O8 t.dat", "without -F use -o"),
-        ("-F2 -O8 a.dat b.dat", "several targets"),
+        ("-F2 -O1 a.dat b.dat", "needs -O2 or more here"),
+        (
+            "-i8 t.dat",
+            "-i (I/Os per burst) and -j (think time) go together",
+        ),
+        ("-j8 t.dat", "go together"),
+        (
+            "-p -r t.dat",
+            "-p (parallel I/O at one offset) conflicts with -r",
+        ),
+        ("-p -t2 -si t.dat", "conflicts with -si"),
+        ("-F2 -O4 -p t.dat", "cannot be used with -O"),
+        (
+            "-F2 -O4 -i8 -j5 t.dat",
+            "-j (think time) cannot be used with -O",
+        ),
+        ("-B1M -f512K t.dat", "must be past the base offset"),
+        (
+            "-B1M -f1M t.dat",
+            "-f is an offset from the start of the target",
+        ),
         ("-n -a0 t.dat", "conflict"),
         ("-t2 -si -T4K t.dat", "-si conflicts with -T"),
     ] {
@@ -547,4 +585,138 @@ fn diskspd_for_linux_s_own_letters_are_aliases() {
         e.contains("unknown caching letter 'y'") && e.contains("d and s"),
         "{e}"
     );
+}
+
+/// DiskSpd's lines iocap refused until issue 27, each with DiskSpd's meaning.
+mod refused_lines {
+    use super::*;
+    use iocap_model::ThinkTime;
+
+    /// `-B<base>`: every target's I/O starts there; `-f` is the end offset, not a length, and
+    /// `-B<base>:<length>` sets the end to base + length (DiskSpd's `MaxFileSize`).
+    #[test]
+    fn a_base_offset_moves_the_range_and_f_is_its_end() {
+        let s = spec("-B1M t.dat");
+        assert_eq!((s.base_bytes, s.targets[0].size_bytes), (1 << 20, None));
+        let s = spec("-B1M -f3M t.dat");
+        assert_eq!(
+            (s.base_bytes, s.targets[0].size_bytes),
+            (1 << 20, Some(2 << 20))
+        );
+        let r = run("-B1M:2M t.dat");
+        let s = &r.specs[0];
+        assert_eq!(
+            (s.base_bytes, s.targets[0].size_bytes),
+            (1 << 20, Some(2 << 20))
+        );
+        assert_eq!(
+            (r.profile.base_bytes, r.profile.max_size_bytes),
+            (1 << 20, 3 << 20)
+        );
+        // in blocks, as every size
+        assert_eq!(spec("-b8K -B2b:4b t.dat").base_bytes, 16 << 10);
+        assert_eq!(
+            spec("-b8K -B2b:4b t.dat").targets[0].size_bytes,
+            Some(32 << 10)
+        );
+        assert_eq!(spec("-B0 t.dat").base_bytes, 0);
+        // a base iocap's O_DIRECT could not place is refused by the spec's rules
+        assert!(matches!(err("-B1000 t.dat"), DiskspdError::Spec(_)));
+    }
+
+    /// `-rs<pct>`: that share of I/O is random, the rest follows the I/O before; `-r<align>`
+    /// gives the alignment in either order, `-rs100` is plain `-r`.
+    #[test]
+    fn a_random_share_mixes_random_and_sequential() {
+        let r = run("-b8K -rs30 t.dat");
+        let s = &r.specs[0];
+        assert_eq!(
+            (s.rw, s.random_pct, s.align_bytes),
+            (RwMode::RandRead, Some(30), 8192)
+        );
+        assert_eq!(r.profile.random_pct, Some(30));
+        assert_eq!(spec("-b8K -rs30 -r4K t.dat").align_bytes, 4096);
+        assert_eq!(spec("-b8K -r4K -rs30 -w20 t.dat").align_bytes, 4096);
+        assert_eq!(spec("-b8K -r4K -rs30 -w20 t.dat").rw, RwMode::RandRw);
+        assert_eq!(spec("-rs100 t.dat").random_pct, None);
+        // the test's name in iocap's history tells the mix from plain -r
+        assert_eq!(s.name, "diskspd -b8K -o2 -t1 -rs30 -w0");
+        assert_eq!(spec("-rs100 t.dat").name, "diskspd -b64K -o2 -t1 -r -w0");
+        assert_eq!(spec("-r t.dat").random_pct, None);
+    }
+
+    /// `-p`: a thread's outstanding I/Os walk the stream each on its own, at one offset.
+    #[test]
+    fn parallel_async_io_is_a_sequential_pattern() {
+        let r = run("-o4 -p t.dat");
+        assert!(r.specs[0].parallel && r.profile.parallel_async);
+        assert!(!r.specs[0].rw.is_random());
+        assert!(!spec("-o4 t.dat").parallel);
+        assert_eq!(r.specs[0].name, "diskspd -b64K -o4 -t1 -s -p -w0");
+    }
+
+    /// `-i<count> -j<ms>`: each thread pauses `-j` ms after its share of `-i` completions
+    /// (DiskSpd divides the count between a target's threads); `-g` wins over them.
+    #[test]
+    fn bursts_with_think_time_are_per_thread() {
+        let r = run("-i40 -j5 -t4 t.dat");
+        assert_eq!(
+            r.specs[0].think,
+            Some(ThinkTime {
+                ios: 10,
+                think_ms: 5
+            })
+        );
+        assert_eq!(
+            (r.profile.burst_ios, r.profile.think_ms),
+            (Some(40), Some(5))
+        );
+        assert_eq!(spec("-i2 -j1 -t4 t.dat").think.unwrap().ios, 1);
+        assert_eq!(spec("-i10 -j7 -F2 a.dat b.dat").think.unwrap().ios, 5);
+        let r = run("-i10 -j7 -g100i t.dat");
+        assert_eq!(r.specs[0].think, None);
+        assert!(r.notes.iter().any(|n| n.contains("-g")), "{:?}", r.notes);
+    }
+
+    /// `-O<n>` with `-F` on several targets: each thread's n I/Os are split over the targets.
+    #[test]
+    fn a_pool_s_outstanding_ios_are_split_over_its_targets() {
+        let r = run("-F2 -O8 a.dat b.dat");
+        let s = &r.specs[0];
+        assert_eq!((s.threads, s.target_qd.clone()), (2, vec![4, 4]));
+        assert!(
+            r.notes.iter().any(|n| n.contains("-O8 with 2 targets")),
+            "{:?}",
+            r.notes
+        );
+        let s = spec("-F1 -O5 a.dat b.dat c.dat");
+        assert_eq!(s.target_qd, vec![2, 2, 1]);
+        assert_eq!(
+            (0..3).map(|i| s.target_depth(i)).collect::<Vec<_>>(),
+            [2, 2, 1]
+        );
+        assert!(spec("-F2 -O8 a.dat").target_qd.is_empty());
+    }
+
+    /// `-r<align>` with a block of another size, and VirtualClient's fill `-b256K -si4K` (a
+    /// stride smaller than the block), run as DiskSpd means them.
+    #[test]
+    fn alignments_and_strides_other_than_the_block_run() {
+        let s = spec("-b8K -r4K -w100 t.dat");
+        assert_eq!(
+            (s.bs_bytes, s.align_bytes, s.rw),
+            (8192, 4096, RwMode::RandWrite)
+        );
+        let s = spec("-b256K -si4K -w100 -t4 t.dat");
+        let st = s.streams.unwrap();
+        assert_eq!((st.stride_bytes, st.shared, s.threads), (4096, true, 4));
+    }
+
+    /// `-vs` (verbose summary statistics) is accepted and echoed, like `-v`.
+    #[test]
+    fn verbose_statistics_are_echoed() {
+        let r = run("-vs t.dat");
+        assert!(r.profile.verbose_stats && !r.profile.verbose);
+        assert!(r.notes.iter().any(|n| n.contains("-vs")), "{:?}", r.notes);
+    }
 }

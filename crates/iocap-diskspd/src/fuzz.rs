@@ -21,6 +21,8 @@ fn arg() -> impl Strategy<Value = String> {
         any::<String>(),
         "[-\u{2013}]{0,2}[a-zA-Z?#]{0,2}[0-9a-zA-Z,=_.#\u{e9}]{0,10}",
         "-[bBcCdDfFgoOrsStTwWzZ][0-9]{0,4}[iKMGTb]{0,2}",
+        // the switches issue 27 made run: -B<base>:<length>, -rs, -i/-j, -p, -vs
+        "-[Brijpv]s?[0-9]{0,4}[KMb]?(:[0-9]{0,4}[KMb]?)?",
         Just("t.dat".to_string()),
     ]
 }

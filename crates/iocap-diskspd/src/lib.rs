@@ -54,11 +54,6 @@ pub const DEFAULT_REQUESTS: u32 = 2;
 /// `-D` without a value: 1000 ms.
 pub const DEFAULT_INTERVAL_MS: u32 = 1000;
 
-/// The interval of iocap's per-second series, in ms: what `-D`'s buckets are, and so what the
-/// text and XML state as the interval (XML's `IoBucketDuration`), so that a script dividing a
-/// bucket's count by it gets the rate, whatever `-D` asked.
-pub const SAMPLED_INTERVAL_MS: u32 = 1000;
-
 /// One DiskSpd invocation, translated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskspdRun {
@@ -71,9 +66,8 @@ pub struct DiskspdRun {
     pub latency: bool,
     /// `-D`: the IOPS standard deviation column (text) and the per-interval series (XML).
     pub per_interval_std: bool,
-    /// The `-D` interval DiskSpd was asked for, in ms (1000 without a value). iocap's series has
-    /// one sample per second whatever it is ([`SAMPLED_INTERVAL_MS`]); a note says so when it
-    /// differs, and the output states the interval the samples have.
+    /// The `-D` interval DiskSpd was asked for, in ms (1000 without a value); with `-D` the
+    /// spec asks the engine for a series at it (`JobSpec::interval_ms`).
     pub interval_ms: u32,
     /// `-c`: the size to create the targets at. `None`: DiskSpd would fail on a missing target,
     /// and the caller should refuse one too rather than let iocap create it at `spec.size_bytes`.
@@ -159,6 +153,20 @@ pub struct Profile {
     pub progress: u32,
     /// The targets as typed: paths, `#<disk>` or `<letter>:`.
     pub targets: Vec<String>,
+    /// `-B<base>`, in bytes; 0 when not given (DiskSpd's `BaseFileOffset`). With
+    /// `-B<base>:<length>`, `max_size_bytes` is base + length, as DiskSpd's `MaxFileSize`.
+    pub base_bytes: u64,
+    /// `-rs<pct>`: the share of random I/O as typed (DiskSpd's `RandomRatio`; 100 is plain
+    /// `-r`, which DiskSpd does not write as a ratio).
+    pub random_pct: Option<u8>,
+    /// `-p`: parallel async I/O at one offset (DiskSpd's `ParallelAsyncIO`).
+    pub parallel_async: bool,
+    /// `-i`: I/Os per burst per target, as typed (DiskSpd's `BurstSize`).
+    pub burst_ios: Option<u32>,
+    /// `-j`: think time in ms after each burst (DiskSpd's `ThinkTime`).
+    pub think_ms: Option<u32>,
+    /// `-vs`: verbose summary statistics, echoed only.
+    pub verbose_stats: bool,
 }
 
 /// Random or sequential access, as `-r` and `-s` state it.

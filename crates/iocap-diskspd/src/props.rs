@@ -178,4 +178,21 @@ proptest! {
         prop_assert!(is_named, "{:?}: {:?}", args, e);
         prop_assert!(e.to_string().starts_with(&format!("option {unknown}: ")), "{}", e);
     }
+
+    /// `-B<base>:<length>` and `-B<base> -f<end>` test the same region: it starts at the base
+    /// and its length is the length, or the end less the base; the echo keeps DiskSpd's end.
+    #[test]
+    fn a_base_and_its_end_give_one_region(base_k in 0u64..=4096, len_k in 8u64..=4096) {
+        let (base, len) = (base_k << 10, len_k << 10);
+        let arg = |a: &str| vec!["-b8K".to_string(), a.to_string(), "t.dat".into()];
+        let with_length = parse(&arg(&format!("-B{base_k}K:{len_k}K")))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let args = ["-b8K".to_string(), format!("-B{base_k}K"), format!("-f{}K", base_k + len_k), "t.dat".into()];
+        let with_end = parse(&args).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for run in [&with_length, &with_end] {
+            let s = &run.specs[0];
+            prop_assert_eq!((s.base_bytes, s.targets[0].size_bytes), (base, Some(len)));
+            prop_assert_eq!((run.profile.base_bytes, run.profile.max_size_bytes), (base, base + len));
+        }
+    }
 }

@@ -110,7 +110,9 @@ fn target(s: &mut String, run: &DiskspdRun, path: &str) {
     let p = &run.profile;
     let _ = write!(
         s,
-        "\tpath: '{path}'\n\t\tthink time: 0ms\n\t\tburst size: 0\n"
+        "\tpath: '{path}'\n\t\tthink time: {}ms\n\t\tburst size: {}\n",
+        p.think_ms.unwrap_or(0),
+        p.burst_ios.unwrap_or(0)
     );
     s.push_str(if p.disable_os_cache {
         "\t\tsoftware cache disabled\n"
@@ -133,6 +135,9 @@ fn target(s: &mut String, run: &DiskspdRun, path: &str) {
         }
         _ => {}
     }
+    if p.parallel_async {
+        s.push_str("\t\tusing parallel async I/O\n");
+    }
     let _ = match p.write_pct {
         0 => writeln!(s, "\t\tperforming read test"),
         100 => writeln!(s, "\t\tperforming write test"),
@@ -150,7 +155,13 @@ fn target(s: &mut String, run: &DiskspdRun, path: &str) {
     let _ = match p.access {
         Access::Random { align_bytes } => {
             let a = figures::display_size(align_bytes);
-            writeln!(s, "\t\tusing random I/O (alignment: {a})")
+            match p.random_pct.filter(|&r| r != 100) {
+                Some(pct) => writeln!(
+                    s,
+                    "\t\tusing mixed random/sequential I/O ({pct}% random) (alignment/stride: {a})"
+                ),
+                None => writeln!(s, "\t\tusing random I/O (alignment: {a})"),
+            }
         }
         Access::Sequential {
             stride_bytes,
@@ -177,6 +188,7 @@ fn target_tail(s: &mut String, run: &DiskspdRun) {
         s.push_str("\t\trelative IO weight in thread pool: 1\n");
     }
     let sizes = [
+        ("base file offset", p.base_bytes),
         ("max file size", p.max_size_bytes),
         ("thread stride size", p.thread_stride_bytes),
     ];

@@ -189,7 +189,7 @@ fn profile_target(x: &mut Xml, run: &DiskspdRun, path: &str) {
     x.open("Target");
     x.leaf("Path", path);
     x.leaf("BlockSize", p.block_bytes);
-    x.leaf("BaseFileOffset", 0);
+    x.leaf("BaseFileOffset", p.base_bytes);
     x.leaf("SequentialScan", flag(p.hints.sequential));
     x.leaf("RandomAccess", flag(p.hints.random));
     x.leaf("TemporaryFile", flag(p.hints.temporary));
@@ -212,12 +212,24 @@ fn profile_target(x: &mut Xml, run: &DiskspdRun, path: &str) {
         }
     }
     x.close("WriteBufferContent");
-    x.leaf("ParallelAsyncIO", "false");
+    x.leaf("ParallelAsyncIO", flag(p.parallel_async));
+    if let Some(ios) = p.burst_ios {
+        x.leaf("BurstSize", ios);
+    }
+    if let Some(ms) = p.think_ms {
+        x.leaf("ThinkTime", ms);
+    }
     if let Some(bytes) = run.create_bytes {
         x.leaf("FileSize", bytes);
     }
     match p.access {
-        Access::Random { align_bytes } => x.leaf("Random", align_bytes),
+        Access::Random { align_bytes } => {
+            x.leaf("Random", align_bytes);
+            // DiskSpd writes the ratio only for a mix (-rs); 100 % random is <Random> alone
+            if let Some(pct) = p.random_pct.filter(|&r| r != 100) {
+                x.leaf("RandomRatio", pct);
+            }
+        }
         Access::Sequential {
             stride_bytes,
             interlocked,

@@ -338,3 +338,52 @@ fn a_lone_target_has_the_test_s_split_series() {
     let bucket = r#"<Bucket SampleMillisecond="1000" Read="41587" Write="0" Total="41587" ReadMinLatencyMilliseconds="0.000""#;
     assert_eq!(doc.matches(bucket).count(), 2, "{doc}");
 }
+
+/// The patterns issue 27 made run are echoed as DiskSpd echoes them, in its order: the base
+/// (BaseFileOffset), bursts with think time after ParallelAsyncIO, the random share after
+/// `<Random>`; in the text, DiskSpd's lines for each.
+#[test]
+fn the_profile_echoes_base_bursts_mix_and_parallel_io() {
+    let doc = xml(
+        "-c8M -B1M -rs30 -r8K -i8 -j100 t.dat",
+        FixtureRun::default(),
+    );
+    let target = lines_between(&doc, "<Target>", "</Target>");
+    let at = |tag: &str| {
+        target
+            .iter()
+            .position(|l| l.starts_with(tag))
+            .unwrap_or_else(|| panic!("no {tag} in {target:?}"))
+    };
+    assert_eq!(
+        target[at("<BaseFileOffset>")],
+        "<BaseFileOffset>1048576</BaseFileOffset>"
+    );
+    assert_eq!(target[at("<BurstSize>")], "<BurstSize>8</BurstSize>");
+    assert_eq!(target[at("<ThinkTime>")], "<ThinkTime>100</ThinkTime>");
+    assert_eq!(target[at("<RandomRatio>")], "<RandomRatio>30</RandomRatio>");
+    assert!(at("<ParallelAsyncIO>") < at("<BurstSize>"));
+    assert!(at("<BurstSize>") < at("<ThinkTime>") && at("<ThinkTime>") < at("<FileSize>"));
+    assert_eq!(at("<Random>") + 1, at("<RandomRatio>"));
+    let doc = xml("-c8M -p -o4 t.dat", FixtureRun::default());
+    assert!(
+        doc.contains("<ParallelAsyncIO>true</ParallelAsyncIO>"),
+        "{doc}"
+    );
+    assert!(!doc.contains("<BurstSize>") && !doc.contains("<RandomRatio>"));
+    let args = ["-c8M", "-B1M", "-rs30", "-r8K", "-i8", "-j100", "t.dat"];
+    let text = crate::render_text(&fixture(&FixtureRun::default()), &parse(&args).unwrap());
+    for line in [
+        "\t\tthink time: 100ms\n",
+        "\t\tburst size: 8\n",
+        "\t\tusing mixed random/sequential I/O (30% random) (alignment/stride: 8KiB)\n",
+        "\t\tbase file offset: 1MiB\n",
+    ] {
+        assert!(text.contains(line), "{line:?} not in\n{text}");
+    }
+    let text = crate::render_text(
+        &fixture(&FixtureRun::default()),
+        &parse(&["-c8M", "-p", "-o4", "t.dat"]).unwrap(),
+    );
+    assert!(text.contains("\t\tusing parallel async I/O\n"), "{text}");
+}

@@ -15,6 +15,13 @@
 //! fixed step (`-s<stride>`), thread `k` starting at `k × -T`, and the start again at the
 //! thread's first offset modulo the step; `-si`'s threads share one cursor. Every offset is
 //! inside the range by construction: `offset + len <= range`.
+//!
+//! DiskSpd's other patterns are variants chosen when the generator is made ([`Pattern`]), so
+//! the random and sequential paths are what they were: `-rs` (each I/O random with a
+//! probability, else following the one before), `-p` (each queue slot walks the stream on its
+//! own from the thread's first offset) and `-B` (every offset moved up by the base, added last:
+//! the range the walk sees is the region's length, so an offset stays in `[base, base +
+//! range)`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -62,14 +69,48 @@ pub fn seq_cursor(range: u64, granule: u64, stream: u64, streams: u64) -> SeqCur
 }
 
 /// How a sequential stream walks: by each I/O's length from an evenly spread start (iocap's),
-/// or by DiskSpd's fixed step from thread `k × -T`.
+/// or by DiskSpd's fixed step from thread `k × -T`; and what the context does besides (the
+/// base offset, DiskSpd's patterns, the think time), all decided by the planner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Walk {
     /// The step between I/O starts; `None`: each I/O's own length.
     pub step: Option<u64>,
     /// Where an I/O that would cross the end of the range starts instead.
     pub wrap_to: u64,
+    /// Added to every offset: where the target's test range starts (DiskSpd's `-B`).
+    pub base: u64,
+    pub pattern: Pattern,
+    /// DiskSpd's `-i`/`-j` for the worker of this context: after this many completions, a
+    /// pause of this many ns. It travels with the walk because the worker's configuration is
+    /// built elsewhere from the plan; the worker reads it once, at its start.
+    pub think: Option<(u32, u64)>,
 }
+
+/// DiskSpd's offset patterns beyond plain random and sequential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pattern {
+    #[default]
+    Plain,
+    /// `-rs<pct>`: each I/O random with this probability in percent, else following the one
+    /// before by the step (the alignment).
+    Mixed { random_pct: u8 },
+    /// `-p`: each of `slots` queue slots walks the stream on its own from the first offset.
+    Parallel { slots: u32 },
+}
+
+/// How `next_io` chooses an offset; fixed when the generator is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Random,
+    Sequential,
+    Mixed,
+    Parallel,
+}
+
+/// `write_threshold` for writes every time (`write_pct` 100).
+const ALWAYS: u64 = 1 << 32;
+/// `write_threshold` of a `-rs` mix of reads and writes: a following I/O repeats the last.
+const MIXED_RUNS: u64 = u64::MAX;
 
 impl Walk {
     /// Thread `thread`'s walk and first offset under DiskSpd's `streams`.
@@ -83,13 +124,14 @@ impl Walk {
         let walk = Walk {
             step: Some(step),
             wrap_to: start % step,
+            ..Walk::default()
         };
         (walk, start)
     }
 }
 
 pub struct OffsetGen {
-    random: bool,
+    mode: Mode,
     range: u64,
     align: u64,
     /// I/O length of each size of the mix.
@@ -102,6 +144,15 @@ pub struct OffsetGen {
     walk: Walk,
     write_threshold: u64,
     rng: Xoshiro256PlusPlus,
+    /// `-rs`: the threshold of a random I/O, the write share's own threshold (`write_threshold`
+    /// is then [`MIXED_RUNS`]), whether the last random I/O wrote, and the kind of the next
+    /// I/O when `next_is_write` has drawn it.
+    random_threshold: u64,
+    mixed_write_threshold: u64,
+    last_write: bool,
+    next_random: Option<bool>,
+    /// `-p`: each slot's next offset, relative to the base.
+    slots: Box<[u64]>,
 }
 
 impl OffsetGen {
@@ -138,9 +189,13 @@ impl OffsetGen {
             .map(|s| iocap_model::places::aligned_positions(range, s.bs_bytes, align))
             .collect();
         // write if the top 32 bits of a draw, scaled to 0..100, fall below write_pct
-        let write_threshold = (u64::from(write_pct) << 32) / 100;
+        let write_threshold = (u64::from(write_pct.min(100)) << 32) / 100;
         Self {
-            random,
+            mode: if random {
+                Mode::Random
+            } else {
+                Mode::Sequential
+            },
             range,
             align,
             lens,
@@ -150,28 +205,102 @@ impl OffsetGen {
             walk: Walk::default(),
             write_threshold,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            random_threshold: 0,
+            mixed_write_threshold: 0,
+            last_write: false,
+            next_random: None,
+            slots: Box::new([]),
         }
     }
 
-    /// The same generator walking its sequential stream as `walk` says.
+    /// The same generator walking its sequential stream as `walk` says. A `-rs` mix starts its
+    /// sequential part at a random offset, as DiskSpd does; `-p` starts every slot at the
+    /// cursor's offset (the thread's first).
     pub fn with_walk(mut self, walk: Walk) -> Self {
         self.walk = walk;
+        match walk.pattern {
+            Pattern::Plain => {}
+            Pattern::Mixed { random_pct } => {
+                self.mode = Mode::Mixed;
+                self.random_threshold = (u64::from(random_pct.min(100)) << 32) / 100;
+                let start = self.random_offset(0);
+                self.cursor.store(start, Ordering::Relaxed);
+                if self.write_threshold != 0 && self.write_threshold < ALWAYS {
+                    self.mixed_write_threshold = self.write_threshold;
+                    self.write_threshold = MIXED_RUNS;
+                    self.last_write = (self.rng.next_u64() >> 32) < self.mixed_write_threshold;
+                }
+            }
+            Pattern::Parallel { slots } => {
+                self.mode = Mode::Parallel;
+                let start = self.cursor.load(Ordering::Relaxed);
+                self.slots = vec![start; slots.max(1) as usize].into_boxed_slice();
+            }
+        }
         self
     }
 
-    /// The next I/O: its offset and length in bytes.
+    /// DiskSpd's `-i`/`-j` for this generator's worker (see [`Walk::think`]).
+    pub fn think(&self) -> Option<(u32, u64)> {
+        self.walk.think
+    }
+
+    /// The next I/O for queue slot `slot` (below the depth the walk was made for): its offset
+    /// and length in bytes.
     #[inline]
-    pub fn next_io(&mut self) -> (u64, u32) {
+    pub fn next_io(&mut self, slot: usize) -> (u64, u32) {
         let i = self.pick_size();
         let len = self.lens[i];
-        let off = if self.random {
-            let k =
-                ((u128::from(self.rng.next_u64()) * u128::from(self.positions[i])) >> 64) as u64;
-            k * self.align
-        } else {
-            self.advance(u64::from(len))
+        let off = match self.mode {
+            Mode::Random => self.random_offset(i),
+            Mode::Sequential => self.advance(u64::from(len)),
+            Mode::Mixed => self.mixed(i, u64::from(len)),
+            Mode::Parallel => self.parallel(slot, u64::from(len)),
         };
-        (off, len)
+        (self.walk.base + off, len)
+    }
+
+    /// A uniform aligned offset where an I/O of size `i` fits.
+    #[inline]
+    fn random_offset(&mut self, i: usize) -> u64 {
+        let k = ((u128::from(self.rng.next_u64()) * u128::from(self.positions[i])) >> 64) as u64;
+        k * self.align
+    }
+
+    /// `-rs`: random with its probability (drawn here unless `next_is_write` drew it), and
+    /// the sequential part then goes on from there.
+    #[inline(never)]
+    fn mixed(&mut self, i: usize, len: u64) -> u64 {
+        let random = match self.next_random.take() {
+            Some(r) => r,
+            None => self.draw_random(),
+        };
+        if !random {
+            return self.advance(len);
+        }
+        let off = self.random_offset(i);
+        let step = self.walk.step.unwrap_or(len);
+        self.cursor.store(off + step, Ordering::Relaxed);
+        off
+    }
+
+    fn draw_random(&mut self) -> bool {
+        (self.rng.next_u64() >> 32) < self.random_threshold
+    }
+
+    /// `-p`: slot `slot`'s own walk; wraps as the stream does.
+    #[inline(never)]
+    fn parallel(&mut self, slot: usize, len: u64) -> u64 {
+        let step = self.walk.step.unwrap_or(len);
+        let last = self.slots.len() - 1;
+        let next = self.slots[slot.min(last)];
+        let off = if next.saturating_add(len) <= self.range {
+            next
+        } else {
+            self.start_again(len)
+        };
+        self.slots[slot.min(last)] = off.saturating_add(step);
+        off
     }
 
     #[inline]
@@ -225,9 +354,23 @@ impl OffsetGen {
     pub fn next_is_write(&mut self) -> bool {
         match self.write_threshold {
             0 => false,
-            t if t >= 1 << 32 => true,
-            t => (self.rng.next_u64() >> 32) < t,
+            ALWAYS => true,
+            t if t < ALWAYS => (self.rng.next_u64() >> 32) < t,
+            _ => self.mixed_is_write(),
         }
+    }
+
+    /// `-rs` with reads and writes: the next I/O's kind is drawn first; a random one draws
+    /// read or write, a following one repeats the last (DiskSpd keeps sequential runs of one
+    /// kind).
+    #[inline(never)]
+    fn mixed_is_write(&mut self) -> bool {
+        let random = self.draw_random();
+        self.next_random = Some(random);
+        if random {
+            self.last_write = (self.rng.next_u64() >> 32) < self.mixed_write_threshold;
+        }
+        self.last_write
     }
 }
 
@@ -248,7 +391,7 @@ mod tests {
     }
 
     fn off(g: &mut OffsetGen) -> u64 {
-        g.next_io().0
+        g.next_io(0).0
     }
 
     #[test]
@@ -257,7 +400,7 @@ mod tests {
         let mut g = gen(true, range, bs, align, 0, 1);
         let mut seen = std::collections::HashSet::new();
         for _ in 0..10_000 {
-            let (o, len) = g.next_io();
+            let (o, len) = g.next_io(0);
             assert_eq!(len, 8192);
             assert_eq!(o % align, 0);
             assert!(o + bs <= range, "{o}");
@@ -319,7 +462,7 @@ mod tests {
         let n = 100_000;
         let mut big = 0;
         for _ in 0..n {
-            let (o, len) = g.next_io();
+            let (o, len) = g.next_io(0);
             assert!(len == 8192 || len == 65536);
             assert_eq!(o % 4096, 0);
             assert!(o + u64::from(len) <= range);
@@ -346,7 +489,7 @@ mod tests {
         let mut expect = 0;
         let mut wraps = 0;
         for _ in 0..10_000 {
-            let (o, len) = g.next_io();
+            let (o, len) = g.next_io(0);
             let len = u64::from(len);
             if o != expect {
                 // only a wrap breaks the stream, and only when the next I/O would not fit
@@ -473,5 +616,167 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n == 2), "{seen:?}");
+    }
+
+    /// `-B`: every offset of every pattern lies in `[base, base + range)`.
+    #[test]
+    fn a_base_moves_every_offset_into_the_region() {
+        let (base, range, bs) = (1 << 20, 64 * 4096, 4096u64);
+        let walk = |pattern| Walk {
+            base,
+            pattern,
+            step: Some(bs),
+            ..Walk::default()
+        };
+        for (random, pattern) in [
+            (true, Pattern::Plain),
+            (false, Pattern::Plain),
+            (true, Pattern::Mixed { random_pct: 50 }),
+            (false, Pattern::Parallel { slots: 4 }),
+        ] {
+            let mut g = OffsetGen::new(
+                random,
+                range,
+                &one(bs),
+                bs,
+                0,
+                3,
+                seq_cursor(range, bs, 0, 1),
+            )
+            .with_walk(walk(pattern));
+            for k in 0..1000 {
+                let (o, len) = g.next_io(k % 4);
+                assert!(
+                    o >= base && o + u64::from(len) <= base + range,
+                    "{pattern:?}: {o}"
+                );
+                assert_eq!((o - base) % bs, 0);
+            }
+        }
+        // the sequential stream starts at the base
+        let mut g = OffsetGen::new(
+            false,
+            range,
+            &one(bs),
+            bs,
+            0,
+            3,
+            seq_cursor(range, bs, 0, 1),
+        )
+        .with_walk(walk(Pattern::Plain));
+        assert_eq!(offsets(&mut g, 3), [base, base + bs, base + 2 * bs]);
+    }
+
+    fn mixed_gen(random_pct: u8, write_pct: u8, range: u64) -> OffsetGen {
+        let walk = Walk {
+            step: Some(4096),
+            pattern: Pattern::Mixed { random_pct },
+            ..Walk::default()
+        };
+        OffsetGen::new(
+            true,
+            range,
+            &one(4096),
+            4096,
+            write_pct,
+            11,
+            seq_cursor(range, 1, 0, 1),
+        )
+        .with_walk(walk)
+    }
+
+    /// `-rs30`: about 30 % of I/Os land anywhere, the rest follow the one before by the step.
+    #[test]
+    fn a_random_share_follows_the_one_before_otherwise() {
+        let range = 1 << 30;
+        let mut g = mixed_gen(30, 0, range);
+        let (mut prev, mut jumps) = (off(&mut g), 0);
+        let n = 100_000;
+        for _ in 0..n {
+            let o = off(&mut g);
+            assert!(o % 4096 == 0 && o + 4096 <= range);
+            // a random I/O may land right after the one before, rarely on a 1 GiB range
+            if o != prev + 4096 {
+                jumps += 1;
+            }
+            prev = o;
+        }
+        let share = f64::from(jumps) / f64::from(n);
+        assert!((share - 0.3).abs() < 0.01, "{share}");
+        // -rs100 is all random; the sequential part starts again at 0 at the end
+        let mut g = mixed_gen(100, 0, range);
+        let o: Vec<u64> = offsets(&mut g, 100);
+        assert!(o.windows(2).filter(|w| w[1] == w[0] + 4096).count() < 3);
+        let mut g = mixed_gen(1, 0, 4 * 4096);
+        assert!(offsets(&mut g, 100).iter().all(|&o| o < 4 * 4096));
+    }
+
+    /// `-rs` with writes: an I/O that follows the one before repeats its read or write, as
+    /// DiskSpd keeps sequential runs of one kind; the write share holds over the random ones.
+    #[test]
+    fn a_following_io_repeats_the_kind_of_the_one_before() {
+        let range = 1 << 30;
+        let mut g = mixed_gen(20, 40, range);
+        let (mut prev, mut prev_write) = (0u64, false);
+        let (mut random, mut random_writes) = (0u32, 0u32);
+        for k in 0..100_000 {
+            let w = g.next_is_write();
+            let o = off(&mut g);
+            if k > 0 && o == prev + 4096 {
+                assert_eq!(w, prev_write, "a following I/O changed kind at {o}");
+            } else {
+                random += 1;
+                random_writes += u32::from(w);
+            }
+            (prev, prev_write) = (o, w);
+        }
+        let share = f64::from(random_writes) / f64::from(random);
+        assert!((share - 0.4).abs() < 0.02, "{share}");
+    }
+
+    /// `-p`: every queue slot starts at the thread's first offset and walks on its own, so
+    /// the slots' I/Os go to the same offsets together.
+    #[test]
+    fn parallel_slots_walk_the_stream_each_on_its_own() {
+        let walk = Walk {
+            step: Some(8192),
+            pattern: Pattern::Parallel { slots: 3 },
+            ..Walk::default()
+        };
+        let range = 4 * 8192;
+        let mut g = OffsetGen::new(
+            false,
+            range,
+            &one(8192),
+            8192,
+            0,
+            1,
+            Arc::new(AtomicU64::new(8192)),
+        )
+        .with_walk(walk);
+        let round = |g: &mut OffsetGen| [0, 1, 2].map(|s| g.next_io(s).0);
+        assert_eq!(round(&mut g), [8192; 3]);
+        assert_eq!(round(&mut g), [16384; 3]);
+        // slot 1 alone moves on
+        assert_eq!(g.next_io(1).0, 24576);
+        assert_eq!(
+            g.next_io(1).0,
+            0,
+            "starts again at the first offset modulo the step"
+        );
+        assert_eq!(g.next_io(0).0, 24576);
+    }
+
+    #[test]
+    fn think_time_travels_with_the_walk() {
+        let walk = Walk {
+            think: Some((8, 5_000_000)),
+            ..Walk::default()
+        };
+        assert_eq!(
+            gen(true, 1 << 20, 4096, 4096, 0, 1).with_walk(walk).think(),
+            Some((8, 5_000_000))
+        );
+        assert_eq!(gen(true, 1 << 20, 4096, 4096, 0, 1).think(), None);
     }
 }

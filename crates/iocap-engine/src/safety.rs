@@ -209,20 +209,51 @@ pub fn inspect(path: &Path, intent: Intent) -> Result<Inspected, TargetError> {
 }
 
 /// The refusal, if any, of writing `path` as `spec` would; a missing path is fine (iocap
-/// creates it).
-fn check_one(spec: &JobSpec, path: &Path) -> Result<(), TargetError> {
+/// creates it). `size` is the target's range, from the spec's base offset.
+fn check_one(spec: &JobSpec, path: &Path, size: Option<u64>) -> Result<(), TargetError> {
     let intent = if spec.writes() {
         Intent::Write
     } else {
         Intent::Read
     };
     let seen = inspect(path, intent)?;
-    decide(
-        &path.display().to_string(),
-        &seen.facts,
-        intent,
-        spec.allow_overwrite,
-    )
+    let shown = path.display().to_string();
+    decide(&shown, &seen.facts, intent, spec.allow_overwrite)?;
+    match (&seen.facts.found, &seen.file) {
+        (Found::File { ours: false }, Some(f)) => check_region(spec, &shown, f, size),
+        _ => Ok(()),
+    }
+}
+
+/// With a base offset (DiskSpd's `-B`), a file iocap did not create must hold the whole region,
+/// since iocap never extends it: refused here, before anything on any host is written, as
+/// preparing the target would refuse it. A base writes only its region, but writing there
+/// still needs what [`decide`] asks (the region's data is destroyed all the same).
+fn check_region(
+    spec: &JobSpec,
+    shown: &str,
+    file: &std::fs::File,
+    size: Option<u64>,
+) -> Result<(), TargetError> {
+    let base = spec.base_bytes;
+    if base == 0 {
+        return Ok(());
+    }
+    let held = file
+        .metadata()
+        .map_err(crate::error::IoFailure::with(format!(
+            "cannot stat {shown}"
+        )))?
+        .len();
+    let want = size.unwrap_or(spec.bs_bytes).saturating_add(base);
+    if held < want {
+        return Err(TargetError::Invalid(format!(
+            "{shown} holds {held} B; the test asks for bytes {base} to {want} (its base offset \
+             and size), which it does not hold, and iocap never extends a file it did not \
+             create: give a smaller base offset or size"
+        )));
+    }
+    Ok(())
 }
 
 /// Checks every target of `spec` as `prepare_targets` will, without creating or writing
@@ -233,7 +264,7 @@ pub fn check_targets(spec: &JobSpec) -> Result<(), TargetError> {
         if path.is_dir() {
             path.push(DEFAULT_TARGET);
         }
-        check_one(spec, &path)?;
+        check_one(spec, &path, t.size_bytes)?;
     }
     Ok(())
 }
@@ -333,5 +364,39 @@ mod tests {
                 matches!(want.found, Found::File { .. })
             );
         }
+    }
+
+    /// A base offset past the end of a file iocap did not create is refused before anything
+    /// is written; one inside it, or on a file of iocap's own (which is filled), goes on.
+    #[test]
+    fn a_region_past_the_end_of_a_foreign_file_is_refused_before_any_write() {
+        let d = tempfile::tempdir().unwrap();
+        let theirs = d.path().join("theirs");
+        std::fs::write(&theirs, vec![1u8; 4 << 20]).unwrap();
+        let mut spec = JobSpec {
+            targets: vec![iocap_model::TargetSpec::new(theirs.display().to_string())],
+            rw: iocap_model::RwMode::RandWrite,
+            write_pct: 100,
+            allow_overwrite: true,
+            base_bytes: 3 << 20,
+            ..JobSpec::default()
+        };
+        spec.targets[0].size_bytes = Some(1 << 20);
+        check_targets(&spec).unwrap();
+        spec.targets[0].size_bytes = Some(2 << 20);
+        let e = check_targets(&spec).unwrap_err().to_string();
+        assert!(
+            e.contains("bytes 3145728 to 5242880") && e.contains("does not hold"),
+            "{e}"
+        );
+        spec.targets[0].size_bytes = None;
+        spec.base_bytes = 4 << 20;
+        assert!(check_targets(&spec).is_err());
+        // without --allow-overwrite the file is refused as ever, whatever the base
+        spec.allow_overwrite = false;
+        spec.base_bytes = 1 << 20;
+        let e = check_targets(&spec).unwrap_err().to_string();
+        assert!(e.contains("iocap did not create it"), "{e}");
+        assert_eq!(std::fs::read(&theirs).unwrap(), vec![1u8; 4 << 20]);
     }
 }

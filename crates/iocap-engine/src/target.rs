@@ -40,7 +40,7 @@ pub struct PreparedTarget {
     pub path: PathBuf,
     pub kind: TargetKind,
     pub file: File,
-    /// I/O stays in `[0, range_bytes)`.
+    /// I/O stays in `[base, base + range_bytes)`, `base` being the spec's `base_bytes`.
     pub range_bytes: u64,
     pub logical_block: u64,
     pub direct: bool,
@@ -169,6 +169,9 @@ fn prepare_one(
     let shown = path.display().to_string();
     let mut warnings = Vec::new();
     let writes = spec.writes();
+    // with a base offset the target must hold [base, base + size): `end` is what it must hold
+    let base = spec.base_bytes;
+    let size = size.map(|s| s.saturating_add(base));
     let intent = if writes { Intent::Write } else { Intent::Read };
     // the facts, read without writing; the decision, docs/safety.md's, made once (`safety`)
     let seen = safety::inspect(path, intent)?;
@@ -269,6 +272,7 @@ fn prepare_one(
     if let Some(w) = memory_backed(&file, &shown) {
         warnings.push(w);
     }
+    let range = region(spec, &shown, range, size)?;
     if range < spec.bs_bytes {
         return Err(TargetError::Invalid(format!(
             "{shown} holds {} B, less than one block of {} B",
@@ -289,6 +293,32 @@ fn prepare_one(
         warnings,
         lock: held,
     })
+}
+
+/// The length of the test region of a target that holds `end` bytes for the test (its size,
+/// or what it was filled or created to), when `size` (base included) was asked for: from the
+/// spec's base offset to `end`. With a base, a target that cannot hold the whole region asked
+/// for (a device or a file iocap did not create, which is never extended) is refused rather
+/// than tested on less: `-B` places the I/O, so a shorter region would not be the one meant.
+fn region(spec: &JobSpec, shown: &str, end: u64, size: Option<u64>) -> Result<u64, TargetError> {
+    let base = spec.base_bytes;
+    if base == 0 {
+        return Ok(end);
+    }
+    let short = size.is_some_and(|want| end < want);
+    if short || end < base.saturating_add(spec.bs_bytes) {
+        let asked = match size {
+            Some(want) => format!("bytes {base} to {want}"),
+            None => format!("a block from byte {base} on"),
+        };
+        return Err(TargetError::Invalid(format!(
+            "{shown} holds {}; the test asks for {asked} (base offset {}), which it does not \
+             hold: give a smaller base offset or size",
+            format_bytes(end),
+            format_bytes(base)
+        )));
+    }
+    Ok(end - base)
 }
 
 /// Why `spec` cannot run with O_DIRECT on target `shown`, whose alignment is `logical_block`:
@@ -313,6 +343,7 @@ pub(crate) fn direct_alignment_problem(
     [
         ("block size", spec.bs_bytes),
         ("alignment", spec.align_bytes),
+        ("base offset", spec.base_bytes),
     ]
     .into_iter()
     .chain(sizes)
@@ -565,5 +596,44 @@ mod tests {
         assert!(why.contains("4096 B, the O_DIRECT alignment of f"), "{why}");
         spec.bs_split[0].bs_bytes = 8192;
         assert_eq!(direct_alignment_problem(&spec, 4096, "f"), None);
+        // every offset is moved by the base, so it must suit O_DIRECT too
+        spec.base_bytes = 512;
+        let why = direct_alignment_problem(&spec, 4096, "f").unwrap();
+        assert!(
+            why.contains("base offset 512 B is not a multiple of 4096 B"),
+            "{why}"
+        );
+    }
+
+    /// The region a target holds from the base: the whole of it, or a refusal naming what was
+    /// asked (a device or a file iocap did not create is never tested on less with a base).
+    #[test]
+    fn the_region_runs_from_the_base_and_must_be_whole() {
+        let spec = |base_bytes| JobSpec {
+            base_bytes,
+            bs_bytes: 4096,
+            ..JobSpec::default()
+        };
+        // no base: what the target holds, as before
+        assert_eq!(
+            region(&spec(0), "d", 1 << 20, Some(2 << 20)).unwrap(),
+            1 << 20
+        );
+        // a base: the length from it, asked or to the end
+        assert_eq!(
+            region(&spec(1 << 20), "d", 3 << 20, Some(3 << 20)).unwrap(),
+            2 << 20
+        );
+        assert_eq!(region(&spec(1 << 20), "d", 4 << 20, None).unwrap(), 3 << 20);
+        // shorter than asked, or not a block past the base: refused
+        let e = region(&spec(1 << 20), "d", 2 << 20, Some(3 << 20))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bytes 1048576 to 3145728") && e.contains("does not hold"),
+            "{e}"
+        );
+        assert!(region(&spec(1 << 20), "d", (1 << 20) + 512, None).is_err());
+        assert!(region(&spec(4 << 20), "d", 1 << 20, None).is_err());
     }
 }

@@ -33,6 +33,11 @@
 //! what is in flight is still reaped, then the worker sleeps, like the throttle's idle path, until
 //! the next on part (the state is recomputed only when an edge passes, from the clock reads the
 //! loop already makes).
+//!
+//! Think time (DiskSpd's `-i`/`-j`): after every `ios` completions the worker issues nothing for
+//! the pause, through the same off state and edge as a burst's off part (so the common path has
+//! no new test); the completions are counted per reaped batch, where the loop already counts
+//! them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -180,6 +185,15 @@ struct Gate {
     /// The burst is on (always, without bursts), until `edge`.
     on: bool,
     edge: u64,
+    /// DiskSpd's `-i`/`-j`: completions per burst and the pause after each.
+    think: Option<Think>,
+}
+
+/// Count-based think time: the completions of the current burst.
+struct Think {
+    ios: u64,
+    pause_ns: u64,
+    done: u64,
 }
 
 impl Gate {
@@ -196,6 +210,40 @@ impl Gate {
             } else {
                 u64::MAX
             },
+            think: None,
+        }
+    }
+
+    /// With think time: after every `ios` completions, a pause of `pause_ns` (DiskSpd's
+    /// `-i`/`-j`, which a time-based burst never comes with: the spec refuses both).
+    fn with_think(mut self, think: Option<(u32, u64)>) -> Gate {
+        self.think = think.map(|(ios, pause_ns)| Think {
+            ios: u64::from(ios.max(1)),
+            pause_ns,
+            done: 0,
+        });
+        self
+    }
+
+    /// Counts `n` completions at `now`; a burst's last starts the pause.
+    #[inline]
+    fn completed(&mut self, n: u64, now: u64) {
+        if self.think.is_some() {
+            self.count_think(n, now);
+        }
+    }
+
+    #[cold]
+    fn count_think(&mut self, n: u64, now: u64) {
+        let Some(t) = self.think.as_mut() else { return };
+        let done = t.done + n;
+        t.done = done % t.ios;
+        if done >= t.ios {
+            self.on = false;
+            self.edge = now.saturating_add(t.pause_ns);
+            if let Some(p) = self.pacer.as_mut() {
+                p.hold_until(self.edge);
+            }
         }
     }
 
@@ -211,6 +259,9 @@ impl Gate {
             if let (false, Some(p)) = (self.on, self.pacer.as_mut()) {
                 p.hold_until(self.edge);
             }
+        } else {
+            // the end of a think-time pause
+            (self.on, self.edge) = (true, u64::MAX);
         }
     }
 
@@ -260,7 +311,7 @@ impl NextOp {
             return (Op::Fsync, 0, 0);
         }
         let write = gen.next_is_write();
-        let (off, len) = gen.next_io();
+        let (off, len) = gen.next_io(s);
         if !write {
             return (Op::Read, off, len);
         }
@@ -374,7 +425,7 @@ pub fn run<B: Backend>(
     clock::sleep_until(start);
     let measure_start = tl.measure_start_ns.load(Relaxed);
     let mut now = clock::now_ns();
-    let mut gate = Gate::new(cfg, start, now);
+    let mut gate = Gate::new(cfg, start, now).with_think(gen.think());
     let mut inflight = 0usize;
     let mut stopping = false;
     let mut trial = cfg
@@ -473,12 +524,57 @@ pub fn run<B: Backend>(
         if let Some(t) = trial.as_mut() {
             t.count((before - inflight) as u64);
         }
+        gate.completed((before - inflight) as u64, now);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::burst_state;
+    use super::{burst_state, Gate, Process, WorkerConfig};
+
+    fn config(burst_ns: Option<(u64, u64)>) -> WorkerConfig {
+        WorkerConfig {
+            job: 0,
+            target_idx: 0,
+            depth: 4,
+            fsync_every: 0,
+            rate_interval_ns: None,
+            rate_process: Process::Linear,
+            burst_ns,
+            write_seed: 1,
+            auto_submit: false,
+        }
+    }
+
+    /// `-i8 -j5`: after 8 completions nothing starts for 5 ms (what is in flight still
+    /// completes and counts toward the next burst); then I/O starts again.
+    #[test]
+    fn think_time_pauses_after_a_count_of_completions() {
+        let mut g = Gate::new(&config(None), 0, 0).with_think(Some((8, 5_000_000)));
+        g.update(0);
+        assert!(g.admit(0) && g.held_until().is_none());
+        g.completed(5, 100);
+        assert!(g.admit(100));
+        g.completed(4, 200); // the 8th completion: pause; one counts toward the next burst
+        g.update(300);
+        assert!(!g.admit(300));
+        assert_eq!(g.held_until(), Some(5_000_200));
+        g.update(5_000_199);
+        assert!(!g.admit(5_000_199));
+        g.update(5_000_200);
+        assert!(g.admit(5_000_200) && g.held_until().is_none());
+        g.completed(7, 6_000_000);
+        g.update(6_000_001);
+        assert!(
+            !g.admit(6_000_001),
+            "1 + 7 completions end the second burst"
+        );
+        // without think time, completions change nothing
+        let mut g = Gate::new(&config(None), 0, 0);
+        g.completed(1_000, 1);
+        g.update(2);
+        assert!(g.admit(2));
+    }
 
     #[test]
     fn burst_phases_follow_the_start_instant() {

@@ -277,6 +277,46 @@ pub struct JobSpec {
     /// kept for the test only. The series' rates stay per second whatever the interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_ms: Option<u32>,
+    /// Where every target's test range starts, in bytes from its start (DiskSpd's `-B`): each
+    /// I/O lies in `[base_bytes, base_bytes + range)`, where a target's `size_bytes` is the
+    /// range's length (a new file is created, or iocap's own filled, to `base_bytes +
+    /// size_bytes`) and without it the range runs to the end of the target. 0: from byte 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub base_bytes: u64,
+    /// DiskSpd's `-rs<pct>`: with a random workload, each I/O goes to a random offset with
+    /// this probability (1 to 100) and otherwise follows the one before by `align_bytes`; a
+    /// following I/O repeats the read or write of the one it follows. `None`: all random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_pct: Option<u8>,
+    /// DiskSpd's `-p`: each of a thread's outstanding I/Os walks the sequential stream on its
+    /// own, from the thread's first offset, so the queue's I/Os go to the same offset together.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub parallel: bool,
+    /// DiskSpd's `-i`/`-j`: after every `ios` completions a thread issues nothing for
+    /// `think_ms` (I/O in flight still completes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<ThinkTime>,
+    /// Outstanding I/Os per thread on each target, in the order of `targets` (DiskSpd's `-O`
+    /// pool split over its targets); empty: `qd` on every target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_qd: Vec<u32>,
+}
+
+/// Count-based think time (DiskSpd's `-i<count> -j<ms>`), per thread on a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ThinkTime {
+    /// Completions per burst, at least 1.
+    pub ios: u32,
+    /// The pause after each burst, in milliseconds; at least 1.
+    pub think_ms: u32,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// DiskSpd's sequential streams. Thread `k` of a target starts at `k × thread_stride_bytes`
@@ -323,6 +363,11 @@ impl Default for JobSpec {
             until_stable: None,
             streams: None,
             interval_ms: None,
+            base_bytes: 0,
+            random_pct: None,
+            parallel: false,
+            think: None,
+            target_qd: Vec::new(),
             compressible_pct: 0,
             dedupe_pct: 0,
         }
@@ -502,7 +547,84 @@ impl JobSpec {
                 return bad("a burst needs a time on above zero and a time off of zero or more");
             }
         }
+        self.validate_pattern()
+    }
+
+    /// DiskSpd's patterns: a base offset, a random/sequential mix, parallel I/O at one offset,
+    /// think time and a queue depth per target.
+    fn validate_pattern(&self) -> Result<(), SpecError> {
+        if self.base_bytes % 512 != 0 {
+            return bad(format!(
+                "base offset {} B must be a multiple of 512 B (every I/O's offset must be)",
+                self.base_bytes
+            ));
+        }
+        if self.base_bytes > 0 {
+            if let Some(t) = self.targets.iter().find(|t| {
+                t.size_bytes
+                    .is_some_and(|s| s.checked_add(self.base_bytes).is_none())
+            }) {
+                return bad(format!(
+                    "target {}: the base offset and the size add up past 2^64 bytes",
+                    t.path
+                ));
+            }
+        }
+        if let Some(p) = self.random_pct {
+            if !(1..=100).contains(&p) {
+                return bad(format!("random share {p} %: give 1 to 100"));
+            }
+            if !self.rw.is_random() {
+                return bad("a random share (DiskSpd's -rs) needs a random workload");
+            }
+            if !self.bs_split.is_empty() {
+                return bad("a random share (DiskSpd's -rs) takes one block size, not a mix");
+            }
+        }
+        if self.parallel {
+            if self.rw.is_random() {
+                return bad(
+                    "parallel I/O at one offset (DiskSpd's -p) needs a sequential workload",
+                );
+            }
+            if self.streams.is_some_and(|s| s.shared) {
+                return bad(
+                    "parallel I/O at one offset (DiskSpd's -p) conflicts with a shared \
+                            stream (-si)",
+                );
+            }
+            if !self.bs_split.is_empty() {
+                return bad("parallel I/O at one offset (DiskSpd's -p) takes one block size");
+            }
+        }
+        if let Some(t) = self.think {
+            if t.ios == 0 || t.think_ms == 0 {
+                return bad("think time needs at least 1 I/O per burst and at least 1 ms");
+            }
+            if self.burst.is_some() {
+                return bad("think time after a count of I/Os and timed bursts conflict: give one");
+            }
+        }
+        if !self.target_qd.is_empty() {
+            if self.target_qd.len() != self.targets.len() {
+                return bad(format!(
+                    "{} queue depths for {} targets: give one per target",
+                    self.target_qd.len(),
+                    self.targets.len()
+                ));
+            }
+            if let Some(q) = self.target_qd.iter().find(|q| !(1..=MAX_QD).contains(*q)) {
+                return bad(format!(
+                    "a target's queue depth {q} is outside 1 to {MAX_QD}"
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The outstanding I/Os per thread on target `i`.
+    pub fn target_depth(&self, i: usize) -> u32 {
+        self.target_qd.get(i).copied().unwrap_or(self.qd)
     }
 
     /// A block-size mix's own rules: every size a multiple of 512 B in range, every share
@@ -799,5 +921,133 @@ mod tests {
         assert!(e.contains("stride must be above 0"), "{e}");
         let e = with(8192, 4096, true).validate().unwrap_err().to_string();
         assert!(e.contains("no thread stride"), "{e}");
+    }
+
+    /// DiskSpd's patterns (issue 27): each new field's rule, with what the user reads.
+    #[test]
+    fn diskspd_patterns_are_checked() {
+        let seq = || JobSpec {
+            rw: RwMode::Read,
+            ..spec()
+        };
+        let e = |s: JobSpec| s.validate().unwrap_err().to_string();
+        // a base offset: a multiple of 512 B, never past 2^64 with a target's size
+        assert!(JobSpec {
+            base_bytes: 1 << 20,
+            ..spec()
+        }
+        .validate()
+        .is_ok());
+        let msg = e(JobSpec {
+            base_bytes: 1000,
+            ..spec()
+        });
+        assert!(
+            msg.contains("base offset 1000 B must be a multiple of 512 B"),
+            "{msg}"
+        );
+        let mut s = JobSpec {
+            base_bytes: 1 << 20,
+            ..spec()
+        };
+        s.targets[0].size_bytes = Some(u64::MAX - 4096);
+        assert!(e(s).contains("past 2^64"));
+        // a random share: 1 to 100 %, of a random workload, one block size
+        assert!(JobSpec {
+            random_pct: Some(30),
+            ..spec()
+        }
+        .validate()
+        .is_ok());
+        assert!(e(JobSpec {
+            random_pct: Some(0),
+            ..spec()
+        })
+        .contains("give 1 to 100"));
+        assert!(e(JobSpec {
+            random_pct: Some(30),
+            ..seq()
+        })
+        .contains("needs a random workload"));
+        // parallel I/O at one offset: sequential, never a shared stream
+        assert!(JobSpec {
+            parallel: true,
+            ..seq()
+        }
+        .validate()
+        .is_ok());
+        assert!(e(JobSpec {
+            parallel: true,
+            ..spec()
+        })
+        .contains("needs a sequential workload"));
+        let shared = Some(SeqStreams {
+            stride_bytes: 8192,
+            thread_stride_bytes: 0,
+            shared: true,
+        });
+        let msg = e(JobSpec {
+            parallel: true,
+            streams: shared,
+            ..seq()
+        });
+        assert!(msg.contains("conflicts with a shared stream"), "{msg}");
+        // think time: at least 1 I/O and 1 ms, never with timed bursts
+        let think = |ios, think_ms| Some(ThinkTime { ios, think_ms });
+        assert!(JobSpec {
+            think: think(8, 5),
+            ..spec()
+        }
+        .validate()
+        .is_ok());
+        assert!(e(JobSpec {
+            think: think(0, 5),
+            ..spec()
+        })
+        .contains("at least 1 I/O"));
+        assert!(e(JobSpec {
+            think: think(8, 0),
+            ..spec()
+        })
+        .contains("at least 1 ms"));
+        let msg = e(JobSpec {
+            think: think(8, 5),
+            burst: Some(Burst {
+                on_s: 1.0,
+                off_s: 1.0,
+            }),
+            ..spec()
+        });
+        assert!(msg.contains("conflict"), "{msg}");
+        // a queue depth per target: one per target, each in range
+        let two = vec![TargetSpec::new("a"), TargetSpec::new("b")];
+        let per = |target_qd: Vec<u32>| JobSpec {
+            targets: two.clone(),
+            target_qd,
+            ..spec()
+        };
+        let s = per(vec![3, 2]);
+        s.validate().unwrap();
+        assert_eq!((s.target_depth(0), s.target_depth(1)), (3, 2));
+        assert_eq!(spec().target_depth(0), spec().qd);
+        assert!(e(per(vec![3])).contains("1 queue depths for 2 targets"));
+        assert!(e(per(vec![3, 0])).contains("outside 1 to 4096"));
+    }
+
+    /// The new fields are left out of the JSON when unset, so stored specs read as before.
+    #[test]
+    fn unset_patterns_are_not_written() {
+        let json = serde_json::to_value(spec()).unwrap();
+        for key in ["base_bytes", "random_pct", "parallel", "think", "target_qd"] {
+            assert!(json.get(key).is_none(), "{key}");
+        }
+        let s = JobSpec {
+            base_bytes: 4096,
+            parallel: true,
+            rw: RwMode::Read,
+            ..spec()
+        };
+        let back: JobSpec = serde_json::from_value(serde_json::to_value(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
     }
 }

@@ -7,7 +7,7 @@ use iocap_model::{human_bytes, BsWeight, JobSpec};
 
 use super::{select_engine, EngineKind, RunError};
 use crate::host;
-use crate::offsets::{self, SeqCursor, Walk};
+use crate::offsets::{self, Pattern, SeqCursor, Walk};
 use crate::target::{direct_alignment_problem, PreparedTarget};
 
 /// Upper bound on the OS threads one test (or group) may start.
@@ -86,6 +86,31 @@ fn check_targets(spec: &JobSpec, targets: &[PreparedTarget]) -> Result<(), RunEr
     Ok(())
 }
 
+/// The walk with what DiskSpd's patterns add to it: the base offset, `-rs` (random with a
+/// probability, else following by the alignment, starting again at 0), `-p` (one walk per queue
+/// slot, by the stride or the block size) and `-i`/`-j`.
+fn patterned(spec: &JobSpec, mut walk: Walk, depth: u32) -> Walk {
+    walk.base = spec.base_bytes;
+    if let Some(random_pct) = spec.random_pct {
+        walk.pattern = Pattern::Mixed { random_pct };
+        walk.step = Some(spec.align_bytes);
+        walk.wrap_to = 0;
+    } else if spec.parallel {
+        walk.pattern = Pattern::Parallel { slots: depth };
+        walk.step = Some(walk.step.unwrap_or(spec.bs_bytes));
+    }
+    walk.think = spec
+        .think
+        .map(|t| (t.ios, u64::from(t.think_ms).saturating_mul(1_000_000)));
+    walk
+}
+
+/// Part `k` of `n` of `total`, the remainder going to the first parts; at least 1.
+fn share(total: u32, n: u32, k: u32) -> u32 {
+    let n = n.max(1);
+    (total / n + u32::from(k < total % n)).max(1)
+}
+
 /// Checks every workload and plans the contexts of all of them.
 pub(super) fn plan_group<'a>(
     members: &[(&'a JobSpec, &'a [PreparedTarget])],
@@ -118,13 +143,20 @@ pub(super) fn plan_group<'a>(
         let granule = offsets::granule(&sizes);
         let from = ctxs.len();
         // psync runs one thread per outstanding I/O: count before building any
-        let per_thread = if engine.one_io_per_thread() {
-            spec.qd as usize
-        } else {
-            1
+        let per_thread = |ti: usize| {
+            if engine.one_io_per_thread() {
+                spec.target_depth(ti) as usize
+            } else {
+                1
+            }
         };
-        needed += targets.iter().map(|t| t.threads as usize).sum::<usize>() * per_thread;
+        needed += targets
+            .iter()
+            .enumerate()
+            .map(|(ti, t)| t.threads as usize * per_thread(ti))
+            .sum::<usize>();
         for (ti, t) in targets.iter().enumerate() {
+            let qd = spec.target_depth(ti);
             // -si: one stream for all the target's threads
             let shared = spec
                 .streams
@@ -160,11 +192,15 @@ pub(super) fn plan_group<'a>(
                 };
                 // psync has a depth of one: N outstanding I/Os need N contexts on one stream
                 let (n, depth) = if engine.one_io_per_thread() {
-                    (spec.qd, 1)
+                    (qd, 1)
                 } else {
-                    (1, spec.qd)
+                    (1, qd)
                 };
+                let walk = patterned(spec, walk, depth);
                 for k in 0..n {
+                    let mut walk = walk;
+                    // psync's N contexts of one thread share its burst: each its part of it
+                    walk.think = walk.think.map(|(ios, pause)| (share(ios, n, k), pause));
                     let id = (ji as u64) << 52 | (ti as u64) << 40 | u64::from(th) << 20;
                     ctxs.push(Context {
                         job: ji,
@@ -248,6 +284,17 @@ mod tests {
         };
         // mean 36 KiB: 36.864 MB/s is 1000 I/Os a second
         assert!((rate_iops(&spec).unwrap() - 1000.0).abs() < 1e-6);
+    }
+
+    /// psync's contexts of one thread split its burst (`-i`) between them.
+    #[test]
+    fn a_burst_is_shared_by_the_contexts_of_a_thread() {
+        assert_eq!(
+            (0..4).map(|k| share(10, 4, k)).collect::<Vec<_>>(),
+            [3, 3, 2, 2]
+        );
+        assert_eq!(share(10, 1, 0), 10);
+        assert_eq!(share(2, 4, 3), 1);
     }
 
     #[test]

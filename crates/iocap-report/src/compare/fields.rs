@@ -35,7 +35,7 @@ fn fields<T>(out: &mut Vec<Difference>, b: &T, r: &T, list: &[Field<T>]) {
 }
 
 /// Every spec field but `name`, which merely labels the test.
-const SPEC_FIELDS: [Field<JobSpec>; 27] = [
+const SPEC_FIELDS: [Field<JobSpec>; 32] = [
     ("spec.targets", |s| s.targets.len().to_string()),
     ("spec.rw", |s| s.rw.name().into()),
     ("spec.write_pct", |s| s.write_pct.to_string()),
@@ -88,6 +88,22 @@ const SPEC_FIELDS: [Field<JobSpec>; 27] = [
                 if w.shared { ", shared" } else { "" }
             )
         }))
+    }),
+    ("spec.base_bytes", |s| human_bytes(s.base_bytes)),
+    ("spec.random_pct", |s| opt(s.random_pct)),
+    ("spec.parallel", |s| s.parallel.to_string()),
+    ("spec.think", |s| {
+        opt(s
+            .think
+            .map(|t| format!("{} I/Os, then {} ms", t.ios, t.think_ms)))
+    }),
+    ("spec.target_qd", |s| {
+        let qd: Vec<String> = s.target_qd.iter().map(u32::to_string).collect();
+        if qd.is_empty() {
+            "none".into()
+        } else {
+            qd.join(",")
+        }
     }),
 ];
 
@@ -222,6 +238,14 @@ mod tests {
                 thread_stride_bytes: 0,
                 shared: true,
             }),
+            base_bytes: 4096,
+            random_pct: Some(30),
+            parallel: true,
+            think: Some(iocap_model::ThinkTime {
+                ios: 8,
+                think_ms: 5,
+            }),
+            target_qd: vec![4],
             ..JobSpec::default()
         };
         let json = serde_json::to_value(&spec).unwrap();
