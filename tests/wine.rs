@@ -402,12 +402,63 @@ fn the_store_history_and_report() {
 #[test]
 fn linux_only_commands_say_so_and_exit_2() {
     let Some(exe) = exe() else { return };
-    for cmd in ["audit", "monitor", "cost", "fsync"] {
+    for cmd in ["audit", "monitor", "fsync"] {
         let out = wine(&exe, &[cmd, "C:\\"], &[]);
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("exists only on Linux"), "{cmd}: {err}");
     }
+}
+
+/// `cost --quick` on Windows: sync and IOCP (by those names), every point with CPU per I/O,
+/// the model and the answers; nothing named after Linux's engines.
+#[test]
+fn cost_compares_sync_with_iocp() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let t = win(&dir.path().join("cost.dat"));
+    let args = [
+        "cost",
+        "--quick",
+        "--size",
+        "16M",
+        "--duration",
+        "0.3s",
+        "--warmup",
+        "0",
+        "--output",
+        "json",
+        "--no-save",
+        &t,
+    ];
+    let out = wine(&exe, &args, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v = json(&out);
+    let c = &v["cost"];
+    assert_eq!(c["windows"], true);
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 12, "{c}");
+    for p in points {
+        assert!(p["ios"].as_u64().unwrap() > 0, "{p}");
+        assert!(p["process"]["us_per_io"].as_f64().unwrap() > 0.0, "{p}");
+    }
+    assert!(!c["answers"].as_array().unwrap().is_empty());
+    assert!(
+        err.contains("sync read 4K direct qd 16") && err.contains("iocp"),
+        "{err}"
+    );
+    assert!(!err.contains("psync") && !err.contains("io_uring"), "{err}");
+    let engines: Vec<&str> = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["engine"].as_str().unwrap())
+        .collect();
+    assert!(
+        engines.contains(&"sync") && engines.contains(&"iocp"),
+        "{engines:?}"
+    );
 }
 
 /// `run` on a small new file with `engine`, in `dir`.

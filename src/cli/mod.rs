@@ -11,7 +11,6 @@ mod baseline;
 mod cachescan;
 mod capture;
 mod compare;
-#[cfg(target_os = "linux")]
 mod cost;
 mod diskspd;
 mod execute;
@@ -35,7 +34,7 @@ mod suite;
 mod trace;
 mod verify;
 #[cfg(not(target_os = "linux"))]
-use platform::{audit, cost, fsync, monitor};
+use platform::{audit, fsync, monitor};
 
 use std::io::Write;
 use std::process::ExitCode;

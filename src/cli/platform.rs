@@ -7,7 +7,7 @@
 pub fn linux_only(command: &str, why: &str) -> anyhow::Result<super::Exit> {
     anyhow::bail!(
         "`iocap {command}` exists only on Linux: {why}. On Windows, iocap runs run, sqlio, \
-         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, suites and the \
+         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, cost, suites and the \
          store's commands (docs/windows.md)"
     )
 }
@@ -46,13 +46,6 @@ linux_only_command!(
     MonitorArgs,
     monitor,
     "it samples Linux's /proc/diskstats (on Windows, perfmon's PhysicalDisk counters)"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
-    cost,
-    CostArgs,
-    cost,
-    "its cache modes use posix_fadvise and mincore, and its model is fitted on /proc/stat"
 );
 #[cfg(not(target_os = "linux"))]
 linux_only_command!(

@@ -2,7 +2,7 @@
 //! points that ended mostly cached, registered buffers that could not be registered, and time
 //! the hypervisor stole. Judgement, so assess's (issue 26 §5), pure.
 
-use iocap_model::{CostPoint, EngineChoice, EngineFeature};
+use iocap_model::{CostPoint, EngineChoice, EngineFeature, System};
 
 /// The notes on `cost_points`, measured on a host of `cpus` CPUs.
 pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
@@ -12,7 +12,7 @@ pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
             notes.push(format!(
                 "{} {} {} {} qd {}: no I/O completed in its window (is --duration too short?), so it \
                  has no CPU per I/O and is left out of the models",
-                p.engine,
+                p.engine.name_on(System::HOST),
                 p.rw,
                 iocap_model::format_bytes(p.bs_bytes),
                 p.cache,
@@ -23,7 +23,7 @@ pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
             notes.push(format!(
                 "{} {} {} qd {}: {:.0} % of the file was cached when it ended, so part of its \
                  reads were hits; a larger --size keeps it a miss",
-                p.engine,
+                p.engine.name_on(System::HOST),
                 p.rw,
                 iocap_model::format_bytes(p.bs_bytes),
                 p.qd,

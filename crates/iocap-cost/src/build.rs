@@ -191,7 +191,8 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
         if fp.per_kb.is_none() {
             continue;
         }
-        let what = format!("{} {} {} qd {}", m.engine, m.rw, m.cache, m.qd);
+        let engine = m.engine.name_on(iocap_model::System::HOST);
+        let what = format!("{engine} {} {} qd {}", m.rw, m.cache, m.qd);
         let ans = |kind: &str, value: f64, value_system: Option<f64>, text: String| CostAnswer {
             kind: kind.into(),
             engine: m.engine,

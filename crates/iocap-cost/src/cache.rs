@@ -42,10 +42,16 @@ pub fn drop_pages(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the file's dirty pages back (`fsync`), so write-back from one point does not land in
-/// the next point's window.
+/// Writes the file's dirty pages back (`fsync`; FlushFileBuffers on Windows, which needs a
+/// handle opened for writing: opening one neither truncates nor changes the file), so
+/// write-back from one point does not land in the next point's window.
 pub fn flush(path: &Path) -> io::Result<()> {
-    File::open(path)?.sync_all()
+    let f = if cfg!(windows) {
+        std::fs::OpenOptions::new().write(true).open(path)?
+    } else {
+        File::open(path)?
+    };
+    f.sync_all()
 }
 
 /// Reads the first `len` bytes of the file through the page cache, so later buffered reads of

@@ -12,16 +12,46 @@
 //! Buffered writes are measured as `hit` only: a whole-page write never reads the page, so a
 //! "miss" would only change whether the page cache allocates a page, and the write-back happens
 //! later in kernel flusher threads either way (docs/cost.md).
+//!
+//! On Windows the engines are sync and IOCP, and there are no cache-miss points: Windows has no
+//! call that drops one file's pages from the system cache (only the whole standby list, for
+//! every process, with a privilege), so a miss could not be made; the plan says so in a note.
 
-use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode};
+use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode, System};
 
-/// The engines compared, by the names `--engine` takes: psync, io_uring without and with its
-/// file and buffers registered (`io_uring`, as tests run it).
+/// The engines compared on Linux, by the names `--engine` takes: psync, io_uring without and
+/// with its file and buffers registered (`io_uring`, as tests run it).
 pub const ENGINES: [EngineChoice; 3] = [
     EngineChoice::Psync,
     EngineChoice::IoUringUnregistered,
     EngineChoice::IoUring,
 ];
+
+/// The engines compared on Windows: sync (positioned ReadFile/WriteFile) and IOCP (`auto`).
+pub const WINDOWS_ENGINES: [EngineChoice; 2] = [EngineChoice::Psync, EngineChoice::Auto];
+
+/// What a system's matrix is made of: every engine, the two the smaller subsets compare (the
+/// synchronous one and the fastest asynchronous one), and the cache modes of a read.
+struct Axes {
+    engines: &'static [EngineChoice],
+    pair: [EngineChoice; 2],
+    buffered_reads: &'static [Cache],
+}
+
+fn axes(system: System) -> Axes {
+    match system {
+        System::Linux => Axes {
+            engines: &ENGINES,
+            pair: [ENGINES[0], ENGINES[2]],
+            buffered_reads: &[Cache::Hit, Cache::Miss],
+        },
+        System::Windows => Axes {
+            engines: &WINDOWS_ENGINES,
+            pair: WINDOWS_ENGINES,
+            buffered_reads: &[Cache::Hit],
+        },
+    }
+}
 
 /// The block sizes of the matrix.
 pub const SIZES: [u64; 5] = [4 << 10, 8 << 10, 64 << 10, 256 << 10, 1 << 20];
@@ -85,7 +115,7 @@ impl PlannedPoint {
     pub fn label(&self) -> String {
         format!(
             "{} {} {} {} qd {}",
-            self.engine.name(),
+            self.engine.name_on(System::HOST),
             self.rw_name(),
             format_bytes(self.bs_bytes),
             self.cache.name(),
@@ -129,8 +159,14 @@ impl PlannedPoint {
     }
 }
 
-/// The points of `m` with concurrency `qd`, and notes on what was left out.
+/// The points of `m` with concurrency `qd` on this system, and notes on what was left out.
 pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
+    plan_for(System::HOST, m, qd)
+}
+
+/// The points of `m` with concurrency `qd` on `system`, and notes on what was left out.
+pub fn plan_for(system: System, m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
+    let a = axes(system);
     let mut out = Vec::new();
     let mut push = |e: EngineChoice, write: bool, bs: u64, cache: Cache, q: u32| {
         out.push(PlannedPoint {
@@ -141,15 +177,24 @@ pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
             qd: q,
         })
     };
-    let notes = vec![format!(
+    let mut notes = vec![format!(
         "buffered writes are measured with the file's pages in the cache (hit) only: a \
          whole-page write never reads the page, so a miss changes only the page allocation, and \
          the write-back runs later in kernel flusher threads either way (matrix: {})",
         m.name()
     )];
+    if system == System::Windows && m != Matrix::Quick {
+        notes.push(
+            "no cache-miss points on Windows: it has no call that drops one file's pages from \
+             the system cache (only the whole standby list, for every process, with a \
+             privilege), so a miss cannot be made; hits are warmed by reading the file, and \
+             how much of it stayed cached cannot be read"
+                .into(),
+        );
+    }
     match m {
         Matrix::Quick => {
-            for e in [ENGINES[0], ENGINES[2]] {
+            for e in a.pair {
                 for write in [false, true] {
                     for bs in [4 << 10, 64 << 10, 1 << 20] {
                         push(e, write, bs, Cache::Direct, qd);
@@ -158,7 +203,7 @@ pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
             }
         }
         Matrix::Default => {
-            for e in ENGINES {
+            for &e in a.engines {
                 for write in [false, true] {
                     for bs in SIZES {
                         push(e, write, bs, Cache::Direct, qd);
@@ -166,14 +211,14 @@ pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
                 }
             }
             if qd != 1 {
-                for e in ENGINES {
+                for &e in a.engines {
                     for bs in [4 << 10, 8 << 10, 64 << 10] {
                         push(e, false, bs, Cache::Direct, 1);
                     }
                 }
             }
-            for e in [ENGINES[0], ENGINES[2]] {
-                for cache in [Cache::Hit, Cache::Miss] {
+            for e in a.pair {
+                for &cache in a.buffered_reads {
                     for bs in [8 << 10, 64 << 10, 1 << 20] {
                         push(e, false, bs, cache, qd);
                     }
@@ -185,9 +230,12 @@ pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
             if qd != 1 {
                 qds.push(qd);
             }
-            for e in ENGINES {
+            let caches: Vec<Cache> = std::iter::once(Cache::Direct)
+                .chain(a.buffered_reads.iter().copied())
+                .collect();
+            for &e in a.engines {
                 for write in [false, true] {
-                    for cache in [Cache::Direct, Cache::Hit, Cache::Miss] {
+                    for &cache in &caches {
                         if write && cache == Cache::Miss {
                             continue;
                         }
@@ -210,12 +258,34 @@ mod tests {
 
     #[test]
     fn subset_sizes() {
-        assert_eq!(plan(Matrix::Quick, 16).0.len(), 12);
-        assert_eq!(plan(Matrix::Default, 16).0.len(), 51);
-        assert_eq!(plan(Matrix::Full, 16).0.len(), 150);
-        assert_eq!(plan(Matrix::Full, 1).0.len(), 75);
-        let (full, _) = plan(Matrix::Full, 16);
+        let linux = |m, qd| plan_for(System::Linux, m, qd).0.len();
+        assert_eq!(linux(Matrix::Quick, 16), 12);
+        assert_eq!(linux(Matrix::Default, 16), 51);
+        assert_eq!(linux(Matrix::Full, 16), 150);
+        assert_eq!(linux(Matrix::Full, 1), 75);
+        let (full, _) = plan_for(System::Linux, Matrix::Full, 16);
         assert!(!full.iter().any(|p| p.write && p.cache == Cache::Miss));
+    }
+
+    /// Windows compares sync with IOCP, and has no cache-miss point (it cannot drop one
+    /// file's pages); the notes say why.
+    #[test]
+    fn windows_runs_its_own_engines_and_no_miss() {
+        let (quick, _) = plan_for(System::Windows, Matrix::Quick, 16);
+        assert_eq!(quick.len(), 12);
+        let (default, notes) = plan_for(System::Windows, Matrix::Default, 16);
+        // 2 engines x 2 directions x 5 sizes, qd 1 reads 2 x 3, hits 2 x 3
+        assert_eq!(default.len(), 20 + 6 + 6);
+        let (full, _) = plan_for(System::Windows, Matrix::Full, 16);
+        // 2 engines x (read: direct, hit; write: direct, hit) x 2 qds x 5 sizes
+        assert_eq!(full.len(), 80);
+        for p in default.iter().chain(&full).chain(&quick) {
+            assert!(WINDOWS_ENGINES.contains(&p.engine), "{}", p.label());
+            assert_ne!(p.cache, Cache::Miss, "{}", p.label());
+        }
+        assert!(notes
+            .iter()
+            .any(|n| n.contains("no cache-miss points on Windows")));
     }
 
     #[test]

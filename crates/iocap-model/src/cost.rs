@@ -24,6 +24,10 @@ pub struct CostReport {
     pub answers: Vec<CostAnswer>,
     /// Points skipped and why, and what to keep in mind when reading the figures.
     pub notes: Vec<String>,
+    /// Measured on Windows: the engines are shown by Windows' names (`auto` is `iocp`, `psync`
+    /// is `sync`) and `clock_ticks_per_s` is GetSystemTimes' (10^7).
+    #[serde(default)]
+    pub windows: bool,
 }
 
 /// One point of the matrix.

@@ -189,6 +189,16 @@ impl EngineChoice {
         }
     }
 
+    /// The name a user of `system` knows it by: Windows' `iocp` (`Auto`) and `sync`
+    /// (`Psync`); elsewhere [`EngineChoice::name`].
+    pub fn name_on(self, system: System) -> &'static str {
+        match (system, self) {
+            (System::Windows, Self::Auto) => "iocp",
+            (System::Windows, Self::Psync) => "sync",
+            _ => self.name(),
+        }
+    }
+
     /// An engine name as typed (any case) on this system.
     pub fn parse(s: &str) -> Result<Self, String> {
         Self::parse_on(s, System::HOST)
@@ -230,6 +240,27 @@ impl EngineChoice {
 mod tests {
     use super::*;
     use System::{Linux, Windows};
+
+    /// Each name an engine is shown by on a system parses back to it there.
+    #[test]
+    fn the_names_shown_on_a_system_are_the_ones_it_takes() {
+        for system in [Linux, Windows] {
+            let choices: &[EngineChoice] = match system {
+                Linux => &[
+                    EngineChoice::Auto,
+                    EngineChoice::IoUring,
+                    EngineChoice::Psync,
+                    EngineChoice::IoUringUnregistered,
+                ],
+                Windows => &[EngineChoice::Auto, EngineChoice::Psync],
+            };
+            for &e in choices {
+                assert_eq!(EngineChoice::parse_on(e.name_on(system), system), Ok(e));
+            }
+        }
+        assert_eq!(EngineChoice::Auto.name_on(Windows), "iocp");
+        assert_eq!(EngineChoice::Psync.name_on(Windows), "sync");
+    }
 
     #[test]
     fn each_system_takes_its_own_names_in_any_case() {

@@ -1,7 +1,7 @@
 //! The terminal view of `iocap cost`: CPU per I/O at each point in three accountings, the fitted
 //! models, the answers in plain words and the notes.
 
-use iocap_model::{format_bytes, CostReport, CpuAccount, EngineFeature};
+use iocap_model::{format_bytes, CostReport, CpuAccount, EngineChoice, EngineFeature, System};
 
 use crate::fmt::{self, MISSING};
 use crate::table;
@@ -22,6 +22,15 @@ fn per_io(a: &Option<CpuAccount>) -> String {
     a.as_ref()
         .map(|a| us(a.us_per_io))
         .unwrap_or_else(|| MISSING.into())
+}
+
+/// An engine as the system that measured the report names it.
+pub(crate) fn engine_name(c: &CostReport, e: EngineChoice) -> &'static str {
+    e.name_on(if c.windows {
+        System::Windows
+    } else {
+        System::Linux
+    })
 }
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -61,7 +70,7 @@ pub fn render(c: &CostReport) -> String {
         // a point without I/O has no CPU per I/O: its zeros are not figures
         let fig = |v: String| if p.ios == 0 { MISSING.to_string() } else { v };
         t.add_row(vec![
-            p.engine.to_string(),
+            engine_name(c, p.engine).to_string(),
             p.rw.clone(),
             format_bytes(p.bs_bytes),
             match p.resident_after_pct {
@@ -93,7 +102,7 @@ pub fn render(c: &CostReport) -> String {
     ]);
     for x in &c.models {
         m.add_row(vec![
-            x.engine.to_string(),
+            engine_name(c, x.engine).to_string(),
             x.rw.clone(),
             x.cache.clone(),
             x.qd.to_string(),

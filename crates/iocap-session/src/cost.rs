@@ -115,9 +115,13 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
     fit_hits(&mut points, range, e.mem_available_bytes(), &mut notes);
     let hz = procstat::ticks_per_s();
     if procstat::read().is_none() {
-        notes.push(format!(
-            "{} could not be read: no system-wide accounting",
+        let source = if cfg!(windows) {
+            "GetSystemTimes"
+        } else {
             procstat::PROC_STAT
+        };
+        notes.push(format!(
+            "{source} could not be read: no system-wide accounting"
         ));
     }
     let mut cost_points = Vec::new();
@@ -153,6 +157,7 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
         points: cost_points,
         models,
         notes,
+        windows: cfg!(windows),
     });
     Ok(())
 }

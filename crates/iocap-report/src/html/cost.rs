@@ -4,13 +4,13 @@
 
 use std::fmt::Write as _;
 
-use iocap_model::{CostModel, RunResult};
+use iocap_model::{CostModel, CostReport, RunResult};
 
 use super::{escape, swatch};
 use crate::svg::{self, Axis, Point, Series, TickFmt};
 
-fn line_of(m: &CostModel, i: usize) -> Vec<Series> {
-    let name = format!("{} {}", m.engine, m.rw);
+fn line_of(c: &CostReport, m: &CostModel, i: usize) -> Vec<Series> {
+    let name = format!("{} {}", crate::cost::engine_name(c, m.engine), m.rw);
     let measured = Series {
         name: name.clone(),
         colour: svg::colour(i),
@@ -73,7 +73,7 @@ pub(super) fn cost(out: &mut String, runs: &[RunResult], names: &[String]) {
                 .iter()
                 .filter(|m| m.accounting == "process" && m.cache == *cache && m.qd == *qd)
                 .enumerate()
-                .flat_map(|(k, m)| line_of(m, k))
+                .flat_map(|(k, m)| line_of(c, m, k))
                 .collect();
             let xs: Vec<f64> = series
                 .iter()
