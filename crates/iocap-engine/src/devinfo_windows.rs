@@ -145,7 +145,9 @@ const _: () = {
 /// `diskperf` change the system's state), so the caller says why there are none.
 pub fn disk_performance(number: u32) -> io::Result<winstruct::DiskPerformance> {
     use windows_sys::Win32::System::Ioctl::IOCTL_DISK_PERFORMANCE;
-    let f = win::open_query(&format!(r"\\.\PhysicalDrive{number}"))?;
+    let path = format!(r"\\.\PhysicalDrive{number}");
+    let f = win::open_query(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open {path}: {e}")))?;
     let b = win::ioctl(&f, IOCTL_DISK_PERFORMANCE, winstruct::DISK_PERFORMANCE_SIZE)?;
     winstruct::disk_performance(&b).ok_or_else(|| {
         io::Error::other(format!(
@@ -171,7 +173,7 @@ pub fn disks_of(path: &Path, f: &File) -> Result<Vec<u32>, String> {
         .or_else(|| winstruct::volume_device(&root))
         .ok_or_else(|| format!("Windows would not name the volume mounted at {root}"))?;
     let v =
-        win::open_query(&device).map_err(|e| format!("cannot open its volume {device}: {e}"))?;
+        win::open_query(&device).map_err(|e| format!("cannot open its volume {device} ({e})"))?;
     let extents = win::ioctl(&v, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, 4096).map_err(|e| {
         format!(
             "Windows would not say which disks hold its volume {device} \
