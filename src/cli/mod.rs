@@ -21,7 +21,6 @@ mod fill;
 mod fsync;
 mod history;
 mod install;
-#[cfg(target_os = "linux")]
 mod monitor;
 mod platform;
 mod preflight;
@@ -35,7 +34,7 @@ mod suite;
 mod trace;
 mod verify;
 #[cfg(not(target_os = "linux"))]
-use platform::{audit, cost, fsync, monitor};
+use platform::{audit, cost, fsync};
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -42,13 +42,6 @@ linux_only_command!(
 );
 #[cfg(not(target_os = "linux"))]
 linux_only_command!(
-    monitor,
-    MonitorArgs,
-    monitor,
-    "it samples Linux's /proc/diskstats (on Windows, perfmon's PhysicalDisk counters)"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
     cost,
     CostArgs,
     cost,
