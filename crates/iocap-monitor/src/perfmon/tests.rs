@@ -247,3 +247,20 @@ fn monitor_finds_the_readable_disks_and_shows_those_with_io() {
     assert_eq!(v.len(), 1);
     assert_eq!((v[0].device.as_str(), v[0].r_s), ("PhysicalDrive0", 0.0));
 }
+
+#[test]
+fn a_tests_summary_keeps_windows_own_figures_and_linux_has_none() {
+    let (a, b) = before_after();
+    let mut s1 = perf_delta(&a, &b, 1.0);
+    let mut s2 = s1.clone();
+    s1.current_queue_length = Some(2.0);
+    s2.current_queue_length = Some(4.0);
+    s2.split_s = Some(6.0);
+    s2.interval_s = 3.0;
+    let m = crate::average(&[s1, s2]);
+    assert_eq!(m.current_queue_length, Some(3.0), "the gauge's mean");
+    // 1 s at 4/s and 3 s at 6/s
+    assert!(close(m.split_s.unwrap(), 5.5));
+    let linux = crate::average(&[crate::tests::sample(1.0, 1.0, 4.0, 10.0)]);
+    assert_eq!((linux.current_queue_length, linux.split_s), (None, None));
+}
