@@ -402,7 +402,7 @@ fn the_store_history_and_report() {
 #[test]
 fn linux_only_commands_say_so_and_exit_2() {
     let Some(exe) = exe() else { return };
-    for cmd in ["audit", "monitor", "fsync"] {
+    for cmd in ["audit", "fsync"] {
         let out = wine(&exe, &[cmd, "C:\\"], &[]);
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         let err = String::from_utf8_lossy(&out.stderr);
@@ -458,6 +458,72 @@ fn cost_compares_sync_with_iocp() {
     assert!(
         engines.contains(&"sync") && engines.contains(&"iocp"),
         "{engines:?}"
+    );
+}
+
+/// perfmon's counters (IOCTL_DISK_PERFORMANCE): Wine has no physical disks to read them from,
+/// so `monitor` refuses with the reason and a run says in its `unavailable` why there are none;
+/// where they can be read (a later Wine, Windows), they are perfmon's figures. Never a crash,
+/// never figures made up.
+#[test]
+fn perfmon_counters_are_read_or_said_to_be_unreadable() {
+    let Some(exe) = exe() else { return };
+    let out = wine(
+        &exe,
+        &["monitor", "--count", "1", "--interval", "0.2s"],
+        &[],
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    match out.status.code() {
+        Some(0) => assert!(stdout.starts_with("PhysicalDisk"), "{stdout}"),
+        Some(2) => assert!(stderr.contains("cannot be read here"), "{stderr}"),
+        c => panic!("monitor: exit {c:?}: {stderr}"),
+    }
+    let out = wine(&exe, &["monitor", "PhysicalDrive7", "--count", "1"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("PhysicalDrive7: the disk's performance counters cannot be read here"),
+        "{err}"
+    );
+    let out = wine(&exe, &["monitor", "sda", "--count", "1"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'sda' is not a physical disk"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let r = json(&run_with_engine(&exe, dir.path(), "iocp"));
+    let os = &r["tests"][0]["os_counters"];
+    assert_eq!(os["source"], "IOCTL_DISK_PERFORMANCE", "{os}");
+    let devices = os["devices"].as_array().unwrap();
+    let unavailable = os["unavailable"].as_array().unwrap();
+    if devices.is_empty() {
+        assert!(
+            unavailable
+                .iter()
+                .any(|u| u.as_str().unwrap().contains("cannot be read here")),
+            "no counters and no reason: {os}"
+        );
+        eprintln!("Wine: no disk counters: {}", unavailable[0]);
+    } else {
+        for d in devices {
+            assert!(
+                d["device"].as_str().unwrap().starts_with("PhysicalDrive"),
+                "{d}"
+            );
+        }
+    }
+    let text = wine(
+        &exe,
+        &["show", "last", "--db", &win(&dir.path().join("r.db"))],
+        &[],
+    );
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("IOCTL_DISK_PERFORMANCE, as perfmon's PhysicalDisk"),
+        "{text}"
     );
 }
 

@@ -20,7 +20,6 @@ mod fill;
 mod fsync;
 mod history;
 mod install;
-#[cfg(target_os = "linux")]
 mod monitor;
 mod platform;
 mod preflight;
@@ -34,7 +33,7 @@ mod suite;
 mod trace;
 mod verify;
 #[cfg(not(target_os = "linux"))]
-use platform::{audit, fsync, monitor};
+use platform::{audit, fsync};
 
 use std::io::Write;
 use std::process::ExitCode;

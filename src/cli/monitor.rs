@@ -1,11 +1,11 @@
 //! `iocap monitor [DEV...]`: the kernel's own disk counters, live, like `iostat -x 1`; the
-//! figures practitioners check every benchmark against. `--output json` prints one JSON array
+//! figures practitioners check every benchmark against. On Windows, the physical disks'
+//! counters as perfmon's PhysicalDisk object shows them. `--output json` prints one JSON array
 //! of samples per interval, for scripts.
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_monitor::Watch;
-use iocap_report::monitor::render_iostat_like;
+use iocap_report::monitor::render_for;
 
 use super::{print_stdout, Exit};
 use iocap_console::interrupt::{interrupted, pause};
@@ -14,7 +14,8 @@ use iocap_flags::{duration_arg, listed, OutputArg};
 #[derive(Args, Debug)]
 #[command(mut_arg("output", listed))]
 pub struct MonitorArgs {
-    /// Block devices by name (vda, nvme0n1, dm-0) [default: every device with I/O]
+    /// Block devices by name (vda, nvme0n1, dm-0; on Windows physical disks: 2, PhysicalDrive2)
+    /// [default: every device with I/O]
     #[arg(value_name = "DEV")]
     pub devices: Vec<String>,
     /// Time between reports
@@ -31,7 +32,10 @@ pub fn monitor(a: MonitorArgs) -> Result<Exit> {
     if !(0.01..=3600.0).contains(&a.interval) {
         bail!("--interval must be from 10 ms to 1 h");
     }
-    let mut watch = Watch::new(&a.devices)?;
+    #[cfg(not(windows))]
+    let mut watch = iocap_monitor::Watch::new(&a.devices)?;
+    #[cfg(windows)]
+    let mut watch = iocap_monitor::perfmon::system_watch(&a.devices)?;
     let mut reports = 0u64;
     while a.count.is_none_or(|c| reports < c) {
         if pause(a.interval) {
@@ -40,7 +44,7 @@ pub fn monitor(a: MonitorArgs) -> Result<Exit> {
         let samples = watch.sample()?;
         reports += 1;
         if a.output.is_text() {
-            print_stdout(&(render_iostat_like(&samples) + "\n"));
+            print_stdout(&(render_for(watch.source_name(), &samples) + "\n"));
         } else {
             print_stdout(&(serde_json::to_string(&samples)? + "\n"));
         }

@@ -7,7 +7,7 @@
 pub fn linux_only(command: &str, why: &str) -> anyhow::Result<super::Exit> {
     anyhow::bail!(
         "`iocap {command}` exists only on Linux: {why}. On Windows, iocap runs run, sqlio, \
-         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, cost, suites and the \
+         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, cost, monitor, suites and the \
          store's commands (docs/windows.md)"
     )
 }
@@ -39,13 +39,6 @@ linux_only_command!(
     AuditArgs,
     audit,
     "its checks read Linux's /sys and /proc (scheduler, queues, partition tables)"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
-    monitor,
-    MonitorArgs,
-    monitor,
-    "it samples Linux's /proc/diskstats (on Windows, perfmon's PhysicalDisk counters)"
 );
 #[cfg(not(target_os = "linux"))]
 linux_only_command!(

@@ -125,6 +125,88 @@ pub fn rotational(_device: &str) -> Option<bool> {
     None
 }
 
+// IOCTL_DISK_PERFORMANCE's output is decoded by winstruct: its layout checked against
+// windows-sys here.
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    use windows_sys::Win32::System::Ioctl::DISK_PERFORMANCE;
+    assert!(size_of::<DISK_PERFORMANCE>() == winstruct::DISK_PERFORMANCE_SIZE);
+    assert!(offset_of!(DISK_PERFORMANCE, IdleTime) == 32);
+    assert!(offset_of!(DISK_PERFORMANCE, ReadCount) == 40);
+    assert!(offset_of!(DISK_PERFORMANCE, SplitCount) == 52);
+    assert!(offset_of!(DISK_PERFORMANCE, QueryTime) == 56);
+    assert!(offset_of!(DISK_PERFORMANCE, StorageManagerName) == 68);
+};
+
+/// The cumulative counters of physical disk `number`, perfmon's PhysicalDisk source:
+/// IOCTL_DISK_PERFORMANCE (FILE_ANY_ACCESS) on `\\.\PhysicalDriveN` opened with no access
+/// rights, so it needs no elevation and disturbs nothing. It fails where the disk's performance
+/// counters cannot be read; iocap never turns them on (IOCTL_DISK_PERFORMANCE_OFF and
+/// `diskperf` change the system's state), so the caller says why there are none.
+pub fn disk_performance(number: u32) -> io::Result<winstruct::DiskPerformance> {
+    use windows_sys::Win32::System::Ioctl::IOCTL_DISK_PERFORMANCE;
+    let path = format!(r"\\.\PhysicalDrive{number}");
+    let f = win::open_query(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open {path}: {e}")))?;
+    let b = win::ioctl(&f, IOCTL_DISK_PERFORMANCE, winstruct::DISK_PERFORMANCE_SIZE)?;
+    winstruct::disk_performance(&b).ok_or_else(|| {
+        io::Error::other(format!(
+            "IOCTL_DISK_PERFORMANCE answered {} bytes, not a DISK_PERFORMANCE",
+            b.len()
+        ))
+    })
+}
+
+/// The physical disks that hold a target, by number: a disk itself, or the disks under a volume
+/// or under the volume a file is on (IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS); why not, where
+/// Windows will not say. `f` is the target opened.
+pub fn disks_of(path: &Path, f: &File) -> Result<Vec<u32>, String> {
+    use windows_sys::Win32::Storage::FileSystem::IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS;
+    let root = match winstruct::device_path(&path.to_string_lossy()) {
+        DevicePath::Disk { number } => return Ok(vec![number]),
+        DevicePath::Volume { root } => root,
+        DevicePath::NotADevice => win::final_path(f)
+            .and_then(|p| win::volume_root(&p))
+            .ok_or("Windows would not say which volume holds it (GetVolumePathNameW)")?,
+    };
+    let device = volume_name(&root)
+        .or_else(|| winstruct::volume_device(&root))
+        .ok_or_else(|| format!("Windows would not name the volume mounted at {root}"))?;
+    let v =
+        win::open_query(&device).map_err(|e| format!("cannot open its volume {device} ({e})"))?;
+    let extents = win::ioctl(&v, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, 4096).map_err(|e| {
+        format!(
+            "Windows would not say which disks hold its volume {device} \
+                 (IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS: {e})"
+        )
+    })?;
+    let disks = winstruct::disk_extents(&extents)
+        .map(|e| winstruct::disks_of_extents(&e))
+        .unwrap_or_default();
+    if disks.is_empty() {
+        return Err(format!("Windows listed no disk under its volume {device}"));
+    }
+    Ok(disks)
+}
+
+/// The volume mounted at `root` (a drive's root or a mount folder) as a device to open
+/// (`\\?\Volume{...}`), from GetVolumeNameForVolumeMountPointW.
+fn volume_name(root: &str) -> Option<String> {
+    use windows_sys::Win32::Storage::FileSystem::GetVolumeNameForVolumeMountPointW;
+    let w = win::wide(std::ffi::OsStr::new(root));
+    let mut out = [0u16; 64];
+    // SAFETY: `w` is NUL-terminated; `out` is writable for its stated length (a volume GUID path
+    // is 49 characters and its NUL).
+    let ok = unsafe {
+        GetVolumeNameForVolumeMountPointW(w.as_ptr(), out.as_mut_ptr(), out.len() as u32)
+    };
+    if ok == 0 {
+        return None;
+    }
+    let n = out.iter().position(|c| *c == 0).unwrap_or(out.len());
+    winstruct::volume_device(&String::from_utf16_lossy(&out[..n]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +221,27 @@ mod tests {
     #[test]
     fn free_space_is_reported() {
         assert!(free_bytes(Path::new(".")).unwrap() > 0);
+    }
+
+    /// Wine or Windows: the disks under a file's volume, or a reason; a disk's counters, or an
+    /// error; never a panic (Wine implements neither ioctl: docs/windows.md).
+    #[test]
+    fn the_disks_under_a_file_or_why_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.dat");
+        let f = File::create(&p).unwrap();
+        match disks_of(&p, &f) {
+            Ok(disks) => {
+                assert!(!disks.is_empty());
+                for d in disks {
+                    if let Err(e) = disk_performance(d) {
+                        eprintln!("PhysicalDrive{d}: {e}");
+                    }
+                }
+            }
+            Err(why) => assert!(!why.is_empty()),
+        }
+        assert!(disk_performance(9999).is_err(), "no such disk");
     }
 
     #[test]

@@ -1,15 +1,22 @@
 //! What the operating system's own disk counters said during a test: `/proc/diskstats` for the
 //! block devices under the test's targets, sampled on the edges of iocap's own per-second
 //! intervals, so every device figure sits beside the iocap figure of the same second. Experts
-//! check every benchmark against `iostat -x`; this is that check, kept with the result.
+//! check every benchmark against `iostat -x`; this is that check, kept with the result. On
+//! Windows the same figures come from the physical disks' `IOCTL_DISK_PERFORMANCE` counters,
+//! the ones perfmon's PhysicalDisk object shows ([`DISK_PERFORMANCE_SOURCE`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// `OsCounters.source` on Windows: the physical disks' IOCTL_DISK_PERFORMANCE counters (perfmon's
+/// PhysicalDisk object), shown under perfmon's names.
+pub const DISK_PERFORMANCE_SOURCE: &str = "IOCTL_DISK_PERFORMANCE";
+
 /// The OS counters of one test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct OsCounters {
-    /// Where the counters came from (`/proc/diskstats`).
+    /// Where the counters came from (`/proc/diskstats`, or `IOCTL_DISK_PERFORMANCE` on
+    /// Windows).
     pub source: String,
     /// One entry per block device sampled.
     pub devices: Vec<OsDevice>,
@@ -21,7 +28,8 @@ pub struct OsCounters {
 /// One block device during one test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct OsDevice {
-    /// Kernel name (`vda`, `nvme0n1p2`, `dm-0`, `loop3`).
+    /// Kernel name (`vda`, `nvme0n1p2`, `dm-0`, `loop3`); on Windows the physical disk
+    /// (`PhysicalDrive2`, perfmon's instance `2 ...`).
     pub device: String,
     /// `target` for the device that holds a target (the one iocap's I/O goes to one for one),
     /// `underlying` for the devices below it (dm, md and partition parents), shown for
@@ -126,11 +134,41 @@ pub struct DeviceSample {
     /// capped at 100. Not a saturation measure on devices that serve many
     /// requests in parallel (SSD, NVMe, RAID).
     pub util_pct: f64,
+    /// Requests in flight when the interval ended (perfmon's Current Disk Queue Length; a
+    /// summary's is the mean of its samples'). Windows' counters only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_queue_length: Option<f64>,
+    /// Requests the disk's driver split into several, per second (perfmon's Split IO/Sec).
+    /// Windows' counters only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_s: Option<f64>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sample from /proc/diskstats is written as before: Windows' own fields are left out when
+    /// they are absent, and a saved sample without them reads back.
+    #[test]
+    fn windows_fields_are_absent_from_linux_samples() {
+        let linux = DeviceSample {
+            device: "vda".into(),
+            r_s: 10.0,
+            ..DeviceSample::default()
+        };
+        let v = serde_json::to_value(&linux).unwrap();
+        assert!(v.get("current_queue_length").is_none() && v.get("split_s").is_none());
+        assert_eq!(serde_json::from_value::<DeviceSample>(v).unwrap(), linux);
+        let windows = DeviceSample {
+            current_queue_length: Some(3.0),
+            split_s: Some(0.5),
+            ..linux
+        };
+        let v = serde_json::to_value(&windows).unwrap();
+        assert_eq!(v["current_queue_length"], 3.0);
+        assert_eq!(serde_json::from_value::<DeviceSample>(v).unwrap(), windows);
+    }
 
     /// A device's role is written as it always was and reads back.
     #[test]

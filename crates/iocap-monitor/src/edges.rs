@@ -2,7 +2,8 @@
 //! and each call reads `/proc/diskstats` once, so the device series lines up second for second
 //! with iocap's. Unlike [`crate::Sampler`] there is no thread: the caller's thread reads the
 //! file (a few kilobytes, tens of microseconds), and the interval length is measured with a
-//! monotonic clock between the reads, not assumed.
+//! monotonic clock between the reads, not assumed. The counters are a [`CounterSource`]'s:
+//! `/proc/diskstats` by default, the physical disks' IOCTL_DISK_PERFORMANCE on Windows.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io;
@@ -11,13 +12,14 @@ use std::time::Instant;
 
 use iocap_model::DeviceSample;
 
-use crate::{delta, filter, snapshot, DiskCounters, PROC_DISKSTATS};
+use crate::source::{CounterSource, Diskstats};
+use crate::{filter, PROC_DISKSTATS};
 
 /// Samples a set of devices at instants the caller chooses.
-pub struct EdgeSampler {
-    path: PathBuf,
+pub struct EdgeSampler<S: CounterSource = Diskstats> {
+    source: S,
     wanted: BTreeSet<String>,
-    prev: Option<(Instant, HashMap<String, DiskCounters>)>,
+    prev: Option<(Instant, HashMap<String, S::Counters>)>,
     samples: Vec<DeviceSample>,
     error: Option<String>,
 }
@@ -31,10 +33,18 @@ impl EdgeSampler {
 
     /// Like [`EdgeSampler::new`], reading `path` instead.
     pub fn with_path(path: impl Into<PathBuf>, devices: &[String]) -> io::Result<EdgeSampler> {
-        let path = path.into();
-        snapshot(&path)?;
+        EdgeSampler::from_source(Diskstats::new(path), devices)
+    }
+}
+
+impl<S: CounterSource> EdgeSampler<S> {
+    /// Samples `devices` (names as `source` gives them) from `source`, which is read once now:
+    /// it fails when the counters cannot be read at all, so the caller can say why there are
+    /// none.
+    pub fn from_source(mut source: S, devices: &[String]) -> io::Result<Self> {
+        source.read()?;
         Ok(EdgeSampler {
-            path,
+            source,
             wanted: devices.iter().cloned().collect(),
             prev: None,
             samples: Vec::new(),
@@ -47,7 +57,7 @@ impl EdgeSampler {
     /// ([`EdgeSampler::error`]) and the interval is folded into the next one.
     pub fn edge(&mut self, t_s: f64) {
         let now = Instant::now();
-        let cur = match snapshot(&self.path) {
+        let cur = match self.source.read() {
             Ok(all) => filter(all, &self.wanted),
             Err(e) => {
                 self.error = Some(e.to_string());
@@ -60,7 +70,7 @@ impl EdgeSampler {
             names.sort();
             for name in names {
                 if let Some(p) = prev.get(name) {
-                    let mut s = delta(p, &cur[name], dt);
+                    let mut s = S::delta(p, &cur[name], dt);
                     s.device = name.clone();
                     s.t_s = t_s;
                     self.samples.push(s);
@@ -74,6 +84,11 @@ impl EdgeSampler {
     /// again, as in a group of tests).
     pub fn restart(&mut self) {
         self.prev = None;
+    }
+
+    /// Where the counters come from (`OsCounters.source`).
+    pub fn source_name(&self) -> &'static str {
+        self.source.name()
     }
 
     /// The last read error, if any.

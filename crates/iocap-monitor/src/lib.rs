@@ -11,6 +11,9 @@
 //!   per-second edges, so device and iocap figures cover the same seconds).
 //! * [`cross_check`] / [`cross_check_series`] turn disagreements between what
 //!   the application did and what the device saw into plain-language hints.
+//! * [`perfmon`]: the same figures on Windows, from each physical disk's
+//!   IOCTL_DISK_PERFORMANCE counters (perfmon's PhysicalDisk object); the samplers take
+//!   either system's counters through [`CounterSource`].
 //!
 //! # Formulas (Δ = current − previous counter, `T` = interval in seconds)
 //!
@@ -63,6 +66,14 @@ pub enum MonitorError {
     /// `iocap monitor` was given a device `/proc/diskstats` does not list.
     #[error("no block device '{0}' in {PROC_DISKSTATS}")]
     NoDevice(String),
+    /// `iocap monitor` on Windows was given a name that is not a physical disk's.
+    #[error(
+        "'{0}' is not a physical disk: name one as 2, PhysicalDrive2 or \\\\.\\PhysicalDrive2"
+    )]
+    NoDisk(String),
+    /// `iocap monitor` on Windows could not read the disks' counters (why, in full).
+    #[error("{0}")]
+    Unreadable(String),
     #[error(transparent)]
     Io(#[from] io::Error),
 }
@@ -183,11 +194,23 @@ pub fn snapshot(path: impl AsRef<Path>) -> io::Result<Vec<(String, DiskCounters)
 pub use check::{cross_check, cross_check_series, AppFigures};
 pub use edges::EdgeSampler;
 pub use iocap_model::DeviceSample;
+pub use source::{CounterSource, Diskstats};
 pub use watch::Watch;
 
 mod check;
 mod edges;
+pub mod perfmon;
+mod source;
 mod watch;
+
+/// This system's disk counters: `/proc/diskstats`, or the physical disks' IOCTL_DISK_PERFORMANCE
+/// on Windows.
+#[cfg(not(windows))]
+pub type SystemSource = Diskstats;
+/// This system's disk counters: `/proc/diskstats`, or the physical disks' IOCTL_DISK_PERFORMANCE
+/// on Windows.
+#[cfg(windows)]
+pub type SystemSource = perfmon::SystemDisks;
 
 /// Difference of two cumulative counters: never negative. A decrease is a
 /// 32-bit wrap when the previous value sat in the upper half of the 32-bit
@@ -264,6 +287,8 @@ pub fn delta(prev: &DiskCounters, cur: &DiskCounters, interval_s: f64) -> Device
         wareq_sz_kb: ratio(ws, wr) / 2.0,
         aqu_sz: per_s(rq_ticks) / 1000.0,
         util_pct: (per_s(io_ticks) / 1000.0 * 100.0).min(100.0),
+        current_queue_length: None,
+        split_s: None,
     }
 }
 
@@ -407,10 +432,7 @@ impl Drop for Sampler {
     }
 }
 
-pub(crate) fn filter(
-    all: Vec<(String, DiskCounters)>,
-    wanted: &BTreeSet<String>,
-) -> HashMap<String, DiskCounters> {
+pub(crate) fn filter<C>(all: Vec<(String, C)>, wanted: &BTreeSet<String>) -> HashMap<String, C> {
     all.into_iter()
         .filter(|(n, _)| wanted.is_empty() || wanted.contains(n))
         .collect()
@@ -471,6 +493,21 @@ pub fn average(samples: &[DeviceSample]) -> DeviceSample {
     a.wareq_sz_kb = wsum(&|s| (s.wareq_sz_kb, s.w_s));
     a.rrqm_pct = ratio(a.rrqm_s, a.rrqm_s + a.r_s) * 100.0;
     a.wrqm_pct = ratio(a.wrqm_s, a.wrqm_s + a.w_s) * 100.0;
+    // Windows' own figures: the queue's mean over the samples, splits weighted by time
+    let queues: Vec<f64> = samples
+        .iter()
+        .filter_map(|s| s.current_queue_length)
+        .collect();
+    a.current_queue_length =
+        (!queues.is_empty()).then(|| queues.iter().sum::<f64>() / queues.len() as f64);
+    if samples.iter().any(|s| s.split_s.is_some()) {
+        a.split_s = Some(
+            samples
+                .iter()
+                .map(|s| w(s) * s.split_s.unwrap_or(0.0))
+                .sum(),
+        );
+    }
     a
 }
 

@@ -1,17 +1,20 @@
 //! What `iocap monitor` shows each interval, like `iostat -x 1`: the devices named (each must
 //! exist), or every device that did I/O in the interval but loop and RAM devices. The caller
-//! paces the reads; the interval is measured between them.
+//! paces the reads; the interval is measured between them. On Windows the devices are the
+//! physical disks ([`Watch::physical_disks`]).
 
 use std::time::Instant;
 
 use iocap_model::DeviceSample;
 
-use crate::{delta, snapshot, DiskCounters, MonitorError, PROC_DISKSTATS};
+use crate::source::{CounterSource, Diskstats};
+use crate::{MonitorError, PROC_DISKSTATS};
 
 /// The devices watched and the counters last read.
-pub struct Watch {
+pub struct Watch<S: CounterSource = Diskstats> {
+    source: S,
     wanted: Vec<String>,
-    prev: Vec<(String, DiskCounters)>,
+    prev: Vec<(String, S::Counters)>,
     last: Instant,
 }
 
@@ -19,24 +22,44 @@ impl Watch {
     /// Watches `devices` (kernel names, `/dev/` optional), or every device with I/O when none
     /// is named; refuses a name `/proc/diskstats` does not list.
     pub fn new(devices: &[String]) -> Result<Watch, MonitorError> {
-        let prev = snapshot(PROC_DISKSTATS)?;
         let wanted: Vec<String> = devices
             .iter()
             .map(|d| d.trim_start_matches("/dev/").to_string())
             .collect();
-        if let Some(d) = wanted.iter().find(|d| !prev.iter().any(|(n, _)| n == *d)) {
+        let w = Watch::from_source(Diskstats::new(PROC_DISKSTATS), wanted)?;
+        if let Some(d) = w
+            .wanted
+            .iter()
+            .find(|d| !w.prev.iter().any(|(n, _)| n == *d))
+        {
             return Err(MonitorError::NoDevice(d.clone()));
         }
+        Ok(w)
+    }
+}
+
+impl<S: CounterSource> Watch<S> {
+    /// Watches `wanted` (device names as `source` gives them; every device with I/O when
+    /// empty), reading `source` once now.
+    pub fn from_source(mut source: S, wanted: Vec<String>) -> Result<Self, MonitorError> {
+        let prev = source.read()?;
         Ok(Watch {
+            source,
             wanted,
             prev,
             last: Instant::now(),
         })
     }
 
-    /// The figures since the last call (or since [`Watch::new`]).
+    /// Where the counters come from (`/proc/diskstats`, `IOCTL_DISK_PERFORMANCE`): the view
+    /// names the figures after it.
+    pub fn source_name(&self) -> &'static str {
+        self.source.name()
+    }
+
+    /// The figures since the last call (or since the watch began).
     pub fn sample(&mut self) -> Result<Vec<DeviceSample>, MonitorError> {
-        let cur = snapshot(PROC_DISKSTATS)?;
+        let cur = self.source.read()?;
         let secs = self.last.elapsed().as_secs_f64();
         self.last = Instant::now();
         let mut samples = Vec::new();
@@ -47,7 +70,7 @@ impl Watch {
                 self.wanted.contains(name)
             };
             if let (true, Some((_, p))) = (shown, self.prev.iter().find(|(n, _)| n == name)) {
-                let mut s = delta(p, c, secs);
+                let mut s = S::delta(p, c, secs);
                 s.device = name.clone();
                 if !self.wanted.is_empty() || s.r_s + s.w_s > 0.0 {
                     samples.push(s);

@@ -12,7 +12,9 @@
 //! 0.02 (iostat prints two decimals).
 //!
 //! Skipped (with a message) when iostat is missing — unless `CI` is set, then
-//! it fails — or when the test directory is not on a block device.
+//! it fails — or when the test directory is not on a block device. Linux only: iostat and
+//! /proc/diskstats are Linux's.
+#![cfg(target_os = "linux")]
 
 use std::fs::OpenOptions;
 use std::io::Write;

@@ -4,14 +4,25 @@
 //! beside iocap's figures ([`TestResult::os_counters`]) and name every disagreement
 //! ([`iocap_monitor::cross_check_series`]): a test served from the page cache, merged requests,
 //! a saturated device, a CPU-bound test. Disagreements also go into the test's warnings, so
-//! nobody reads a cache's figures as the device's.
+//! nobody reads a cache's figures as the device's. On Windows the devices are the physical
+//! disks under the targets and the counters their IOCTL_DISK_PERFORMANCE (perfmon's
+//! PhysicalDisk counters), sampled on the same edges and checked the same way.
 
 use std::collections::BTreeMap;
 
-use iocap_audit::Root;
-use iocap_engine::{LiveSample, PreparedTarget, RunObserver, TargetKind};
-use iocap_model::{DeviceRole, OsCounters, OsDevice, TestResult};
-use iocap_monitor::{average, cross_check_series, AppFigures, EdgeSampler, PROC_DISKSTATS};
+use iocap_engine::{LiveSample, PreparedTarget, RunObserver};
+use iocap_model::{DeviceRole, OsCounters, OsDevice, TargetResult, TestResult};
+use iocap_monitor::{average, cross_check_series, AppFigures, EdgeSampler, SystemSource};
+
+/// Where this system's counters come from (`OsCounters.source`).
+#[cfg(not(windows))]
+const SOURCE: &str = iocap_monitor::PROC_DISKSTATS;
+#[cfg(windows)]
+const SOURCE: &str = iocap_model::DISK_PERFORMANCE_SOURCE;
+
+/// The devices found under some targets, and why a target (or, with `None`, every target) has
+/// no counters.
+type Found = (Vec<Watched>, Vec<(Option<String>, String)>);
 
 /// A device to sample, and which targets it holds.
 #[derive(Debug, Clone)]
@@ -30,7 +41,7 @@ pub struct DiskWatch {
     devices: Vec<Watched>,
     /// Why a target (or, with `None`, every target) has no counters.
     unavailable: Vec<(Option<String>, String)>,
-    sampler: Option<EdgeSampler>,
+    sampler: Option<EdgeSampler<SystemSource>>,
 }
 
 impl RunObserver for DiskWatch {
@@ -54,65 +65,15 @@ impl RunObserver for DiskWatch {
 impl DiskWatch {
     /// Finds the devices under `targets` (all the tests that will run together).
     pub fn new(targets: &[&PreparedTarget], line: Box<dyn RunObserver>) -> DiskWatch {
-        if cfg!(not(target_os = "linux")) {
-            // /proc/diskstats is Linux's; on Windows perfmon's PhysicalDisk counters are the
-            // cross-check, not sampled by iocap yet (docs/windows.md)
-            return DiskWatch {
-                line: Some(line),
-                devices: vec![],
-                unavailable: vec![],
-                sampler: None,
-            };
-        }
-        let mut devices: Vec<Watched> = Vec::new();
-        let mut unavailable = Vec::new();
-        for t in targets {
-            let shown = t.path.display().to_string();
-            let (device, fs) = iocap_engine::devinfo::device_and_fs(&t.file);
-            let Some(device) = device else {
-                let why = format!(
-                    "{shown}: no block device under it ({}), so the OS has no disk counters for it",
-                    match (t.kind, fs) {
-                        (TargetKind::File, Some(fs)) => format!("{fs} file system"),
-                        _ => "not found in /sys/dev/block".to_string(),
-                    }
-                );
-                unavailable.push((Some(shown), why));
-                continue;
-            };
-            match devices.iter_mut().find(|w| w.device == device) {
-                Some(w) => {
-                    if !w.targets.contains(&shown) {
-                        w.targets.push(shown.clone());
-                    }
-                    w.role = DeviceRole::Target;
-                }
-                None => devices.push(Watched {
-                    device: device.clone(),
-                    role: DeviceRole::Target,
-                    targets: vec![shown.clone()],
-                }),
-            }
-            // dm, md and partitions: the devices below, for reference
-            let resolved = iocap_audit::resolve_device(&Root::system(), &device);
-            for below in resolved.devices.iter().filter(|d| **d != device) {
-                if !devices.iter().any(|w| &w.device == below) {
-                    devices.push(Watched {
-                        device: below.clone(),
-                        role: DeviceRole::Underlying,
-                        targets: vec![],
-                    });
-                }
-            }
-        }
+        let (devices, mut unavailable) = find_devices(targets);
         let names: Vec<String> = devices.iter().map(|w| w.device.clone()).collect();
         let sampler = if names.is_empty() {
             None
         } else {
-            match EdgeSampler::new(&names) {
+            match open_sampler(&names) {
                 Ok(s) => Some(s),
-                Err(e) => {
-                    unavailable.push((None, format!("cannot read {PROC_DISKSTATS}: {e}")));
+                Err(why) => {
+                    unavailable.push((None, why));
                     None
                 }
             }
@@ -125,17 +86,30 @@ impl DiskWatch {
         }
     }
 
+    /// The device a target's figures count against: the one the engine named (Linux), or the
+    /// one disk found under the target's path (Windows, where the engine names none).
+    fn device_of(&self, tr: &TargetResult) -> Option<String> {
+        if cfg!(windows) {
+            self.devices
+                .iter()
+                .find(|w| w.role == DeviceRole::Target && w.targets.contains(&tr.path))
+                .map(|w| w.device.clone())
+        } else {
+            tr.device.clone()
+        }
+    }
+
     /// Puts the OS counters on each test of a group that ran together, comparing each target
     /// device with what all of the group's tests did on it; disagreements become warnings.
     pub fn attach(&self, tests: &mut [&mut TestResult]) {
-        if cfg!(not(target_os = "linux")) {
+        if cfg!(not(any(target_os = "linux", windows))) {
             return;
         }
         // what all the tests did on each device: (read IOPS, write IOPS, read bytes, reads)
         let mut per_device: BTreeMap<String, (f64, f64, u64, u64)> = BTreeMap::new();
         for tr in tests.iter().flat_map(|t| t.targets.iter()) {
-            if let Some(d) = &tr.device {
-                let e = per_device.entry(d.clone()).or_default();
+            if let Some(d) = self.device_of(tr) {
+                let e = per_device.entry(d).or_default();
                 e.0 += tr.read.iops;
                 e.1 += tr.write.iops;
                 e.2 += tr.read.bytes;
@@ -154,7 +128,7 @@ impl DiskWatch {
                 .then(|| (t.cpu.user_s + t.cpu.sys_s) / t.duration_s / cores);
             let mine: Vec<String> = t.targets.iter().map(|x| x.path.clone()).collect();
             let mut os = OsCounters {
-                source: PROC_DISKSTATS.to_string(),
+                source: SOURCE.to_string(),
                 devices: vec![],
                 unavailable: self
                     .unavailable
@@ -164,8 +138,7 @@ impl DiskWatch {
                     .collect(),
             };
             if let Some(e) = self.sampler.as_ref().and_then(|s| s.error()) {
-                os.unavailable
-                    .push(format!("reading {PROC_DISKSTATS} failed: {e}"));
+                os.unavailable.push(format!("reading {SOURCE} failed: {e}"));
             }
             for w in &self.devices {
                 let holds_mine = w.targets.iter().any(|p| mine.contains(p));
@@ -210,4 +183,121 @@ impl DiskWatch {
             t.os_counters = Some(os);
         }
     }
+}
+
+/// The block devices under `targets` (Linux): each target's device, and the devices below it
+/// (dm, md and partitions) for reference.
+#[cfg(not(windows))]
+fn find_devices(targets: &[&PreparedTarget]) -> Found {
+    use iocap_audit::Root;
+    use iocap_engine::TargetKind;
+    let mut devices: Vec<Watched> = Vec::new();
+    let mut unavailable = Vec::new();
+    if cfg!(not(target_os = "linux")) {
+        return (devices, unavailable);
+    }
+    for t in targets {
+        let shown = t.path.display().to_string();
+        let (device, fs) = iocap_engine::devinfo::device_and_fs(&t.file);
+        let Some(device) = device else {
+            let why = format!(
+                "{shown}: no block device under it ({}), so the OS has no disk counters for it",
+                match (t.kind, fs) {
+                    (TargetKind::File, Some(fs)) => format!("{fs} file system"),
+                    _ => "not found in /sys/dev/block".to_string(),
+                }
+            );
+            unavailable.push((Some(shown), why));
+            continue;
+        };
+        add_target(&mut devices, &device, &shown);
+        // dm, md and partitions: the devices below, for reference
+        let resolved = iocap_audit::resolve_device(&Root::system(), &device);
+        for below in resolved.devices.iter().filter(|d| **d != device) {
+            if !devices.iter().any(|w| &w.device == below) {
+                devices.push(Watched {
+                    device: below.clone(),
+                    role: DeviceRole::Underlying,
+                    targets: vec![],
+                });
+            }
+        }
+    }
+    (devices, unavailable)
+}
+
+/// The physical disks under `targets` (Windows): a target on one disk counts against it; a
+/// volume over several disks (spanned, striped) shows each disk for reference only, as Linux
+/// shows the disks under an md array.
+#[cfg(windows)]
+fn find_devices(targets: &[&PreparedTarget]) -> Found {
+    use iocap_monitor::perfmon::disk_name;
+    let mut devices: Vec<Watched> = Vec::new();
+    let mut unavailable = Vec::new();
+    for t in targets {
+        let shown = t.path.display().to_string();
+        match iocap_engine::devinfo::disks_of(&t.path, &t.file) {
+            Ok(disks) if disks.len() == 1 => add_target(&mut devices, &disk_name(disks[0]), &shown),
+            Ok(disks) => {
+                let names: Vec<String> = disks.iter().map(|&d| disk_name(d)).collect();
+                unavailable.push((
+                    Some(shown.clone()),
+                    format!(
+                        "{shown}: its volume lies on {}: each disk is shown for reference, \
+                         without a cross-check against iocap's figures",
+                        names.join(", ")
+                    ),
+                ));
+                for device in names {
+                    match devices.iter_mut().find(|w| w.device == device) {
+                        Some(w) => w.targets.push(shown.clone()),
+                        None => devices.push(Watched {
+                            device,
+                            role: DeviceRole::Underlying,
+                            targets: vec![shown.clone()],
+                        }),
+                    }
+                }
+            }
+            Err(why) => unavailable.push((
+                Some(shown.clone()),
+                format!("{shown}: its disk's counters cannot be read here: {why}"),
+            )),
+        }
+    }
+    (devices, unavailable)
+}
+
+/// `device` holds the target `shown`: it is watched as a target device.
+fn add_target(devices: &mut Vec<Watched>, device: &str, shown: &str) {
+    match devices.iter_mut().find(|w| w.device == device) {
+        Some(w) => {
+            if !w.targets.iter().any(|p| p == shown) {
+                w.targets.push(shown.to_string());
+            }
+            w.role = DeviceRole::Target;
+        }
+        None => devices.push(Watched {
+            device: device.to_string(),
+            role: DeviceRole::Target,
+            targets: vec![shown.to_string()],
+        }),
+    }
+}
+
+/// The sampler of `names`, or why the counters cannot be read.
+#[cfg(not(windows))]
+fn open_sampler(names: &[String]) -> Result<EdgeSampler<SystemSource>, String> {
+    EdgeSampler::new(names).map_err(|e| format!("cannot read {SOURCE}: {e}"))
+}
+
+/// The sampler of the disks `names` (`PhysicalDrive2`), or why their counters cannot be read.
+#[cfg(windows)]
+fn open_sampler(names: &[String]) -> Result<EdgeSampler<SystemSource>, String> {
+    let disks = names
+        .iter()
+        .filter_map(|n| iocap_monitor::perfmon::parse_disk(n))
+        .collect();
+    EdgeSampler::from_source(iocap_monitor::perfmon::system_disks(disks), names)
+        .map_err(|e| e.to_string())
 }

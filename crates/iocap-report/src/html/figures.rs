@@ -99,10 +99,8 @@ pub(super) fn figures(out: &mut String, runs: &[RunResult], names: &[String]) {
                 &rows,
             );
             if let Some(ot) = crate::oscounters::os_table(t) {
-                let _ = write!(
-                    out,
-                    "<h4>OS counters over the same window (/proc/diskstats, as iostat -x)</h4>"
-                );
+                let os = t.os_counters.as_ref().map(crate::oscounters::title);
+                let _ = write!(out, "<h4>{}</h4>", escape(&os.unwrap_or_default()));
                 if !ot.rows.is_empty() {
                     let header: Vec<&str> = ot.header.iter().map(String::as_str).collect();
                     table_with(out, &header, &ot.rows, &[0]);
