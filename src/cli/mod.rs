@@ -17,7 +17,6 @@ mod diskspd;
 mod execute;
 mod export;
 mod fill;
-#[cfg(target_os = "linux")]
 mod fsync;
 mod history;
 mod install;
@@ -35,7 +34,7 @@ mod suite;
 mod trace;
 mod verify;
 #[cfg(not(target_os = "linux"))]
-use platform::{audit, cost, fsync, monitor};
+use platform::{audit, cost, monitor};
 
 use std::io::Write;
 use std::process::ExitCode;

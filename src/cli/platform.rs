@@ -7,8 +7,8 @@
 pub fn linux_only(command: &str, why: &str) -> anyhow::Result<super::Exit> {
     anyhow::bail!(
         "`iocap {command}` exists only on Linux: {why}. On Windows, iocap runs run, sqlio, \
-         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, suites and the \
-         store's commands (docs/windows.md)"
+         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, fsync, suites and \
+         the store's commands (docs/windows.md)"
     )
 }
 
@@ -53,13 +53,6 @@ linux_only_command!(
     CostArgs,
     cost,
     "its cache modes use posix_fadvise and mincore, and its model is fitted on /proc/stat"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
-    fsync,
-    FsyncArgs,
-    fsync,
-    "its methods are Linux's flags and calls (O_DSYNC, fdatasync, RWF_DSYNC)"
 );
 
 /// What `--version --verbose` says of the asynchronous engine.
