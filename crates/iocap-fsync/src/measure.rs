@@ -299,3 +299,40 @@ fn measure_point(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A method of another system (a plan made by a library caller, not `--methods`, which
+    /// refuses it) is skipped with the reason; this system's run as usual.
+    #[test]
+    fn another_systems_method_is_skipped_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = Method::ALL
+            .into_iter()
+            .find(|m| !method::native().contains(m))
+            .unwrap();
+        let own = method::native()[0];
+        let plan = Plan {
+            target: dir.path().into(),
+            sizes: vec![4096],
+            methods: vec![other, own],
+            duration_s: 0.05,
+            offsets: Offsets::Same,
+            profile: DbFamily::Postgres,
+            allow_overwrite: false,
+        };
+        let out = run(&plan, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
+        let p = &out.report.points;
+        assert_eq!(p.len(), 2);
+        assert!(!p[0].available && p[0].ops == 0, "{:?}", p[0]);
+        let why = p[0].reason.as_deref().unwrap();
+        assert!(
+            why.contains(&format!("is a {} method", other.system()))
+                && why.contains(method::native_system()),
+            "{why}"
+        );
+        assert!(p[1].available && p[1].ops > 0, "{:?}", p[1]);
+    }
+}
