@@ -277,3 +277,50 @@ pub(crate) fn on_error(e: &io::Error, first: bool, _stop: &AtomicBool) -> OnErro
         _ => OnError::Fail,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::windows::fs::FileExt;
+
+    #[test]
+    fn an_offset_is_split_into_its_low_and_high_halves() {
+        let ov = overlapped_at(5 << 32 | 8192, std::ptr::null_mut());
+        // SAFETY: the union holds the offset pair, as `overlapped_at` wrote it
+        let (lo, hi) = unsafe {
+            (
+                ov.Anonymous.Anonymous.Offset,
+                ov.Anonymous.Anonymous.OffsetHigh,
+            )
+        };
+        assert_eq!((lo, hi), (8192, 5));
+    }
+
+    /// Every method writes its buffer whole, at its offset, on the file it was opened from.
+    #[test]
+    fn every_method_writes_at_its_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dat");
+        std::fs::write(&path, vec![0u8; 64 << 10]).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        let site = Site::new(file, &path, TargetKind::File).unwrap();
+        let mut buf = iocap_engine::SlotBuffers::new(1, 4096, 7).unwrap();
+        for (i, m) in Method::WINDOWS.into_iter().enumerate() {
+            let Ok(mut w) = site.open(m) else {
+                panic!("{} could not be opened", m.label())
+            };
+            let data = buf.slot_mut(0);
+            data.fill(i as u8 + 1);
+            let off = 4096 * (2 * i as u64 + 1);
+            w.write_durably(data, off).unwrap();
+            drop(w);
+            let mut back = vec![0u8; 4096];
+            site.file.seek_read(&mut back, off).unwrap();
+            assert!(back.iter().all(|b| *b == i as u8 + 1), "{}", m.label());
+        }
+    }
+}
