@@ -22,8 +22,8 @@ target_dir=${CARGO_TARGET_DIR:-target}
 out="$target_dir/x86_64-pc-windows-gnu/debug"
 cargo build --target x86_64-pc-windows-gnu -p iocap
 # the code only Windows compiles (its cfg'd modules) gets the lints Linux's code gets
-cargo clippy --target x86_64-pc-windows-gnu -p iocap -p iocap-engine -p iocap-verify --all-targets \
-  -- -D warnings
+cargo clippy --target x86_64-pc-windows-gnu -p iocap -p iocap-engine -p iocap-verify \
+  -p iocap-fsync -p iocap-monitor -p iocap-cost --all-targets -- -D warnings
 
 # Wine 8 lacks ProcessPrng, which Rust's std imports: a shim DLL beside the exe
 mkdir -p "$target_dir/wine"
@@ -50,7 +50,7 @@ wine64 wineboot </dev/null >/dev/null 2>&1 || true
 # fsync, queue depth) with both Windows engines; verify's unit tests (its runs on both engines,
 # the journal and the check)
 IOCAP_WINE_SHIM="$shim" CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/.ci/wine/run.sh" \
-  cargo test --target x86_64-pc-windows-gnu -p iocap-engine -p iocap-verify --lib --tests \
+  cargo test --target x86_64-pc-windows-gnu -p iocap-engine -p iocap-verify -p iocap-fsync --lib --tests \
   -- --test-threads=1
 
 # the binary under Wine: run (iocp, sync), engine names, refusals, marker, sqlio, diskspd,

@@ -402,12 +402,10 @@ fn the_store_history_and_report() {
 #[test]
 fn linux_only_commands_say_so_and_exit_2() {
     let Some(exe) = exe() else { return };
-    for cmd in ["audit", "fsync"] {
-        let out = wine(&exe, &[cmd, "C:\\"], &[]);
-        assert_eq!(out.status.code(), Some(2), "{cmd}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("exists only on Linux"), "{cmd}: {err}");
-    }
+    let out = wine(&exe, &["audit", "C:\\"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("exists only on Linux"), "{err}");
 }
 
 /// `cost --quick` on Windows: sync and IOCP (by those names), every point with CPU per I/O,
@@ -524,6 +522,125 @@ fn perfmon_counters_are_read_or_said_to_be_unreadable() {
     assert!(
         text.contains("IOCTL_DISK_PERFORMANCE, as perfmon's PhysicalDisk"),
         "{text}"
+    );
+}
+
+/// `fsync` on a new file in a scratch directory: Windows' three methods, each measured at 4K and
+/// 8K with figures that hold together, the text view, and Linux's names refused before anything
+/// is made. Wine's timings are functional only (its FlushFileBuffers is an fsync of a Linux file).
+#[test]
+fn fsync_measures_the_windows_methods() {
+    let Some(exe) = exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let target = win(dir.path());
+    let base = [
+        "fsync",
+        "--sizes",
+        "4K,8K",
+        "--duration",
+        "0.3s",
+        "--no-save",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--output", "json", &target]);
+    let r = json(&wine(&exe, &args, &[]));
+    assert_eq!(r["command"], "fsync");
+    let f = &r["fsync"];
+    assert!(
+        f["target"]
+            .as_str()
+            .unwrap()
+            .ends_with("iocap-fsync.testfile"),
+        "{f}"
+    );
+    assert_eq!(f["file_size_bytes"], 16 << 20);
+    let points = f["points"].as_array().unwrap();
+    let mut seen = Vec::new();
+    for p in points {
+        let (m, size) = (p["method"].as_str().unwrap(), u(&p["size_bytes"]));
+        seen.push((m.to_string(), size));
+        assert_eq!(p["available"], true, "{p}");
+        assert!(u(&p["ops"]) > 0, "{p}");
+        let secs = p["duration_s"].as_f64().unwrap();
+        let rate = p["ops_per_s"].as_f64().unwrap();
+        assert!(
+            (rate - u(&p["ops"]) as f64 / secs).abs() <= rate * 1e-6,
+            "{p}"
+        );
+        assert!(p["lat_us"]["p50"].as_f64().unwrap() <= p["lat_us"]["max"].as_f64().unwrap());
+        eprintln!("Wine, functional only: {m} {size} B: {rate:.0} durable writes/s");
+    }
+    let want: Vec<(String, u64)> = [4096u64, 8192]
+        .iter()
+        .flat_map(|s| {
+            [
+                "flush_file_buffers",
+                "write_through",
+                "no_buffering_write_through",
+            ]
+            .map(|m| (m.to_string(), *s))
+        })
+        .collect();
+    assert_eq!(seen, want, "every method at every size, in table order");
+    assert!(
+        f["recommendation"]
+            .as_str()
+            .unwrap()
+            .contains("open_datasync (the Windows default)"),
+        "{f}"
+    );
+    // the text view: Windows' labels in the tables
+    let mut args = base.to_vec();
+    args.extend(["--profile", "sqlserver", &target]);
+    let out = wine(&exe, &args, &[]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for label in [
+        "FlushFileBuffers",
+        "WRITE_THROUGH",
+        "NO_BUFFERING|WRITE_THROUGH",
+    ] {
+        assert!(text.contains(label), "{label}: {text}");
+    }
+    assert!(text.contains("SQL Server on Windows"), "{text}");
+    // Linux's methods are refused with Windows' list, before anything is made
+    let other = tempfile::tempdir().unwrap();
+    let out = wine(
+        &exe,
+        &[
+            "fsync",
+            "--methods",
+            "fdatasync",
+            "--no-save",
+            &win(other.path()),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is a Linux method; on Windows the methods are flush_file_buffers"),
+        "{err}"
+    );
+    assert!(!other.path().join("iocap-fsync.testfile").exists());
+    // a volume with a mounted file system (Z:, Wine's view of the Unix root) is never written,
+    // --allow-overwrite or not
+    let out = wine(
+        &exe,
+        &[
+            "fsync",
+            "--allow-overwrite",
+            "--quick",
+            "--no-save",
+            "\\\\.\\Z:",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write") && err.contains("mounted"),
+        "{err}"
     );
 }
 

@@ -13,12 +13,28 @@ use iocap_console::interrupt::INTERRUPTED;
 use iocap_flags::{choices, duration_arg, CommonArgs, NoExtra, OutputFormat};
 
 /// `--profile`: the family, with the setting each one's recommendation is about.
+#[cfg(not(windows))]
 const FAMILIES: &[(&str, &str)] = &[
     ("postgres", "wal_sync_method"),
     ("sqlserver", "FUA or forced flush on Linux"),
     ("mysql", "innodb_flush_method"),
     ("oracle", "filesystemio_options"),
 ];
+#[cfg(windows)]
+const FAMILIES: &[(&str, &str)] = &[
+    ("postgres", "wal_sync_method"),
+    ("sqlserver", "its log's NO_BUFFERING|WRITE_THROUGH writes"),
+    ("mysql", "the redo log's FlushFileBuffers"),
+    ("oracle", "its unbuffered redo writes"),
+];
+
+/// `--methods`' help: this system's methods.
+#[cfg(not(windows))]
+const METHODS_HELP: &str = "Methods to measure, in this order, comma-separated [default: all \
+     seven: fsync, fdatasync, o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync]";
+#[cfg(windows)]
+const METHODS_HELP: &str = "Methods to measure, in this order, comma-separated [default: all \
+     three: flush_file_buffers, write_through, no_buffering_write_through]";
 
 /// `--offsets`.
 const OFFSETS: &[(&str, &str)] = &[
@@ -55,9 +71,7 @@ pub struct FsyncArgs {
     /// Write sizes, 512 B to 64K, comma-separated [default: 512,4K,8K,16K,64K; --quick: 8K,16K]
     #[arg(long, value_name = "SIZES", value_parser = sizes_arg)]
     pub sizes: Option<Sizes>,
-    /// Methods to measure, in this order, comma-separated [default: all seven: fsync, fdatasync,
-    /// o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync]
-    #[arg(long, value_name = "METHODS", value_parser = methods_arg)]
+    #[arg(long, value_name = "METHODS", value_parser = methods_arg, help = METHODS_HELP)]
     pub methods: Option<Methods>,
     /// Measured time per method and size [default: 2s; --quick: 1s]
     #[arg(long, value_parser = duration_arg)]

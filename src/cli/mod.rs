@@ -16,7 +16,6 @@ mod diskspd;
 mod execute;
 mod export;
 mod fill;
-#[cfg(target_os = "linux")]
 mod fsync;
 mod history;
 mod install;
@@ -33,7 +32,7 @@ mod suite;
 mod trace;
 mod verify;
 #[cfg(not(target_os = "linux"))]
-use platform::{audit, fsync};
+use platform::audit;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -7,8 +7,8 @@
 pub fn linux_only(command: &str, why: &str) -> anyhow::Result<super::Exit> {
     anyhow::bail!(
         "`iocap {command}` exists only on Linux: {why}. On Windows, iocap runs run, sqlio, \
-         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, cost, monitor, suites and the \
-         store's commands (docs/windows.md)"
+         sqlio-batch, diskspd, preflight, saturate, scaleup, cachescan, verify, cost, monitor, \
+         fsync, suites and the store's commands (docs/windows.md)"
     )
 }
 
@@ -39,13 +39,6 @@ linux_only_command!(
     AuditArgs,
     audit,
     "its checks read Linux's /sys and /proc (scheduler, queues, partition tables)"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
-    fsync,
-    FsyncArgs,
-    fsync,
-    "its methods are Linux's flags and calls (O_DSYNC, fdatasync, RWF_DSYNC)"
 );
 
 /// What `--version --verbose` says of the asynchronous engine.

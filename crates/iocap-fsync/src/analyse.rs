@@ -1,5 +1,8 @@
 //! What the figures mean: the fastest method per size, durable writes too fast to be true for
-//! the device, and what to set in each database. Pure functions over the measured points.
+//! the device, and what to set in each database. Pure functions over the measured points; a
+//! run of Windows' methods gets Windows' advice ([`windows`]).
+
+mod windows;
 
 use iocap_model::fsync::best_per_size;
 use iocap_model::{format_bytes, format_us, DbFamily, DeviceClass, FsyncPoint};
@@ -155,11 +158,15 @@ fn ops(p: Option<&FsyncPoint>) -> f64 {
     p.map_or(0.0, |p| p.ops_per_s)
 }
 
-/// One or two plain sentences for `profile`, with the measured numbers.
+/// One or two plain sentences for `profile`, with the measured numbers: for the system the
+/// points were measured on (Windows' methods get Windows' settings).
 pub fn recommendation(profile: DbFamily, points: &[FsyncPoint], fua: Option<bool>) -> String {
     let Some(size) = judged_size(profile, points) else {
         return "Nothing was measured, so there is nothing to recommend.".into();
     };
+    if windows::measured_on_windows(points) {
+        return windows::recommendation(profile, points, size);
+    }
     let sz = format_bytes(size);
     match profile {
         DbFamily::Postgres => {

@@ -1,14 +1,22 @@
 //! Log-flush methods compared (issue 7): write + fsync, write + fdatasync, O_DSYNC,
-//! O_DIRECT|O_DSYNC, O_SYNC, O_DIRECT|O_SYNC and pwritev2 with RWF_DSYNC, at queue depth 1, for
-//! write sizes from 512 B to 64 KiB, the way pg_test_fsync measures them: a 16 MiB test file,
-//! rewritten at offset 0 (or walked through with [`Offsets::Cycle`]).
+//! O_DIRECT|O_DSYNC, O_SYNC, O_DIRECT|O_SYNC and pwritev2 with RWF_DSYNC on Linux; on Windows
+//! (issue 28) WriteFile + FlushFileBuffers, FILE_FLAG_WRITE_THROUGH, and FILE_FLAG_NO_BUFFERING |
+//! FILE_FLAG_WRITE_THROUGH overlapped (SQL Server's log). At queue depth 1, for write sizes from
+//! 512 B to 64 KiB, the way pg_test_fsync measures them: a 16 MiB test file, rewritten at offset
+//! 0 (or walked through with [`Offsets::Cycle`]).
 //!
-//! [`measure`] runs the points, [`analyse`] turns them into warnings for durable writes too fast
+//! [`measure`] runs the points (the loop is shared; the calls are `measure_unix`'s or
+//! `measure_windows`'s), [`analyse`] turns them into warnings for durable writes too fast
 //! for the device and a recommendation per database family. The result is the model's
 //! [`iocap_model::FsyncReport`]; its text view is `iocap_report::fsync`.
 
 pub mod analyse;
+mod durable;
 pub mod measure;
+#[cfg(target_os = "linux")]
+mod measure_unix;
+#[cfg(windows)]
+mod measure_windows;
 pub mod method;
 mod request;
 
@@ -97,27 +105,41 @@ pub fn parse_sizes(s: &str) -> Result<Vec<u64>, String> {
     Ok(out)
 }
 
-/// Parses `--methods`, e.g. `fdatasync,o_direct_o_dsync`: method ids ([`Method::id`]), measured
-/// in the order given (so a run can follow another tool's order); a repeated id counts once.
+/// Parses `--methods`, e.g. `fdatasync,o_direct_o_dsync`: method ids ([`Method::id`]) of this
+/// system ([`method::native`]), measured in the order given (so a run can follow another
+/// tool's order); a repeated id counts once.
 pub fn parse_methods(s: &str) -> Result<Vec<Method>, String> {
-    let known = || {
-        Method::ALL
-            .iter()
-            .map(|m| m.id())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    parse_methods_of(s, method::native(), method::native_system())
+}
+
+/// [`parse_methods`] for the system named `system`, whose methods are `native`: another
+/// system's method is refused with the methods of this one.
+pub fn parse_methods_of(s: &str, native: &[Method], system: &str) -> Result<Vec<Method>, String> {
+    let known = || native.iter().map(|m| m.id()).collect::<Vec<_>>().join(", ");
     let mut out = Vec::new();
     for part in s.split(',') {
         let part = part.trim();
         if part.is_empty() {
+            let example = if native.contains(&Method::Fdatasync) {
+                "fdatasync,o_direct_o_dsync"
+            } else {
+                "write_through,no_buffering_write_through"
+            };
             return Err(format!(
                 "'{s}' has an empty method; give method names separated by commas, e.g. \
-                 fdatasync,o_direct_o_dsync"
+                 {example}"
             ));
         }
         let m = Method::from_id(&part.to_ascii_lowercase())
             .ok_or_else(|| format!("unknown method '{part}'; the methods are {}", known()))?;
+        if !native.contains(&m) {
+            return Err(format!(
+                "method '{part}' ({}) is a {} method; on {system} the methods are {}",
+                m.label(),
+                m.system(),
+                known()
+            ));
+        }
         if !out.contains(&m) {
             out.push(m);
         }
@@ -158,28 +180,74 @@ mod tests {
     #[test]
     fn methods_parse_in_the_order_given_without_repeats() {
         assert_eq!(
-            parse_methods("o_direct_o_dsync, fdatasync,FSYNC,fdatasync").unwrap(),
+            parse_methods_of(
+                "o_direct_o_dsync, fdatasync,FSYNC,fdatasync",
+                &Method::LINUX,
+                "Linux"
+            )
+            .unwrap(),
             vec![Method::ODirectODsync, Method::Fdatasync, Method::Fsync]
         );
-        let all: Vec<&str> = Method::ALL.iter().map(|m| m.id()).collect();
-        assert_eq!(parse_methods(&all.join(",")).unwrap(), Method::ALL.to_vec());
+        for (native, system) in [(&Method::LINUX[..], "Linux"), (&Method::WINDOWS, "Windows")] {
+            let all: Vec<&str> = native.iter().map(|m| m.id()).collect();
+            assert_eq!(
+                parse_methods_of(&all.join(","), native, system).unwrap(),
+                native.to_vec()
+            );
+        }
+        assert_eq!(
+            parse_methods_of(
+                "no_buffering_write_through,FLUSH_FILE_BUFFERS",
+                &Method::WINDOWS,
+                "Windows"
+            )
+            .unwrap(),
+            vec![Method::NoBufferingWriteThrough, Method::FlushFileBuffers]
+        );
+        // this build's own
+        assert_eq!(parse_methods(method::native()[0].id()).unwrap().len(), 1);
     }
 
     #[test]
     fn unknown_or_empty_methods_are_refused_with_the_list() {
+        let linux = |s: &str| parse_methods_of(s, &Method::LINUX, "Linux");
         for (bad, why) in [
             ("", "empty method"),
             ("fsync,,fdatasync", "empty method"),
             ("open_datasync", "unknown method 'open_datasync'"),
             ("fsync,o_direct", "unknown method 'o_direct'"),
         ] {
-            let e = parse_methods(bad).unwrap_err();
+            let e = linux(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
-        let e = parse_methods("nope").unwrap_err();
+        let e = linux("nope").unwrap_err();
         assert!(
             e.contains("o_direct_o_sync") && e.contains("rwf_dsync"),
             "{e}"
+        );
+        assert!(!e.contains("write_through"), "Linux lists its own: {e}");
+        let e = linux("fsync,").unwrap_err();
+        assert!(e.contains("e.g. fdatasync,o_direct_o_dsync"), "{e}");
+        let e = parse_methods_of("", &Method::WINDOWS, "Windows").unwrap_err();
+        assert!(
+            e.contains("e.g. write_through,no_buffering_write_through"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn another_systems_method_is_refused_naming_this_systems_methods() {
+        let e = parse_methods_of("fsync,write_through", &Method::LINUX, "Linux").unwrap_err();
+        assert_eq!(
+            e,
+            "method 'write_through' (WRITE_THROUGH) is a Windows method; on Linux the methods are \
+             fsync, fdatasync, o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync"
+        );
+        let e = parse_methods_of("O_DSYNC", &Method::WINDOWS, "Windows").unwrap_err();
+        assert_eq!(
+            e,
+            "method 'O_DSYNC' (O_DSYNC) is a Linux method; on Windows the methods are \
+             flush_file_buffers, write_through, no_buffering_write_through"
         );
     }
 }

@@ -1,18 +1,23 @@
-//! The measuring loop: one durable write at a time, on a pre-created, filled test file.
+//! The measuring loop: one durable write at a time, on a pre-created, filled test file. The
+//! loop, its timing and the report are the same on every system; how a method opens the target
+//! and makes a write durable is the system's ([`sys`]: `measure_unix` on Linux,
+//! `measure_windows` on Windows).
 
-use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use iocap_engine::clock::now_ns;
-use iocap_engine::{prepare_targets, whiten, NoFillProgress, OpRecorder, SlotBuffers, TargetKind};
+use iocap_engine::{prepare_targets, whiten, NoFillProgress, OpRecorder, SlotBuffers};
 use iocap_model::{format_bytes, DbFamily, FsyncPoint, FsyncReport, JobSpec, RwMode, TargetSpec};
 
-use crate::analyse::{implausibility_warnings, recommendation, DeviceFlags};
-use crate::method::{Method, OpenFlags};
+use crate::analyse::{implausibility_warnings, recommendation};
+use crate::durable::{DurableWrite, OnError, OpenError};
+#[cfg(target_os = "linux")]
+use crate::measure_unix as sys;
+#[cfg(windows)]
+use crate::measure_windows as sys;
+use crate::method::{self, Method};
 use crate::{FsyncError, Offsets};
 
 /// The file name used when TARGET is a directory.
@@ -83,32 +88,17 @@ pub fn run(
     };
     let mut prepared = prepare_targets(&spec, &mut NoFillProgress, stop)?;
     let t = prepared.remove(0);
-    let (device, fs_type) = iocap_engine::devinfo::device_and_fs(&t.file);
-    let checked = t.file.metadata().map_err(|e| FsyncError::Io {
-        context: format!("cannot stat {}", t.path.display()),
-        source: e,
-    })?;
     let logical_block = std::env::var("IOCAP_TEST_DIO_ALIGN")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(t.logical_block)
         .max(1);
-    let class = device
-        .as_deref()
-        .map(DeviceFlags::from_sysfs)
-        .unwrap_or_default();
-    let mut warnings = t.warnings.clone();
-    if device.is_none() {
-        warnings.push(format!(
-            "{} is on a file system without a block device ({}): the figures say what this \
-             file system does with a flush, not what a disk does",
-            t.path.display(),
-            fs_type.as_deref().unwrap_or("unknown")
-        ));
-    }
-    let range = t.range_bytes;
-    let kind = t.kind;
-    drop(t.file);
+    let (range, kind, mut warnings) = (t.range_bytes, t.kind, t.warnings);
+    // the engine's lock on the file, held until every point is measured
+    let _lock = t.lock;
+    let site = sys::Site::new(t.file, &t.path, kind)?;
+    warnings.extend(site.warnings.iter().cloned());
+    let class = &site.flags;
 
     let mut buf =
         SlotBuffers::new(1, max_size as usize, 0x05EE_DF5C).map_err(|e| FsyncError::Io {
@@ -129,32 +119,43 @@ pub fn run(
                 available: false,
                 ..FsyncPoint::default()
             };
-            if m.direct() && size % logical_block != 0 {
+            if !method::native().contains(&m) {
                 point.reason = Some(format!(
-                    "{} is not a multiple of {}, the O_DIRECT alignment of {}: a database \
-                     writing its log with O_DIRECT rounds its writes up to that",
-                    format_bytes(size),
-                    format_bytes(logical_block),
-                    path.display()
+                    "{} is a {} method; it is not measured on {}",
+                    m.label(),
+                    m.system(),
+                    method::native_system()
                 ));
                 points.push(point);
                 continue;
             }
-            let file = match open_method(&path, m, kind, &checked) {
+            if sys::needs_alignment(m, kind) && size % logical_block != 0 {
+                point.reason = Some(format!(
+                    "{} is not a multiple of {}, the {dio} alignment of {}: a database \
+                     writing its log with {dio} rounds its writes up to that",
+                    format_bytes(size),
+                    format_bytes(logical_block),
+                    path.display(),
+                    dio = sys::DIRECT,
+                ));
+                points.push(point);
+                continue;
+            }
+            let mut file = match site.open(m) {
                 Ok(f) => f,
-                Err(Unavailable(why)) => {
+                Err(OpenError::Unavailable(why)) => {
                     point.reason = Some(why);
                     points.push(point);
                     continue;
                 }
-                Err(Failed(e)) => return Err(e),
+                Err(OpenError::Failed(e)) => return Err(e),
             };
             progress(m, size);
             // allocated here, before the loop; the loop only records into it
             let mut rec = OpRecorder::new();
             let slot = buf.slot_mut(0);
             let looped = measure_point(
-                &file,
+                &mut file,
                 m,
                 &mut slot[..size as usize],
                 range,
@@ -199,13 +200,17 @@ pub fn run(
             }
         }
     }
-    warnings.extend(implausibility_warnings(&points, &class, device.as_deref()));
+    warnings.extend(implausibility_warnings(
+        &points,
+        class,
+        site.device.as_deref(),
+    ));
     let rec_text = recommendation(plan.profile, &points, class.fua);
     Ok(Outcome {
         report: FsyncReport {
             target: path.display().to_string(),
-            device,
-            fs_type,
+            device: site.device.clone(),
+            fs_type: site.fs_type.clone(),
             rotational: class.rotational,
             write_cache: class.write_cache.clone(),
             fua: class.fua,
@@ -222,69 +227,6 @@ pub fn run(
     })
 }
 
-enum OpenError {
-    Unavailable(String),
-    Failed(FsyncError),
-}
-use OpenError::{Failed, Unavailable};
-
-/// Opens the prepared file again with the method's flags, and checks that it is still the
-/// inode that was prepared (a file swapped in meanwhile is not written).
-fn open_method(
-    path: &Path,
-    m: Method,
-    kind: TargetKind,
-    checked: &std::fs::Metadata,
-) -> Result<File, OpenError> {
-    let mut flags = libc::O_CLOEXEC | libc::O_NOFOLLOW | m.open_flags();
-    if kind == TargetKind::BlockDevice {
-        flags |= libc::O_EXCL;
-    }
-    let refuse_direct = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some() && m.direct();
-    let opened = if refuse_direct {
-        Err(io::Error::from_raw_os_error(libc::EINVAL))
-    } else {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(flags)
-            .open(path)
-    };
-    let f = match opened {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            return Err(Unavailable(format!(
-                "the file system refused to open {} with {} (EINVAL)",
-                path.display(),
-                m.label()
-            )))
-        }
-        Err(e) => {
-            return Err(Failed(FsyncError::Io {
-                context: format!("cannot open {} with {}", path.display(), m.label()),
-                source: e,
-            }))
-        }
-    };
-    let now = f.metadata().map_err(|e| {
-        Failed(FsyncError::Io {
-            context: format!("cannot stat {}", path.display()),
-            source: e,
-        })
-    })?;
-    let same = match kind {
-        TargetKind::File => now.dev() == checked.dev() && now.ino() == checked.ino(),
-        TargetKind::BlockDevice => now.rdev() == checked.rdev(),
-    };
-    if !same {
-        return Err(Failed(FsyncError::Refused(format!(
-            "{} changed while iocap was testing it; not writing to it",
-            path.display()
-        ))));
-    }
-    Ok(f)
-}
-
 enum Measured {
     Done { elapsed_ns: u64, stopped: bool },
     Unavailable(String),
@@ -295,7 +237,7 @@ enum Measured {
 /// recorder were allocated before.
 #[allow(clippy::too_many_arguments)]
 fn measure_point(
-    file: &File,
+    file: &mut impl DurableWrite,
     m: Method,
     buf: &mut [u8],
     range: u64,
@@ -304,62 +246,31 @@ fn measure_point(
     stop: &AtomicBool,
     rec: &mut OpRecorder,
 ) -> io::Result<Measured> {
-    let fd = file.as_raw_fd();
     let size = buf.len() as u64;
-    let iov = libc::iovec {
-        iov_base: buf.as_ptr() as *mut libc::c_void,
-        iov_len: buf.len(),
-    };
     let start = now_ns();
     let end = start + (duration_s * 1e9) as u64;
     let mut off: u64 = 0;
     let mut t0 = start;
     loop {
-        let res = match m {
-            Method::Fsync => write_all(fd, buf, off).and_then(|_| {
-                // SAFETY: `fd` is an open descriptor owned by `file`, which outlives the call.
-                check(unsafe { libc::fsync(fd) })
-            }),
-            Method::Fdatasync => write_all(fd, buf, off).and_then(|_| {
-                // SAFETY: as above.
-                check(unsafe { libc::fdatasync(fd) })
-            }),
-            Method::RwfDsync => {
-                // SAFETY: `iov` describes `buf`, which is initialised, outlives the call and is
-                // only read by the kernel; `fd` is open; one iovec is passed.
-                let rc =
-                    unsafe { libc::pwritev2(fd, &iov, 1, off as libc::off_t, libc::RWF_DSYNC) };
-                if rc < 0 {
-                    Err(io::Error::last_os_error())
-                } else if rc as u64 != size {
-                    Err(io::Error::other(format!(
-                        "short write: {rc} of {size} bytes"
-                    )))
-                } else {
-                    Ok(())
-                }
-            }
-            _ => write_all(fd, buf, off),
-        };
-        if let Err(e) = res {
-            match e.raw_os_error() {
-                Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) if rec.ios == 0 => {
+        if let Err(e) = file.write_durably(buf, off) {
+            match sys::on_error(&e, rec.ios == 0, stop) {
+                OnError::Unavailable => {
                     return Ok(Measured::Unavailable(format!(
                         "{} is not offered here: {e}",
                         m.label()
                     )));
                 }
-                Some(libc::EINTR) if stop.load(Ordering::Relaxed) => {
+                OnError::Stopped => {
                     return Ok(Measured::Done {
                         elapsed_ns: now_ns() - start,
                         stopped: true,
                     });
                 }
-                Some(libc::EINTR) => {
+                OnError::Retry => {
                     t0 = now_ns();
                     continue;
                 }
-                _ => return Err(e),
+                OnError::Fail => return Err(e),
             }
         }
         let t1 = now_ns();
@@ -389,38 +300,39 @@ fn measure_point(
     }
 }
 
-fn check(rc: libc::c_int) -> io::Result<()> {
-    if rc < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `pwrite` of the whole of `buf` at `off`, finishing a short write.
-#[inline]
-fn write_all(fd: libc::c_int, buf: &[u8], off: u64) -> io::Result<()> {
-    let mut done = 0usize;
-    while done < buf.len() {
-        let rest = &buf[done..];
-        // SAFETY: `rest` is initialised memory that outlives the call and that the kernel only
-        // reads; `fd` is an open descriptor. For O_DIRECT, `buf` starts page-aligned (a
-        // SlotBuffers slot) and its length is a multiple of the logical block, checked before.
-        let rc = unsafe {
-            libc::pwrite(
-                fd,
-                rest.as_ptr().cast(),
-                rest.len(),
-                (off + done as u64) as libc::off_t,
-            )
+    /// A method of another system (a plan made by a library caller, not `--methods`, which
+    /// refuses it) is skipped with the reason; this system's run as usual.
+    #[test]
+    fn another_systems_method_is_skipped_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = Method::ALL
+            .into_iter()
+            .find(|m| !method::native().contains(m))
+            .unwrap();
+        let own = method::native()[0];
+        let plan = Plan {
+            target: dir.path().into(),
+            sizes: vec![4096],
+            methods: vec![other, own],
+            duration_s: 0.05,
+            offsets: Offsets::Same,
+            profile: DbFamily::Postgres,
+            allow_overwrite: false,
         };
-        if rc < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if rc == 0 {
-            return Err(io::Error::other("the write made no progress"));
-        }
-        done += rc as usize;
+        let out = run(&plan, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
+        let p = &out.report.points;
+        assert_eq!(p.len(), 2);
+        assert!(!p[0].available && p[0].ops == 0, "{:?}", p[0]);
+        let why = p[0].reason.as_deref().unwrap();
+        assert!(
+            why.contains(&format!("is a {} method", other.system()))
+                && why.contains(method::native_system()),
+            "{why}"
+        );
+        assert!(p[1].available && p[1].ops > 0, "{:?}", p[1]);
     }
-    Ok(())
 }

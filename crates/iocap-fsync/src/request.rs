@@ -4,13 +4,14 @@
 //! `quick`: 1 s, 8K and 16K) and refuses the same requests with the same words.
 
 use crate::{
-    DbFamily, FsyncError, Method, Offsets, Plan, DEFAULT_FILE, DEFAULT_SIZES, QUICK_SIZES,
+    method, DbFamily, FsyncError, Method, Offsets, Plan, DEFAULT_FILE, DEFAULT_SIZES, QUICK_SIZES,
 };
 
 /// The flags of `iocap fsync`, as given.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// A directory (the test file is made in it), a test file or a block device.
+    /// A directory (the test file is made in it), a test file or a block device (on Windows a
+    /// volume, `\\.\E:`, or a physical disk).
     pub target: String,
     pub sizes: Option<Vec<u64>>,
     pub methods: Option<Vec<Method>>,
@@ -25,7 +26,7 @@ impl Request {
     /// The plan, defaults filled in; refuses a target that does not exist and a time per point
     /// outside (0 s, 1 h].
     pub fn plan(self) -> Result<Plan, FsyncError> {
-        if std::fs::symlink_metadata(&self.target).is_err() {
+        if std::fs::symlink_metadata(&self.target).is_err() && !names_device(&self.target) {
             return Err(FsyncError::Refused(format!(
                 "{}: no such directory, file or device; give the directory the test file goes in \
                  (it is created there as {DEFAULT_FILE}), or a test file or device that exists",
@@ -48,13 +49,21 @@ impl Request {
         Ok(Plan {
             target: self.target.into(),
             sizes: self.sizes.unwrap_or_else(|| default_sizes.to_vec()),
-            methods: self.methods.unwrap_or_else(|| Method::ALL.to_vec()),
+            methods: self.methods.unwrap_or_else(|| method::native().to_vec()),
             duration_s,
             offsets: self.offsets,
             profile: self.profile,
             allow_overwrite: self.allow_overwrite,
         })
     }
+}
+
+/// Whether `target` names a Windows volume or disk (`\\.\E:`, `\\.\PhysicalDrive2`), which
+/// has no metadata to stat: the engine's checks judge it by its name.
+fn names_device(target: &str) -> bool {
+    cfg!(windows)
+        && iocap_engine::winstruct::device_path(target)
+            != iocap_engine::winstruct::DevicePath::NotADevice
 }
 
 #[cfg(test)]
@@ -78,7 +87,7 @@ mod tests {
     fn the_defaults_depend_on_quick() {
         let p = request(".").plan().unwrap();
         assert_eq!((p.duration_s, p.sizes.len()), (2.0, DEFAULT_SIZES.len()));
-        assert_eq!(p.methods, Method::ALL.to_vec());
+        assert_eq!(p.methods, method::native().to_vec());
         let p = Request {
             quick: true,
             ..request(".")

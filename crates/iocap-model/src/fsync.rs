@@ -50,8 +50,11 @@ pub struct FsyncReport {
 /// One method at one write size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct FsyncPoint {
-    /// `fsync` (write + fsync), `fdatasync` (write + fdatasync), `o_dsync`,
+    /// Linux: `fsync` (write + fsync), `fdatasync` (write + fdatasync), `o_dsync`,
     /// `o_direct_o_dsync`, `o_sync`, `o_direct_o_sync`, `rwf_dsync` (pwritev2 with RWF_DSYNC).
+    /// Windows: `flush_file_buffers` (WriteFile + FlushFileBuffers), `write_through`
+    /// (FILE_FLAG_WRITE_THROUGH), `no_buffering_write_through` (FILE_FLAG_NO_BUFFERING |
+    /// FILE_FLAG_WRITE_THROUGH, overlapped).
     pub method: String,
     pub size_bytes: u64,
     /// Durable writes completed (for `fsync`/`fdatasync`: write plus flush pairs).
@@ -73,7 +76,9 @@ pub struct FsyncPoint {
 
 /// One way to make a log write durable, as [`FsyncPoint::method`] names it. Every method writes
 /// `size` bytes at queue depth 1 and returns only once the kernel says the data is on stable
-/// storage (`iocap-fsync` issues them; the system calls are its business).
+/// storage (`iocap-fsync` issues them; the system calls are its business). Each system has its
+/// own methods ([`FsyncMethod::LINUX`], [`FsyncMethod::WINDOWS`]); a result names those of the
+/// system it was measured on, and every version reads both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FsyncMethod {
     /// `pwrite` then `fsync`: data and all metadata (PostgreSQL `fsync`, InnoDB `fsync`).
@@ -94,11 +99,34 @@ pub enum FsyncMethod {
     ODirectOSync,
     /// `pwritev2` with `RWF_DSYNC`: O_DSYNC for one call, on a plain descriptor (Linux 4.7+).
     RwfDsync,
+    /// Windows: `WriteFile` then `FlushFileBuffers`, the fsync of Windows (PostgreSQL `fsync`
+    /// and `fsync_writethrough`, InnoDB's redo log flush).
+    FlushFileBuffers,
+    /// Windows: opened `FILE_FLAG_WRITE_THROUGH`, then `WriteFile`: each write returns once
+    /// its data is durable (PostgreSQL `open_datasync`, the Windows default).
+    WriteThrough,
+    /// Windows: opened `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH | FILE_FLAG_OVERLAPPED`,
+    /// one `WriteFile` waited for with `GetOverlappedResult`: what SQL Server opens its log with.
+    NoBufferingWriteThrough,
 }
 
 impl FsyncMethod {
-    /// Every method, in the order the tables show them.
-    pub const ALL: [FsyncMethod; 7] = [
+    /// Every method of every system, in the order the tables show them.
+    pub const ALL: [FsyncMethod; 10] = [
+        FsyncMethod::Fsync,
+        FsyncMethod::Fdatasync,
+        FsyncMethod::ODsync,
+        FsyncMethod::ODirectODsync,
+        FsyncMethod::OSync,
+        FsyncMethod::ODirectOSync,
+        FsyncMethod::RwfDsync,
+        FsyncMethod::FlushFileBuffers,
+        FsyncMethod::WriteThrough,
+        FsyncMethod::NoBufferingWriteThrough,
+    ];
+
+    /// Linux's methods, in table order: what `iocap fsync` measures there by default.
+    pub const LINUX: [FsyncMethod; 7] = [
         FsyncMethod::Fsync,
         FsyncMethod::Fdatasync,
         FsyncMethod::ODsync,
@@ -107,6 +135,33 @@ impl FsyncMethod {
         FsyncMethod::ODirectOSync,
         FsyncMethod::RwfDsync,
     ];
+
+    /// Windows' methods, in table order: what `iocap fsync` measures there by default.
+    pub const WINDOWS: [FsyncMethod; 3] = [
+        FsyncMethod::FlushFileBuffers,
+        FsyncMethod::WriteThrough,
+        FsyncMethod::NoBufferingWriteThrough,
+    ];
+
+    /// The system whose calls the method is: `Linux` or `Windows`.
+    pub fn system(self) -> &'static str {
+        if FsyncMethod::WINDOWS.contains(&self) {
+            "Windows"
+        } else {
+            "Linux"
+        }
+    }
+
+    /// Whether the method bypasses the cache (O_DIRECT, FILE_FLAG_NO_BUFFERING), and so takes
+    /// only sizes and offsets aligned to the target's sector or O_DIRECT alignment.
+    pub fn direct(self) -> bool {
+        matches!(
+            self,
+            FsyncMethod::ODirectODsync
+                | FsyncMethod::ODirectOSync
+                | FsyncMethod::NoBufferingWriteThrough
+        )
+    }
 
     /// The stable name in JSON (`FsyncPoint::method`).
     pub fn id(self) -> &'static str {
@@ -118,6 +173,9 @@ impl FsyncMethod {
             FsyncMethod::OSync => "o_sync",
             FsyncMethod::ODirectOSync => "o_direct_o_sync",
             FsyncMethod::RwfDsync => "rwf_dsync",
+            FsyncMethod::FlushFileBuffers => "flush_file_buffers",
+            FsyncMethod::WriteThrough => "write_through",
+            FsyncMethod::NoBufferingWriteThrough => "no_buffering_write_through",
         }
     }
 
@@ -131,6 +189,9 @@ impl FsyncMethod {
             FsyncMethod::OSync => "O_SYNC",
             FsyncMethod::ODirectOSync => "O_DIRECT|O_SYNC",
             FsyncMethod::RwfDsync => "pwritev2 RWF_DSYNC",
+            FsyncMethod::FlushFileBuffers => "FlushFileBuffers",
+            FsyncMethod::WriteThrough => "WRITE_THROUGH",
+            FsyncMethod::NoBufferingWriteThrough => "NO_BUFFERING|WRITE_THROUGH",
         }
     }
 
@@ -171,4 +232,58 @@ pub fn fastest_per_size(points: &[FsyncPoint]) -> Vec<&FsyncPoint> {
             .filter(|p| p.available && p.ops > 0)
             .max_by(|a, b| a.ops_per_s.total_cmp(&b.ops_per_s))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FsyncMethod;
+
+    #[test]
+    fn every_method_keeps_its_json_name_and_reads_back() {
+        let ids: Vec<&str> = FsyncMethod::ALL.iter().map(|m| m.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "fsync",
+                "fdatasync",
+                "o_dsync",
+                "o_direct_o_dsync",
+                "o_sync",
+                "o_direct_o_sync",
+                "rwf_dsync",
+                "flush_file_buffers",
+                "write_through",
+                "no_buffering_write_through",
+            ]
+        );
+        for m in FsyncMethod::ALL {
+            assert_eq!(FsyncMethod::from_id(m.id()), Some(m));
+            assert_eq!(FsyncMethod::label_of(m.id()), m.label());
+        }
+        assert_eq!(FsyncMethod::label_of("later_method"), "later_method");
+    }
+
+    #[test]
+    fn each_system_lists_its_own_methods_and_together_they_are_all() {
+        let both: Vec<FsyncMethod> = FsyncMethod::LINUX
+            .into_iter()
+            .chain(FsyncMethod::WINDOWS)
+            .collect();
+        assert_eq!(both, FsyncMethod::ALL.to_vec());
+        assert!(FsyncMethod::LINUX.iter().all(|m| m.system() == "Linux"));
+        assert!(FsyncMethod::WINDOWS.iter().all(|m| m.system() == "Windows"));
+        let direct: Vec<&str> = FsyncMethod::ALL
+            .iter()
+            .filter(|m| m.direct())
+            .map(|m| m.label())
+            .collect();
+        assert_eq!(
+            direct,
+            [
+                "O_DIRECT|O_DSYNC",
+                "O_DIRECT|O_SYNC",
+                "NO_BUFFERING|WRITE_THROUGH"
+            ]
+        );
+    }
 }

@@ -1,0 +1,326 @@
+//! Windows' calls for the measuring loop ([`crate::measure`]). Each method gets its own handle
+//! on the prepared file: `ReOpenFile` of the handle the engine checked, so it is that very file
+//! and never a path looked up again (a volume or disk, which cannot be swapped under its name,
+//! is opened again by its name where `ReOpenFile` refuses it, as the engine's workers do). A
+//! write is one positioned `WriteFile` of the whole buffer:
+//! - `flush_file_buffers`: plain handle, `WriteFile` then `FlushFileBuffers`;
+//! - `write_through`: `FILE_FLAG_WRITE_THROUGH`, `WriteFile` returns once the data is durable;
+//! - `no_buffering_write_through`: `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH |
+//!   FILE_FLAG_OVERLAPPED`, as SQL Server opens its log: one `WriteFile` with an `OVERLAPPED`,
+//!   waited for with `GetOverlappedResult` before the next (queue depth 1).
+//!
+//! Windows tells nothing of the device's class by a sysfs name, so the device flags stay
+//! unknown and the implausibility check uses its device-independent threshold.
+
+use std::fs::File;
+use std::io;
+use std::os::windows::fs::OpenOptionsExt;
+use std::os::windows::io::{FromRawHandle, OwnedHandle, RawHandle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use iocap_engine::TargetKind;
+use windows_sys::Win32::Foundation::{
+    ERROR_INVALID_FUNCTION, ERROR_INVALID_PARAMETER, ERROR_IO_PENDING, ERROR_NOT_SUPPORTED, HANDLE,
+};
+use windows_sys::Win32::Storage::FileSystem::{
+    FlushFileBuffers, WriteFile, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED,
+    FILE_FLAG_WRITE_THROUGH, FILE_SHARE_READ, FILE_SHARE_WRITE,
+};
+use windows_sys::Win32::System::Threading::CreateEventW;
+use windows_sys::Win32::System::IO::{
+    GetOverlappedResult, OVERLAPPED, OVERLAPPED_0, OVERLAPPED_0_0,
+};
+
+use crate::analyse::DeviceFlags;
+use crate::durable::{DurableWrite, OnError, OpenError};
+use crate::method::Method;
+use crate::FsyncError;
+
+/// The cache-bypassing flag, as the skip reasons name it.
+pub(crate) const DIRECT: &str = "FILE_FLAG_NO_BUFFERING";
+
+/// Whether `m` needs sizes aligned to the target's sector: an unbuffered method, or any method
+/// on a volume or disk (a device handle takes whole sectors only).
+pub(crate) fn needs_alignment(m: Method, kind: TargetKind) -> bool {
+    m.direct() || kind == TargetKind::BlockDevice
+}
+
+/// The flags a method's handle is opened with, beside read and write access.
+fn open_flags(m: Method) -> u32 {
+    match m {
+        Method::WriteThrough => FILE_FLAG_WRITE_THROUGH,
+        Method::NoBufferingWriteThrough => {
+            FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH | FILE_FLAG_OVERLAPPED
+        }
+        // FlushFileBuffers: a plain handle. Linux's methods are never opened here:
+        // `measure::run` marks another system's methods unavailable before it opens anything
+        _ => 0,
+    }
+}
+
+/// The prepared target while its points are measured: the engine's handle, kept open so that
+/// every method's handle is reopened from it, and its file system.
+pub(crate) struct Site {
+    file: File,
+    path: PathBuf,
+    kind: TargetKind,
+    pub device: Option<String>,
+    pub fs_type: Option<String>,
+    pub flags: DeviceFlags,
+    /// Caveats of this target, after the engine's (none on Windows).
+    pub warnings: Vec<String>,
+}
+
+impl Site {
+    /// From the engine's prepared `file` at `path`.
+    pub fn new(file: File, path: &Path, kind: TargetKind) -> Result<Site, FsyncError> {
+        let (device, fs_type) = iocap_engine::devinfo::device_and_fs(&file);
+        Ok(Site {
+            file,
+            path: path.to_path_buf(),
+            kind,
+            device,
+            fs_type,
+            flags: DeviceFlags::default(),
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The target's handle for `m`. A file system that refuses the flags
+    /// (ERROR_INVALID_PARAMETER) makes the method unavailable, with the reason.
+    pub fn open(&self, m: Method) -> Result<Writer, OpenError> {
+        let flags = open_flags(m);
+        let refuse_direct = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some() && m.direct();
+        let opened = if refuse_direct {
+            Err(io::Error::from_raw_os_error(ERROR_INVALID_PARAMETER as i32))
+        } else {
+            self.reopen(flags)
+        };
+        let file = match opened {
+            Ok(f) => f,
+            Err(e) if e.raw_os_error() == Some(ERROR_INVALID_PARAMETER as i32) => {
+                return Err(OpenError::Unavailable(format!(
+                    "the file system refused to open {} with {} (ERROR_INVALID_PARAMETER)",
+                    self.path.display(),
+                    m.label()
+                )))
+            }
+            Err(e) => {
+                return Err(self.failed(format!("cannot open {}", self.path.display()), m, e))
+            }
+        };
+        let event = if flags & FILE_FLAG_OVERLAPPED != 0 {
+            Some(manual_reset_event().map_err(|e| {
+                self.failed(
+                    "cannot create the event an overlapped write signals".into(),
+                    m,
+                    e,
+                )
+            })?)
+        } else {
+            None
+        };
+        Ok(Writer {
+            file,
+            flush: m == Method::FlushFileBuffers,
+            event,
+        })
+    }
+
+    /// The prepared handle reopened with `flags`, or a device opened again by its name.
+    fn reopen(&self, flags: u32) -> io::Result<File> {
+        match iocap_engine::win::reopen(&self.file, true, flags) {
+            Ok(f) => Ok(f),
+            Err(_) if self.kind == TargetKind::BlockDevice => std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
+                .custom_flags(flags)
+                .open(&self.path),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn failed(&self, context: String, m: Method, source: io::Error) -> OpenError {
+        OpenError::Failed(FsyncError::Io {
+            context: format!("{context} with {}", m.label()),
+            source,
+        })
+    }
+}
+
+/// A manual-reset event, not signalled, that this process owns.
+fn manual_reset_event() -> io::Result<OwnedHandle> {
+    // SAFETY: no security attributes and no name (both may be null); the handle returned, when
+    // not null, is a new one that only the OwnedHandle below closes.
+    let h = unsafe { CreateEventW(std::ptr::null(), 1, 0, std::ptr::null()) };
+    if h.is_null() {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `h` is a valid handle this process owns and nothing else closes.
+    Ok(unsafe { OwnedHandle::from_raw_handle(h as RawHandle) })
+}
+
+/// The target's handle for one method.
+pub(crate) struct Writer {
+    file: File,
+    /// FlushFileBuffers after each write.
+    flush: bool,
+    /// The event an overlapped write signals; `Some` exactly when `file` was opened with
+    /// FILE_FLAG_OVERLAPPED.
+    event: Option<OwnedHandle>,
+}
+
+impl DurableWrite for Writer {
+    #[inline]
+    fn write_durably(&mut self, buf: &[u8], off: u64) -> io::Result<()> {
+        let h = iocap_engine::win::raw(&self.file);
+        if let Some(event) = &self.event {
+            use std::os::windows::io::AsRawHandle;
+            return write_overlapped(h, event.as_raw_handle() as HANDLE, buf, off);
+        }
+        write_all_at(h, buf, off)?;
+        if self.flush {
+            // SAFETY: FlushFileBuffers on a handle `self.file` owns, open for writing.
+            if unsafe { FlushFileBuffers(h) } == 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An OVERLAPPED naming `off` and signalling `event` (null: none, for a synchronous handle).
+fn overlapped_at(off: u64, event: HANDLE) -> OVERLAPPED {
+    OVERLAPPED {
+        Anonymous: OVERLAPPED_0 {
+            Anonymous: OVERLAPPED_0_0 {
+                Offset: off as u32,
+                OffsetHigh: (off >> 32) as u32,
+            },
+        },
+        hEvent: event,
+        ..OVERLAPPED::default()
+    }
+}
+
+/// The whole of `buf` written at `off` on the synchronous handle `h`, finishing a short write.
+#[inline]
+fn write_all_at(h: HANDLE, buf: &[u8], off: u64) -> io::Result<()> {
+    let mut done = 0usize;
+    while done < buf.len() {
+        let rest = &buf[done..];
+        let mut ov = overlapped_at(off + done as u64, std::ptr::null_mut());
+        let mut n = 0u32;
+        // SAFETY: `h` is open for writing and synchronous (opened without
+        // FILE_FLAG_OVERLAPPED), so WriteFile returns only once the write is done: `rest`
+        // (initialised, only read, at most 64 KiB so its length fits a u32), `n` and `ov` (which
+        // only carries the offset) outlive it.
+        let ok = unsafe { WriteFile(h, rest.as_ptr(), rest.len() as u32, &mut n, &mut ov) };
+        if ok == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if n == 0 {
+            return Err(io::Error::other("the write made no progress"));
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
+
+/// One overlapped WriteFile of `buf` at `off` on `h` (opened FILE_FLAG_OVERLAPPED), waited for
+/// with GetOverlappedResult: queue depth 1. An unbuffered write is done whole or fails, so a
+/// short one is an error.
+#[inline]
+fn write_overlapped(h: HANDLE, event: HANDLE, buf: &[u8], off: u64) -> io::Result<()> {
+    let len = buf.len() as u32;
+    let mut ov = overlapped_at(off, event);
+    // SAFETY: `h` is open for writing with FILE_FLAG_OVERLAPPED and `event` is a manual-reset
+    // event this process owns. `buf` (initialised, only read; for FILE_FLAG_NO_BUFFERING it
+    // starts page-aligned, a SlotBuffers slot, and its length is a multiple of the sector, checked
+    // before) and `ov` must stay in place until the write completes: this function does not
+    // return before GetOverlappedResult below has waited for it, and both outlive the function.
+    let ok = unsafe { WriteFile(h, buf.as_ptr(), len, std::ptr::null_mut(), &mut ov) };
+    if ok == 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(ERROR_IO_PENDING as i32) {
+            // not started: nothing is in flight
+            return Err(e);
+        }
+    }
+    let mut n = 0u32;
+    // SAFETY: `ov` is the OVERLAPPED of the write just issued on `h`; bWait = TRUE waits on its
+    // event until the write is no longer pending (a completion already reached returns at once),
+    // so when this returns, with success or the write's own error, nothing refers to `buf` or
+    // `ov` any more. The wait itself cannot fail: the event is ours and open.
+    if unsafe { GetOverlappedResult(h, &ov, &mut n, 1) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if n != len {
+        return Err(io::Error::other(format!("short write: {n} of {len} bytes")));
+    }
+    Ok(())
+}
+
+/// What a failed write means: a function or flag the file system does not offer, before any
+/// write succeeded, makes the method unavailable; anything else ends the run. Ctrl-C does not
+/// interrupt a WriteFile on Windows: the loop stops after the write in progress.
+pub(crate) fn on_error(e: &io::Error, first: bool, _stop: &AtomicBool) -> OnError {
+    const NOT_OFFERED: [u32; 3] = [
+        ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_FUNCTION,
+        ERROR_INVALID_PARAMETER,
+    ];
+    match e.raw_os_error() {
+        Some(code) if first && NOT_OFFERED.contains(&(code as u32)) => OnError::Unavailable,
+        _ => OnError::Fail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::windows::fs::FileExt;
+
+    #[test]
+    fn an_offset_is_split_into_its_low_and_high_halves() {
+        let ov = overlapped_at(5 << 32 | 8192, std::ptr::null_mut());
+        // SAFETY: the union holds the offset pair, as `overlapped_at` wrote it
+        let (lo, hi) = unsafe {
+            (
+                ov.Anonymous.Anonymous.Offset,
+                ov.Anonymous.Anonymous.OffsetHigh,
+            )
+        };
+        assert_eq!((lo, hi), (8192, 5));
+    }
+
+    /// Every method writes its buffer whole, at its offset, on the file it was opened from.
+    #[test]
+    fn every_method_writes_at_its_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dat");
+        std::fs::write(&path, vec![0u8; 64 << 10]).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        let site = Site::new(file, &path, TargetKind::File).unwrap();
+        let mut buf = iocap_engine::SlotBuffers::new(1, 4096, 7).unwrap();
+        for (i, m) in Method::WINDOWS.into_iter().enumerate() {
+            let Ok(mut w) = site.open(m) else {
+                panic!("{} could not be opened", m.label())
+            };
+            let data = buf.slot_mut(0);
+            data.fill(i as u8 + 1);
+            let off = 4096 * (2 * i as u64 + 1);
+            w.write_durably(data, off).unwrap();
+            drop(w);
+            let mut back = vec![0u8; 4096];
+            site.file.seek_read(&mut back, off).unwrap();
+            assert!(back.iter().all(|b| *b == i as u8 + 1), "{}", m.label());
+        }
+    }
+}
