@@ -35,13 +35,6 @@ macro_rules! linux_only_command {
 
 #[cfg(not(target_os = "linux"))]
 linux_only_command!(
-    audit,
-    AuditArgs,
-    audit,
-    "its checks read Linux's /sys and /proc (scheduler, queues, partition tables)"
-);
-#[cfg(not(target_os = "linux"))]
-linux_only_command!(
     monitor,
     MonitorArgs,
     monitor,

@@ -11,6 +11,7 @@ mod checks;
 mod host;
 pub mod parttable;
 mod resolve;
+pub mod windows;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -214,8 +215,21 @@ pub(crate) fn nearest_existing(path: &Path) -> PathBuf {
 }
 
 /// Audit each path: resolve it to its devices, check the file system, partition and devices, then
-/// the host (CPU power, memory, NUMA) once.
+/// the host (CPU power, memory, NUMA) once. On Windows the volume and its disks, through the
+/// system's calls ([`windows`]); `root` is then unused.
 pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport {
+    #[cfg(windows)]
+    {
+        let _ = root;
+        windows::audit(&windows::read::System, paths, opts)
+    }
+    #[cfg(not(windows))]
+    sys_audit(root, paths, opts)
+}
+
+/// [`audit`] through /sys and /proc.
+#[cfg_attr(windows, allow(dead_code))]
+fn sys_audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport {
     let mut report = AuditReport::default();
     for path in paths {
         let shown_path = path.display().to_string();
