@@ -20,7 +20,7 @@ pub fn host_checks(src: &dyn Source, opts: &AuditOptions) -> Vec<Check> {
         Ok((_, guid)) => min_state(src.min_processor_state(guid)),
     });
     out.push(frequency(src.processors()));
-    out.extend(sql_rights(opts));
+    out.extend(sql_rights(src, opts));
     out
 }
 
@@ -107,31 +107,57 @@ fn frequency(raw: Result<Vec<u8>, String>) -> Check {
     }
 }
 
-/// `sqlserver.instant_file_init` and `sqlserver.lock_pages`: INFO, not read. The rights are the
-/// service account's (SeManageVolumePrivilege, SeLockMemoryPrivilege), granted in the local
-/// security policy; reading them needs the LSA policy (LsaEnumerateAccountRights on the
-/// service's SID, as an administrator), which this audit does not call yet.
-fn sql_rights(opts: &AuditOptions) -> Vec<Check> {
+/// The default instance's service: named instances run as `MSSQL$NAME`.
+const SQL_SERVICE: &str = "MSSQLSERVER";
+
+/// The rights SQL Server's account should hold: (check, privilege, its name in secpol.msc,
+/// what is lost without it, how to see it in SQL Server).
+const SQL_RIGHTS: [(&str, &str, &str, &str, &str); 2] = [
+    (
+        "sqlserver.instant_file_init",
+        "SeManageVolumePrivilege",
+        "Perform volume maintenance tasks",
+        "every data-file growth and restore writes zeros first",
+        "SELECT instant_file_initialization_enabled FROM sys.dm_server_services",
+    ),
+    (
+        "sqlserver.lock_pages",
+        "SeLockMemoryPrivilege",
+        "Lock pages in memory",
+        "Windows may page out the buffer pool under memory pressure",
+        "SELECT sql_memory_model_desc FROM sys.dm_os_sys_info: LOCK_PAGES",
+    ),
+];
+
+/// `sqlserver.instant_file_init` and `sqlserver.lock_pages`: always INFO. The rights granted
+/// to the default instance's account directly; one that comes through a group (Administrators)
+/// is not seen, so a missing one is never a FAIL.
+fn sql_rights(src: &dyn Source, opts: &AuditOptions) -> Vec<Check> {
     if opts
         .profile
         .is_some_and(|p| p != crate::DbFamily::Sqlserver)
     {
         return Vec::new();
     }
-    vec![
-        Check::new(
-            "sqlserver.instant_file_init",
-            Severity::Info,
-            "sqlserver",
-            "not read: the SQL Server service account's SeManageVolumePrivilege (\"Perform volume maintenance tasks\") is in the local security policy, which iocap does not read",
-            "Check it in SQL Server (SELECT instant_file_initialization_enabled FROM sys.dm_server_services) or secpol.msc: without it every data file growth and restore writes zeros first.",
-        ),
-        Check::new(
-            "sqlserver.lock_pages",
-            Severity::Info,
-            "sqlserver",
-            "not read: the SQL Server service account's SeLockMemoryPrivilege (\"Lock pages in memory\") is in the local security policy, which iocap does not read",
-            "Check it in SQL Server (SELECT sql_memory_model_desc FROM sys.dm_os_sys_info: LOCK_PAGES) or secpol.msc: without it Windows may page out the buffer pool under memory pressure.",
-        ),
-    ]
+    let got = src.service_rights(SQL_SERVICE);
+    SQL_RIGHTS
+        .iter()
+        .map(|(id, privilege, shown, loss, query)| {
+            let (ev, rec) = match &got {
+                Err(e) => (
+                    format!("not read: {privilege} (\"{shown}\") of the {SQL_SERVICE} service's account: {e}"),
+                    format!("Check it in SQL Server ({query}) or secpol.msc: without it {loss}."),
+                ),
+                Ok((account, rights)) if rights.iter().any(|r| r == privilege) => (
+                    format!("{privilege} (\"{shown}\") granted to {account}, the {SQL_SERVICE} service's account, from LsaEnumerateAccountRights"),
+                    "Nothing to do: the service account holds the right (SQL Server uses it after a restart).".to_string(),
+                ),
+                Ok((account, _)) => (
+                    format!("{privilege} (\"{shown}\") not granted to {account}, the {SQL_SERVICE} service's account, directly, from LsaEnumerateAccountRights (a group such as Administrators may grant it)"),
+                    format!("Grant \"{shown}\" to the service account (secpol.msc, User Rights Assignment) unless a group grants it ({query}): without it {loss}."),
+                ),
+            };
+            Check::new(id, Severity::Info, "sqlserver", ev, rec)
+        })
+        .collect()
 }

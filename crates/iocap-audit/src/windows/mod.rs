@@ -13,6 +13,8 @@ mod cache;
 pub mod decode;
 mod host;
 #[cfg(windows)]
+mod lsa;
+#[cfg(windows)]
 pub mod read;
 mod volume;
 
@@ -83,6 +85,9 @@ pub trait Source {
     fn min_processor_state(&self, scheme_guid: &str) -> Result<u32, String>;
     /// CallNtPowerInformation(ProcessorInformation)'s output, one entry per processor.
     fn processors(&self) -> Result<Vec<u8>, String>;
+    /// The account the service `service` runs as and the rights the local security policy
+    /// grants it directly (QueryServiceConfigW, LookupAccountNameW, LsaEnumerateAccountRights).
+    fn service_rights(&self, service: &str) -> Result<(String, Vec<String>), String>;
 }
 
 /// The physical disk `n` as the checks name it.

@@ -169,6 +169,10 @@ impl Source for System {
         }
         Ok(buf)
     }
+
+    fn service_rights(&self, service: &str) -> Result<(String, Vec<String>), String> {
+        super::lsa::service_rights(service)
+    }
 }
 
 /// Opens a volume or disk: for reading where the call needs it (the cache information), else

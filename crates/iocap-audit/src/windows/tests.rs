@@ -19,6 +19,7 @@ struct Fake {
     scheme: Result<(String, String), String>,
     min_state: Result<u32, String>,
     processors: Result<Vec<u8>, String>,
+    rights: Result<(String, Vec<String>), String>,
 }
 
 impl Source for Fake {
@@ -46,6 +47,9 @@ impl Source for Fake {
     fn processors(&self) -> Result<Vec<u8>, String> {
         self.processors.clone()
     }
+    fn service_rights(&self, _: &str) -> Result<(String, Vec<String>), String> {
+        self.rights.clone()
+    }
 }
 
 /// A server set up as advised: GPT at 1 MiB, 64 KiB clusters, a write-back cache that Windows
@@ -65,6 +69,13 @@ fn good() -> Fake {
         )),
         min_state: Ok(100),
         processors: Ok(processors_fixture(&[(2600, 2600, 2600); 4])),
+        rights: Ok((
+            "NT Service\\MSSQLSERVER".into(),
+            vec![
+                "SeServiceLogonRight".into(),
+                "SeManageVolumePrivilege".into(),
+            ],
+        )),
     };
     f.set(
         VOL,
@@ -312,6 +323,7 @@ fn calls_that_fail_give_unknown_never_pass() {
         scheme: Err("PowerGetActiveScheme failed: error 120".into()),
         min_state: Err("not reached".into()),
         processors: Err("CallNtPowerInformation failed: 0xc0000002".into()),
+        rights: Err("no service MSSQLSERVER here (OpenServiceW: error 1060)".into()),
     };
     let r = run(&f, &sql(Some(64 << 10)));
     for c in &r.checks {
@@ -357,4 +369,36 @@ fn a_path_windows_cannot_place_is_resolve_path_unknown() {
     assert_eq!(r.checks[0].id, "resolve.path");
     assert_eq!(r.checks[0].severity, Severity::Unknown);
     assert_eq!(r.targets[0].path, "E:\\data");
+}
+
+#[test]
+fn sql_server_s_rights_are_info_whether_read_or_not() {
+    let r = run(&good(), &sql(None));
+    let ifi = check(&r, "sqlserver.instant_file_init");
+    assert_eq!(ifi.severity, Severity::Info);
+    assert!(
+        ifi.evidence.contains("granted to NT Service\\MSSQLSERVER"),
+        "{ifi:?}"
+    );
+    let lpim = check(&r, "sqlserver.lock_pages");
+    assert_eq!(lpim.severity, Severity::Info);
+    assert!(lpim.evidence.contains("not granted") && lpim.evidence.contains("Administrators"));
+    let mut f = good();
+    f.rights = Err("LsaOpenPolicy failed: error 5".into());
+    let r = run(&f, &sql(None));
+    let ifi = check(&r, "sqlserver.instant_file_init");
+    assert_eq!(ifi.severity, Severity::Info);
+    assert!(
+        ifi.evidence
+            .starts_with("not read: SeManageVolumePrivilege"),
+        "{ifi:?}"
+    );
+    let pg = AuditOptions {
+        profile: Some(DbFamily::Postgres),
+        ..AuditOptions::default()
+    };
+    assert!(!run(&good(), &pg)
+        .checks
+        .iter()
+        .any(|c| c.id.starts_with("sqlserver.")));
 }
