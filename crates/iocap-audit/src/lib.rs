@@ -4,7 +4,8 @@
 //! Everything reads through a [`Root`], so the checks are pure functions over a file-system tree:
 //! `/` in production, a temporary directory with fake `sys/`, `proc/` and `dev/` trees in tests.
 //! A value that cannot be read gives an [`Severity::Unknown`] check with the reason, never an error.
-//! The check IDs and thresholds are documented in `docs/checks.md`.
+//! The check IDs and thresholds are documented in `docs/checks.md`. On Windows, [`audit`] looks
+//! at the volume and disks under each path through Windows' own calls instead ([`windows`]).
 
 mod blockdevs;
 mod checks;
