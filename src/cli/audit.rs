@@ -21,7 +21,7 @@ pub struct AuditArgs {
     /// Database family, for the advice that differs: sqlserver, postgres, mysql or oracle
     #[arg(long)]
     pub profile: Option<String>,
-    /// The array's stripe unit, when sysfs does not tell it (e.g. 64K)
+    /// The array's stripe unit (e.g. 64K), where the system does not tell it (Windows never does)
     #[arg(long, value_name = "SIZE", value_parser = size_arg)]
     pub stripe_unit: Option<u64>,
     /// The planned database size, checked against the free space

@@ -5,7 +5,6 @@
 //! are `iocap-console`'s. [`execute`] runs a session on this process's executor and prints its
 //! run; [`ranks`] is the place of this process in a multi-host run.
 
-#[cfg(target_os = "linux")]
 mod audit;
 mod baseline;
 mod cachescan;
@@ -31,8 +30,6 @@ mod sqlio;
 mod suite;
 mod trace;
 mod verify;
-#[cfg(not(target_os = "linux"))]
-use platform::audit;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -71,9 +71,9 @@ pub fn target_checks(
 }
 
 /// The stripe unit in bytes and where it came from.
-struct Stripe {
-    bytes: u64,
-    source: String,
+pub(crate) struct Stripe {
+    pub(crate) bytes: u64,
+    pub(crate) source: String,
 }
 
 fn stripe_unit(root: &Root, top: Option<&str>, c: &Chain, opts: &AuditOptions) -> Option<Stripe> {
@@ -160,6 +160,22 @@ fn partition_checks(
     }
 }
 
+/// How to fix an offset, in the words of the system's tools.
+pub(crate) struct AlignFix {
+    /// The advice for an offset aligned to 4 KiB but not to 1 MiB.
+    pub(crate) warn: &'static str,
+    /// The advice for an offset not aligned to 4 KiB.
+    pub(crate) fail: &'static str,
+    /// Why no stripe unit is known, after the evidence.
+    pub(crate) no_stripe: &'static str,
+}
+
+const LINUX_FIX: AlignFix = AlignFix {
+    warn: "Re-create the partition at a 1 MiB boundary (parted -a optimal) so it divides evenly by any stripe unit.",
+    fail: "Re-create the partition at a 1 MiB boundary (sector 2048): this offset splits pages and stripe units, costing 5 to 30 %.",
+    no_stripe: "no stripe unit: no md chunk_size and queue/optimal_io_size is 0 or missing (give the stripe unit for hardware RAID)",
+};
+
 /// `partition.alignment` and `partition.stripe_alignment` for partition `p` starting `bytes`
 /// into its device.
 fn alignment_checks(
@@ -169,21 +185,27 @@ fn alignment_checks(
     stripe: Option<&Stripe>,
     out: &mut Vec<Check>,
 ) {
+    alignment_checks_with(p, bytes, evidence, stripe, &LINUX_FIX, out)
+}
+
+/// [`alignment_checks`] with the advice of `fix`.
+pub(crate) fn alignment_checks_with(
+    p: &str,
+    bytes: u64,
+    evidence: String,
+    stripe: Option<&Stripe>,
+    fix: &AlignFix,
+    out: &mut Vec<Check>,
+) {
     let (sev, rec) = if bytes % MIB == 0 {
         (
             Severity::Pass,
             "Nothing to do: the partition starts on a 1 MiB boundary.",
         )
     } else if bytes % 4096 == 0 {
-        (
-            Severity::Warn,
-            "Re-create the partition at a 1 MiB boundary (parted -a optimal) so it divides evenly by any stripe unit.",
-        )
+        (Severity::Warn, fix.warn)
     } else {
-        (
-            Severity::Fail,
-            "Re-create the partition at a 1 MiB boundary (sector 2048): this offset splits pages and stripe units, costing 5 to 30 %.",
-        )
+        (Severity::Fail, fix.fail)
     };
     out.push(Check::new(
         "partition.alignment",
@@ -215,9 +237,7 @@ fn alignment_checks(
         None => out.push(Check::unknown(
             "partition.stripe_alignment",
             p,
-            format!(
-                "{evidence}; no stripe unit: no md chunk_size and queue/optimal_io_size is 0 or missing (give the stripe unit for hardware RAID)"
-            ),
+            format!("{evidence}; {}", fix.no_stripe),
         )),
     }
 }
@@ -259,73 +279,97 @@ fn fs_checks(
             "Re-create the file system with 4 KiB blocks: smaller blocks fragment 8 KB pages and add metadata I/O.",
         ));
     }
+    out.push(stripe_divisible(
+        subject,
+        bs,
+        stripe,
+        "no stripe unit known (no md chunk, optimal_io_size 0 or missing, none given)",
+    ));
+    out.push(free_space(
+        subject,
+        fs.avail_bytes,
+        fs.total_bytes,
+        "statvfs",
+        opts,
+    ));
+}
+
+/// `fs.stripe_divisible`: the stripe unit against the allocation unit `bs`; `none` says why no
+/// stripe unit is known.
+pub(crate) fn stripe_divisible(
+    subject: &str,
+    bs: u64,
+    stripe: Option<&Stripe>,
+    none: &str,
+) -> Check {
     match stripe {
-        Some(s) if s.bytes % bs == 0 => out.push(Check::new(
+        Some(s) if s.bytes % bs == 0 => Check::new(
             "fs.stripe_divisible",
             Severity::Pass,
             subject,
             format!("stripe unit {} B from {} / block size {bs} B = {}", s.bytes, s.source, s.bytes / bs),
             "Nothing to do: the stripe unit divides evenly by the allocation unit.",
-        )),
-        Some(s) => out.push(Check::new(
+        ),
+        Some(s) => Check::new(
             "fs.stripe_divisible",
             Severity::Fail,
             subject,
             format!("stripe unit {} B from {} is not a multiple of block size {bs} B", s.bytes, s.source),
             "Choose a stripe unit that is a multiple of the file-system block size, or re-create the file system.",
-        )),
-        None => out.push(Check::unknown(
-            "fs.stripe_divisible",
-            subject,
-            "no stripe unit known (no md chunk, optimal_io_size 0 or missing, none given)",
-        )),
+        ),
+        None => Check::unknown("fs.stripe_divisible", subject, none),
     }
-    let avail = fs.avail_bytes;
+}
+
+/// `fs.free_space`: `avail` of `total` bytes (read by `call`) against the planned size.
+pub(crate) fn free_space(
+    subject: &str,
+    avail: u64,
+    total: u64,
+    call: &str,
+    opts: &AuditOptions,
+) -> Check {
     match opts.db_size_bytes {
-        Some(want) if avail < want => out.push(Check::new(
+        Some(want) if avail < want => Check::new(
             "fs.free_space",
             Severity::Fail,
             subject,
             format!(
-                "{} available (statvfs) < planned database size {}",
+                "{} available ({call}) < planned database size {}",
                 size(avail),
                 size(want)
             ),
             "Move the database to a larger volume or grow this file system before the load.",
-        )),
-        Some(want) if avail / 5 * 4 < want => out.push(Check::new(
+        ),
+        Some(want) if avail / 5 * 4 < want => Check::new(
             "fs.free_space",
             Severity::Warn,
             subject,
             format!(
-                "{} available (statvfs) leaves less than 20 % headroom over the planned {}",
+                "{} available ({call}) leaves less than 20 % headroom over the planned {}",
                 size(avail),
                 size(want)
             ),
             "Plan for growth, temp space and backups: keep at least 20 % free beyond the database.",
-        )),
-        Some(want) => out.push(Check::new(
+        ),
+        Some(want) => Check::new(
             "fs.free_space",
             Severity::Pass,
             subject,
             format!(
-                "{} available (statvfs) >= planned {} with 20 % headroom",
+                "{} available ({call}) >= planned {} with 20 % headroom",
                 size(avail),
                 size(want)
             ),
             "Nothing to do: the planned database fits.",
-        )),
-        None => out.push(Check::new(
+        ),
+        None => Check::new(
             "fs.free_space",
             Severity::Info,
             subject,
-            format!(
-                "{} available of {} (statvfs)",
-                size(avail),
-                size(fs.total_bytes)
-            ),
+            format!("{} available of {} ({call})", size(avail), size(total)),
             "Give the planned database size to check that it fits.",
-        )),
+        ),
     }
 }
 

@@ -4,13 +4,15 @@
 //! Everything reads through a [`Root`], so the checks are pure functions over a file-system tree:
 //! `/` in production, a temporary directory with fake `sys/`, `proc/` and `dev/` trees in tests.
 //! A value that cannot be read gives an [`Severity::Unknown`] check with the reason, never an error.
-//! The check IDs and thresholds are documented in `docs/checks.md`.
+//! The check IDs and thresholds are documented in `docs/checks.md`. On Windows, [`audit`] looks
+//! at the volume and disks under each path through Windows' own calls instead ([`windows`]).
 
 mod blockdevs;
 mod checks;
 mod host;
 pub mod parttable;
 mod resolve;
+pub mod windows;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -214,8 +216,21 @@ pub(crate) fn nearest_existing(path: &Path) -> PathBuf {
 }
 
 /// Audit each path: resolve it to its devices, check the file system, partition and devices, then
-/// the host (CPU power, memory, NUMA) once.
+/// the host (CPU power, memory, NUMA) once. On Windows the volume and its disks, through the
+/// system's calls ([`windows`]); `root` is then unused.
 pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport {
+    #[cfg(windows)]
+    {
+        let _ = root;
+        windows::audit(&windows::read::System, paths, opts)
+    }
+    #[cfg(not(windows))]
+    sys_audit(root, paths, opts)
+}
+
+/// [`audit`] through /sys and /proc.
+#[cfg_attr(windows, allow(dead_code))]
+fn sys_audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport {
     let mut report = AuditReport::default();
     for path in paths {
         let shown_path = path.display().to_string();
