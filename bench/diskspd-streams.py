@@ -49,7 +49,11 @@ def avg_cpu(out):
     """The Usage column of the CPU table's average row ("avg." or DiskSpd for Linux's "avg:")."""
     for line in out.splitlines():
         if line.strip().startswith(("avg.", "avg:")):
-            return float(line.split("|")[0].split()[-1].rstrip("%"))
+            # iocap: "avg.|  57.12%|..."; DiskSpd for Linux: " avg:\t 57.12% | ..."
+            cells = [c.strip() for c in line.split("|")]
+            first = cells[0].split()[-1]
+            usage = cells[1] if first.startswith("avg") else first
+            return float(usage.rstrip("%"))
     raise SystemExit("no avg. row in\n" + out)
 
 
