@@ -372,7 +372,13 @@ mod tests {
     fn a_region_past_the_end_of_a_foreign_file_is_refused_before_any_write() {
         let d = tempfile::tempdir().unwrap();
         let theirs = d.path().join("theirs");
-        std::fs::write(&theirs, vec![1u8; 4 << 20]).unwrap();
+        // the user's data: random, as nothing of theirs should be guessable or compressible
+        let mut data = vec![0u8; 4 << 20];
+        crate::stamp::fill_random(
+            &mut data,
+            &mut rand_xoshiro::rand_core::SeedableRng::seed_from_u64(27),
+        );
+        std::fs::write(&theirs, &data).unwrap();
         let mut spec = JobSpec {
             targets: vec![iocap_model::TargetSpec::new(theirs.display().to_string())],
             rw: iocap_model::RwMode::RandWrite,
@@ -397,6 +403,9 @@ mod tests {
         spec.base_bytes = 1 << 20;
         let e = check_targets(&spec).unwrap_err().to_string();
         assert!(e.contains("iocap did not create it"), "{e}");
-        assert_eq!(std::fs::read(&theirs).unwrap(), vec![1u8; 4 << 20]);
+        assert!(
+            std::fs::read(&theirs).unwrap() == data,
+            "their file changed"
+        );
     }
 }

@@ -3,19 +3,13 @@
 //! DiskSpd would, think time pauses after a count of I/Os, and a queue depth per target runs.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 
 use iocap_engine::WRITE_STAMP_MAGIC;
 use iocap_engine::{prepare_targets, run_test, NoFillProgress, Quiet, TargetError, TestOutcome};
 use iocap_model::{EngineChoice, JobSpec, RwMode, TargetSpec, ThinkTime};
 
-static NEVER: AtomicBool = AtomicBool::new(false);
-
-#[cfg(target_os = "linux")]
-const ASYNC: EngineChoice = EngineChoice::IoUring;
-#[cfg(windows)]
-const ASYNC: EngineChoice = EngineChoice::Auto;
-const ENGINES: [EngineChoice; 2] = [ASYNC, EngineChoice::Psync];
+mod common;
+use common::{ASYNC, ENGINES, NEVER};
 
 fn spec(path: &std::path::Path, rw: RwMode, engine: EngineChoice) -> JobSpec {
     JobSpec {
@@ -122,7 +116,12 @@ fn a_base_offset_sizes_new_files_and_refuses_short_ones() {
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 5 << 20);
     drop(targets);
     let theirs = dir.path().join("theirs.dat");
-    std::fs::write(&theirs, vec![7u8; 4 << 20]).unwrap();
+    let mut data = vec![0u8; 4 << 20];
+    iocap_engine::fill_random(
+        &mut data,
+        &mut rand_xoshiro::rand_core::SeedableRng::seed_from_u64(7),
+    );
+    std::fs::write(&theirs, &data).unwrap();
     let mut s = spec(&theirs, RwMode::RandRead, ASYNC);
     s.base_bytes = 3 << 20;
     s.targets[0].size_bytes = Some(2 << 20);

@@ -4,7 +4,6 @@
 //! timeline while each reports on its own.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 
 use iocap_engine::WRITE_STAMP_MAGIC;
 use iocap_engine::{
@@ -13,15 +12,8 @@ use iocap_engine::{
 };
 use iocap_model::{parse_bs_split, Burst, EngineChoice, JobSpec, RwMode, TargetSpec};
 
-static NEVER: AtomicBool = AtomicBool::new(false);
-
-/// The asynchronous engine and both engines of the system the tests run on: io_uring and psync
-/// on Linux, IOCP and sync on Windows.
-#[cfg(target_os = "linux")]
-const ASYNC: EngineChoice = EngineChoice::IoUring;
-#[cfg(windows)]
-const ASYNC: EngineChoice = EngineChoice::Auto;
-const ENGINES: [EngineChoice; 2] = [ASYNC, EngineChoice::Psync];
+mod common;
+use common::{ASYNC, ENGINES, NEVER};
 
 fn spec(path: &std::path::Path, rw: RwMode, engine: EngineChoice) -> JobSpec {
     let write_pct = if matches!(rw, RwMode::Write | RwMode::RandWrite) {

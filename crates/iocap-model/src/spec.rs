@@ -13,6 +13,9 @@ pub const MAX_BS_BYTES: u64 = 64 << 20;
 pub const MAX_QD: u32 = 4096;
 /// Upper bound on threads per target.
 pub const MAX_THREADS: u32 = 1024;
+/// The most intervals a test keeps per worker, summed over its workers (`interval_ms`): about
+/// 100 MB of result. An hour at 1 s on 64 threads is 230,400.
+pub const MAX_KEPT_INTERVALS: u64 = 500_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -402,6 +405,33 @@ impl JobSpec {
         }
     }
 
+    /// A series kept per worker (`interval_ms`) stays within [`MAX_KEPT_INTERVALS`]: every
+    /// interval of every worker is held in memory and stored with the result, so `-D1` over an
+    /// hour on 64 threads (230 million) would exhaust memory instead of measuring.
+    fn validate_intervals(&self, ms: u32) -> Result<(), SpecError> {
+        if ms == 0 {
+            return bad("the interval of the series must be at least 1 ms");
+        }
+        let window_s = self
+            .until_stable
+            .map_or(self.duration_s, |u| u.max_s.max(self.duration_s));
+        let intervals = (window_s * 1000.0 / f64::from(ms)).ceil().max(1.0);
+        let workers: u64 = self
+            .targets
+            .iter()
+            .map(|t| u64::from(t.threads.unwrap_or(self.threads)))
+            .sum();
+        let kept = intervals * workers.max(1) as f64;
+        if kept > MAX_KEPT_INTERVALS as f64 {
+            return Err(SpecError::Invalid(format!(
+                "a series every {ms} ms over {window_s} s on {workers} threads keeps {kept:.0} \
+                 intervals; at most {MAX_KEPT_INTERVALS} are kept: a longer interval or a \
+                 shorter test"
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks every rule that needs no access to the system.
     pub fn validate(&self) -> Result<(), SpecError> {
         if self.targets.is_empty() {
@@ -418,9 +448,7 @@ impl JobSpec {
             }
         }
         if let Some(ms) = self.interval_ms {
-            if ms == 0 {
-                return bad("the interval of the series must be at least 1 ms");
-            }
+            self.validate_intervals(ms)?;
         }
         for t in &self.targets {
             if t.path.is_empty() {
@@ -901,6 +929,27 @@ mod tests {
             assert_eq!(RwMode::parse(m.name()), Some(m));
         }
         assert_eq!(RwMode::parse("sideways"), None);
+    }
+
+    /// A series kept per worker is bounded: -D1000 over an hour on 64 threads is kept, -D1 over
+    /// an hour is refused with a message that names the interval, the length and the threads.
+    #[test]
+    fn a_per_worker_series_too_long_to_keep_is_refused() {
+        let spec = |ms, duration_s, threads| JobSpec {
+            interval_ms: Some(ms),
+            duration_s,
+            threads,
+            ..JobSpec::default()
+        };
+        spec(1000, 3600.0, 64).validate().unwrap();
+        spec(500, 10.0, 1).validate().unwrap();
+        let e = spec(1, 3600.0, 64).validate().unwrap_err().to_string();
+        assert!(
+            e.contains("every 1 ms over 3600 s on 64 threads") && e.contains("at most 500000"),
+            "{e}"
+        );
+        let e = spec(0, 10.0, 1).validate().unwrap_err().to_string();
+        assert!(e.contains("at least 1 ms"), "{e}");
     }
 
     /// DiskSpd's streams need a step, and threads sharing one stream have no thread stride.

@@ -93,13 +93,18 @@ fn table(
     cell: &dyn Fn(&FsyncPoint) -> String,
 ) -> String {
     let mut t = String::new();
-    let _ = write!(t, "\n{title:<22}");
+    // 22 columns, or one more than the longest label (Windows' NO_BUFFERING|WRITE_THROUGH)
+    let w = methods
+        .iter()
+        .map(|id| FsyncMethod::label_of(id).chars().count() + 1)
+        .fold(22, usize::max);
+    let _ = write!(t, "\n{title:<w$}");
     for s in sizes {
         let _ = write!(t, "{:>11}", head(*s));
     }
     t.push('\n');
     for id in methods {
-        let _ = write!(t, "{:<22}", FsyncMethod::label_of(id));
+        let _ = write!(t, "{:<w$}", FsyncMethod::label_of(id));
         for s in sizes {
             let c = r
                 .points
@@ -204,5 +209,36 @@ mod tests {
         assert!(t.contains("1000"), "{t}");
         assert!(t.contains("2500 µs"), "{t}");
         assert!(t.contains("PostgreSQL: keep it."), "{t}");
+    }
+
+    /// Windows' longest label (26 characters) keeps the size columns in line: every row's
+    /// first cell is as wide as the header's, so the figures sit under their sizes.
+    #[test]
+    fn a_long_method_label_keeps_the_columns_in_line() {
+        let point = |method: &str| FsyncPoint {
+            method: method.into(),
+            size_bytes: 8192,
+            ops: 100,
+            duration_s: 1.0,
+            ops_per_s: 100.0,
+            available: true,
+            ..Default::default()
+        };
+        let r = FsyncReport {
+            points: vec![
+                point("flush_file_buffers"),
+                point("no_buffering_write_through"),
+            ],
+            ..Default::default()
+        };
+        let t = render(&r);
+        let rows: Vec<&str> = t
+            .lines()
+            .filter(|l| l.starts_with("FlushFileBuffers") || l.starts_with("NO_BUFFERING|"))
+            .collect();
+        assert!(rows.len() >= 2, "{t}");
+        let width = rows[0].chars().count();
+        assert!(rows.iter().all(|r| r.chars().count() == width), "{t}");
+        assert!(rows.iter().all(|r| !r.contains("|WRITE_THROUGH1")), "{t}");
     }
 }
