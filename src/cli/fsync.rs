@@ -28,13 +28,18 @@ const FAMILIES: &[(&str, &str)] = &[
     ("oracle", "its unbuffered redo writes"),
 ];
 
-/// `--methods`' help: this system's methods.
-#[cfg(not(windows))]
-const METHODS_HELP: &str = "Methods to measure, in this order, comma-separated [default: all \
-     seven: fsync, fdatasync, o_dsync, o_direct_o_dsync, o_sync, o_direct_o_sync, rwf_dsync]";
-#[cfg(windows)]
-const METHODS_HELP: &str = "Methods to measure, in this order, comma-separated [default: all \
-     three: flush_file_buffers, write_through, no_buffering_write_through]";
+/// `--methods`' help: this system's methods, named from the list the measurement uses.
+fn methods_help() -> String {
+    let ids: Vec<&str> = iocap_fsync::method::native()
+        .iter()
+        .map(|m| m.id())
+        .collect();
+    format!(
+        "Methods to measure, in this order, comma-separated [default: all {}: {}]",
+        ids.len(),
+        ids.join(", ")
+    )
+}
 
 /// `--offsets`.
 const OFFSETS: &[(&str, &str)] = &[
@@ -71,7 +76,7 @@ pub struct FsyncArgs {
     /// Write sizes, 512 B to 64K, comma-separated [default: 512,4K,8K,16K,64K; --quick: 8K,16K]
     #[arg(long, value_name = "SIZES", value_parser = sizes_arg)]
     pub sizes: Option<Sizes>,
-    #[arg(long, value_name = "METHODS", value_parser = methods_arg, help = METHODS_HELP)]
+    #[arg(long, value_name = "METHODS", value_parser = methods_arg, help = methods_help())]
     pub methods: Option<Methods>,
     /// Measured time per method and size [default: 2s; --quick: 1s]
     #[arg(long, value_parser = duration_arg)]
