@@ -32,10 +32,7 @@ pub fn monitor(a: MonitorArgs) -> Result<Exit> {
     if !(0.01..=3600.0).contains(&a.interval) {
         bail!("--interval must be from 10 ms to 1 h");
     }
-    #[cfg(not(windows))]
-    let mut watch = iocap_monitor::Watch::new(&a.devices)?;
-    #[cfg(windows)]
-    let mut watch = iocap_monitor::perfmon::system_watch(&a.devices)?;
+    let mut watch = iocap_monitor::system_watch(&a.devices)?;
     let mut reports = 0u64;
     while a.count.is_none_or(|c| reports < c) {
         if pause(a.interval) {

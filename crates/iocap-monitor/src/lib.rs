@@ -212,6 +212,15 @@ pub type SystemSource = Diskstats;
 #[cfg(windows)]
 pub type SystemSource = perfmon::SystemDisks;
 
+/// `iocap monitor`'s watch of `devices` (every device with I/O when empty) on this system's
+/// counters: block devices on Linux, physical disks on Windows.
+pub fn system_watch(devices: &[String]) -> Result<Watch<SystemSource>, MonitorError> {
+    #[cfg(not(windows))]
+    return Watch::new(devices);
+    #[cfg(windows)]
+    return perfmon::system_watch(devices);
+}
+
 /// Difference of two cumulative counters: never negative. A decrease is a
 /// 32-bit wrap when the previous value sat in the upper half of the 32-bit
 /// range, otherwise a reset (delta = current value).
