@@ -49,10 +49,157 @@ pub struct Workload {
     pub processes: Vec<ProcessRow>,
     /// Requests by time and offset, for the heat map.
     pub heatmap: Heatmap,
+    /// The files the requests were attributed to (`capture --files`, `characterise --files`);
+    /// absent when the trace has no file map (the streams are then told apart only by who
+    /// issued them, and `file_map_note` says why there is none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_map: Option<FileMapInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_map_note: Option<String>,
+    /// The workload as streams: one per role, the page cache's write-back on its own, busiest
+    /// first. Each stream's rates and depth are over its own busy seconds.
+    #[serde(default)]
+    pub streams: Vec<Stream>,
     /// The workload placed on a storage's capacity curve (`characterise --against RUN`);
     /// absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headroom: Option<Headroom>,
+}
+
+/// What a stream's requests were for: the role of the file they fell in (`log`: pg_wal,
+/// InnoDB's redo, SQLite's `-wal`; `data`; `temp`; `doublewrite`: InnoDB's doublewrite
+/// buffer), the file system's own journal and metadata (`fs`), writes the kernel's flusher
+/// threads issued for the page cache (`writeback`), or none of these (`other`: outside every
+/// mapped file, or any request of a trace without a file map).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamRole {
+    Log,
+    Data,
+    Temp,
+    Doublewrite,
+    Fs,
+    Writeback,
+    Other,
+}
+
+impl StreamRole {
+    pub const ALL: [StreamRole; 7] = [
+        StreamRole::Log,
+        StreamRole::Data,
+        StreamRole::Temp,
+        StreamRole::Doublewrite,
+        StreamRole::Fs,
+        StreamRole::Writeback,
+        StreamRole::Other,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            StreamRole::Log => "log",
+            StreamRole::Data => "data",
+            StreamRole::Temp => "temp",
+            StreamRole::Doublewrite => "doublewrite",
+            StreamRole::Fs => "fs",
+            StreamRole::Writeback => "writeback",
+            StreamRole::Other => "other",
+        }
+    }
+
+    /// By name (`log`, `data`, ...).
+    pub fn parse(s: &str) -> Option<StreamRole> {
+        Self::ALL.into_iter().find(|r| r.name() == s)
+    }
+}
+
+impl Default for StreamRole {
+    fn default() -> Self {
+        StreamRole::Other
+    }
+}
+
+impl std::fmt::Display for StreamRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The file map a trace was described with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct FileMapInfo {
+    /// `capture`: read while the capture ran (at its start, as files appeared or grew, and at
+    /// its end); `characterise`: read when the trace was described, so files moved since the
+    /// recording are attributed where they lie now.
+    pub read_by: String,
+    /// The directories mapped.
+    pub dirs: Vec<String>,
+    /// Files mapped, and their extents.
+    pub files: u64,
+    pub extents: u64,
+    /// Files per role, by the rules of docs/capture.md (`log`, `data`, ...).
+    pub files_per_role: Vec<RoleCount>,
+    /// Reads and writes that fell in a mapped file.
+    pub mapped_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct RoleCount {
+    pub role: String,
+    pub count: u64,
+}
+
+/// One stream: the requests of one role. Rates, depth and durability are over the stream's
+/// busy seconds (the seconds in which it issued at least one request), so that a log written
+/// in bursts reads as what it does while it writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Stream {
+    pub role: StreamRole,
+    /// Reads, writes and flushes (a flush belongs to the stream of the last write of the process
+    /// that issued it).
+    pub reads: u64,
+    pub writes: u64,
+    pub flushes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Distinct files it touched (0 without a file map).
+    pub files: u64,
+    /// Seconds in which it issued at least one request, of `duration_s`.
+    pub busy_s: f64,
+    /// Reads and writes per busy second, and MB/s (10^6 bytes) over them.
+    pub iops: f64,
+    pub mb_s: f64,
+    /// The busiest second: its reads and writes, and its mean depth.
+    pub peak_iops: f64,
+    pub peak_depth: f64,
+    /// Requests of this stream in flight at the device, time-weighted over its busy seconds
+    /// (the sum of its requests' device times over the busy time); absent without completions.
+    pub depth_mean: Option<f64>,
+    /// The most of its requests in flight at once.
+    pub depth_max: u64,
+    /// Reads of reads and writes, by count.
+    pub read_pct: f64,
+    /// The commonest read or write size, and the sizes (per operation, the commonest first,
+    /// then an `other` row).
+    pub size_mode_bytes: u64,
+    pub sizes: Vec<SizeCount>,
+    /// Requests that start where the previous one to the same file (without a file map: from
+    /// the same process) ended, and within 1 MiB of it.
+    pub sequential_pct: f64,
+    pub near_pct: f64,
+    /// Flushes (and FUA writes) per busy second; writes and bytes made durable by each flush.
+    pub flushes_per_s: f64,
+    pub fua_writes: u64,
+    pub writes_per_flush: f64,
+    pub bytes_per_flush: f64,
+    /// Bytes made durable per busy second: writes followed by a flush of their stream, and
+    /// FUA writes.
+    pub durable_bytes_per_s: f64,
+    /// Its own on/off periods.
+    pub bursts: Bursts,
+    /// Device latency of its reads and writes; absent without completions.
+    pub latency: Option<Percentiles>,
 }
 
 /// One operation's share.

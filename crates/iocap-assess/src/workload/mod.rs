@@ -110,6 +110,9 @@ impl Characteriser {
             processes: self.mix.processes(),
             rate: rate.0,
             heatmap: rate.1,
+            file_map: None,
+            file_map_note: None,
+            streams: vec![],
             headroom: None,
         }
     }
