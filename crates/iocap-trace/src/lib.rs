@@ -24,7 +24,7 @@ pub mod record;
 pub use convert::{convert, Converted, ExportFormat};
 pub use detect::{open_trace, TraceFormat};
 pub use error::TraceError;
-pub use file::{TraceReader, TraceWriter};
+pub use file::{read_maps, TraceReader, TraceWriter};
 pub use meta::{DeviceInfo, LostCounts, TraceMeta, TraceSummary};
 pub use record::{DevId, IoFlags, IoRecord, Op};
 
