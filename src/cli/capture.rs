@@ -15,6 +15,7 @@ use iocap_model::workload::Workload;
 use iocap_model::RunCommand;
 use iocap_report::workload::captured_line;
 use iocap_session::CaptureRequest;
+use iocap_trace::filemap::scan::DirSpec;
 
 use super::execute::new_run;
 use super::Exit;
@@ -46,6 +47,10 @@ pub struct CaptureArgs {
     /// Only requests issued by this process id
     #[arg(long)]
     pub pid: Option<u32>,
+    /// Attribute requests to the files under DIR (their extents go into the trace): the log,
+    /// data, temp, doublewrite streams; ROLE=DIR gives every file under DIR that role
+    #[arg(long, value_name = "DIR", num_args = 1.., value_parser = dir_spec)]
+    pub files: Vec<DirSpec>,
     /// Also write a profile TOML that reproduces the mix (iocap suite run profile:FILE measures it)
     #[arg(long, value_name = "FILE")]
     pub as_profile: Option<PathBuf>,
@@ -64,6 +69,7 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
         out: a.trace.clone(),
         comm: a.comm.clone(),
         pid: a.pid,
+        files: a.files.clone(),
     };
     let mut run = new_run(RunCommand::Capture);
     let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
@@ -80,7 +86,7 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
     let outcome = outcome?;
     // described from the file once it is complete: the capture's own CPU goes to recording,
     // and what is printed is what `iocap characterise FILE` says
-    let w = iocap_session::characterise(std::slice::from_ref(&outcome.path))?;
+    let w = iocap_session::characterise(std::slice::from_ref(&outcome.path), &[])?;
     let (s, path) = (&outcome.summary, outcome.path.display().to_string());
     let unmatched = outcome.stats.unmatched_completions;
     eprintln!(
@@ -113,6 +119,10 @@ pub struct CharacteriseArgs {
     /// Also write a profile TOML that reproduces the mix (iocap suite run profile:FILE measures it)
     #[arg(long, value_name = "FILE")]
     pub as_profile: Option<PathBuf>,
+    /// Attribute requests to the files under DIR as they lie now (for a trace recorded without
+    /// --files, or to add directories); ROLE=DIR gives every file under DIR that role
+    #[arg(long, value_name = "DIR", num_args = 1.., value_parser = dir_spec)]
+    pub files: Vec<DirSpec>,
     /// Allow replacing an existing profile file (a regular file only)
     #[arg(long)]
     pub force: bool,
@@ -134,7 +144,7 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
         Some(r) => Some(saturate_run(r, a.save.store.db.as_deref())?),
         None => None,
     };
-    let mut w = iocap_session::characterise(&a.inputs)?;
+    let mut w = iocap_session::characterise(&a.inputs, &a.files)?;
     if let Some(run) = &curve {
         w.headroom = Some(iocap_assess::headroom::place(&w, run)?);
     }
@@ -157,6 +167,11 @@ fn saturate_run(what: &str, db: Option<&str>) -> Result<iocap_model::RunResult> 
     let run = iocap_console::keep::open_existing_store(db)?.load(what)?;
     iocap_assess::headroom::curve_of(&run)?;
     Ok(run)
+}
+
+/// `DIR` or `ROLE=DIR` for `--files`.
+fn dir_spec(s: &str) -> Result<DirSpec, String> {
+    DirSpec::parse(s)
 }
 
 fn refuse_existing_profile(p: Option<&PathBuf>, force: bool) -> Result<()> {

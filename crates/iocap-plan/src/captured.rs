@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use iocap_model::format_bytes;
-use iocap_model::workload::Workload;
+use iocap_model::workload::{SizeCount, Workload};
 
 /// The `family` of a profile written from a trace.
 pub const CAPTURED_FAMILY: &str = "captured";
@@ -22,8 +22,18 @@ pub const CAPTURED_FAMILY: &str = "captured";
 /// Sizes kept in the `bs_split`.
 const SIZES_KEPT: usize = 6;
 
-/// The profile TOML (the format of crates/iocap-plan/profiles, docs/profiles-and-suites.md).
+/// The profile TOML (the format of crates/iocap-plan/profiles, docs/profiles-and-suites.md):
+/// one workload per stream when the workload has streams (every description since streams
+/// exist), else one mix for all of it (a workload saved before).
 pub fn profile_from_workload(w: &Workload, name: &str) -> String {
+    match crate::streams::profile_from_streams(w, &clean_name(name)) {
+        Some(toml) => toml,
+        None => profile_from_mix(w, name),
+    }
+}
+
+/// One mix for the whole workload (a workload described before streams existed).
+fn profile_from_mix(w: &Workload, name: &str) -> String {
     let name = clean_name(name);
     let count = |op: &str| w.mix.iter().find(|m| m.op == op).map_or(0, |m| m.count);
     let (reads, writes) = (count("read"), count("write"));
@@ -97,9 +107,14 @@ pub fn profile_from_workload(w: &Workload, name: &str) -> String {
 
 /// `bs = "8K"` or `bs_split = "8K:70,128K:30"` from the commonest read and write sizes.
 fn sizes(w: &Workload) -> String {
+    bs_text(&w.sizes, SIZES_KEPT)
+}
+
+/// `bs = "8K"` or `bs_split = "8K:70,128K:30"` from the `kept` commonest read and write sizes
+/// of a size table (rounded up to 512 bytes, reads' and writes' counts added).
+pub(crate) fn bs_text(sizes: &[SizeCount], kept: usize) -> String {
     let mut v: Vec<(u64, u64)> = vec![];
-    for s in w
-        .sizes
+    for s in sizes
         .iter()
         .filter(|s| (s.op == "read" || s.op == "write") && s.size_bytes > 0)
     {
@@ -109,8 +124,8 @@ fn sizes(w: &Workload) -> String {
             None => v.push((size, s.count)),
         }
     }
-    v.sort_by_key(|x| std::cmp::Reverse(x.1));
-    v.truncate(SIZES_KEPT);
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(kept);
     let total: u64 = v.iter().map(|x| x.1).sum();
     let shares: Vec<(u64, u64)> = v
         .iter()
@@ -155,7 +170,7 @@ fn durable(o: &mut String, w: &Workload) {
     );
 }
 
-fn clean_name(s: &str) -> String {
+pub(crate) fn clean_name(s: &str) -> String {
     let n: String = s
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
@@ -167,7 +182,7 @@ fn clean_name(s: &str) -> String {
     }
 }
 
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

@@ -17,6 +17,7 @@ mod captured;
 mod fields;
 mod profile;
 mod sqlio_classic;
+mod streams;
 mod suite;
 mod summary;
 mod values;

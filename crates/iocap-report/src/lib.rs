@@ -19,6 +19,7 @@ pub mod partial;
 pub mod ranks;
 pub mod replay;
 mod rows;
+pub mod streams;
 pub mod suite;
 pub mod sure;
 mod svg;

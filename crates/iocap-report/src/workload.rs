@@ -32,6 +32,7 @@ pub fn captured_line(path: &str, records: u64, file_bytes: u64, unmatched: u64) 
 pub fn render(w: &Workload) -> String {
     let mut o = String::new();
     heading(&mut o, w);
+    crate::streams::render(&mut o, w);
     mix(&mut o, w);
     shape(&mut o, w);
     rate(&mut o, w);
@@ -147,11 +148,16 @@ fn shape(o: &mut String, w: &Workload) {
     let _ = writeln!(
         o,
         "\nRandomness: {:.1} % sequential, {:.1} % within 1 MiB, {:.1} % further\n  ({} \
-         streams: a stream is a device and a process)",
+         runs followed: a run is {})",
         r.sequential_pct,
         r.near_pct,
         r.far_pct,
-        count(r.streams as f64)
+        count(r.streams as f64),
+        if w.file_map.is_some() {
+            "a file (a process outside the mapped files)"
+        } else {
+            "a device and a process"
+        }
     );
     if let Some(q) = &w.queue_depth {
         let top: Vec<String> = {

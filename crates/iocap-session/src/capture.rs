@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use iocap_assess::workload::TraceFacts;
 use iocap_capture::{Capture, CaptureConfig, CaptureStats};
-use iocap_trace::{DevId, DeviceInfo, IoRecord, TraceMeta, TraceSummary, TraceWriter};
+use iocap_trace::filemap::scan::{DirSpec, Scanner};
+use iocap_trace::{DevId, DeviceInfo, FileMap, IoRecord, TraceMeta, TraceSummary, TraceWriter};
 
 /// What the user asked to capture.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +25,9 @@ pub struct CaptureRequest {
     pub out: Option<PathBuf>,
     pub comm: Option<String>,
     pub pid: Option<u32>,
+    /// Directories whose files' extents go into the trace (`--files`): read at the start,
+    /// each second for files that appear or change, and at the end.
+    pub files: Vec<DirSpec>,
 }
 
 /// Where a capture stands, once a second.
@@ -125,9 +129,16 @@ pub fn capture(
         ..CaptureConfig::default()
     };
     // the kernel side first: a host that refuses BPF leaves no empty file behind
+    let mut files = match req.files.is_empty() {
+        true => None,
+        false => Some(FileMapper::new(&req.files)?),
+    };
     let mut cap = Capture::start(&config)?;
     // the file is opened by the caller's rule for files iocap writes (never over the user's)
-    let writer = TraceWriter::new(open(&path)?, &path, &meta)?;
+    let mut writer = TraceWriter::new(open(&path)?, &path, &meta)?;
+    if let Some(f) = files.as_mut() {
+        f.write(&mut writer)?;
+    }
     let mut sinks = Sinks {
         writer,
         failed: None,
@@ -151,6 +162,9 @@ pub fn capture(
             let s = cap.stats();
             sinks.writer.set_lost(s.lost_ring_full, lost_other(&s));
             sinks.writer.flush_chunk()?;
+            if let Some(f) = files.as_mut() {
+                f.tick(&mut sinks.writer)?;
+            }
             tick(&CaptureTick {
                 elapsed_s: elapsed,
                 records: s.records,
@@ -163,6 +177,9 @@ pub fn capture(
         return Err(e).context(format!("writing the trace {}", path.display()));
     }
     let mut writer = sinks.writer;
+    if let Some(f) = files.as_mut() {
+        f.write(&mut writer)?;
+    }
     writer.set_lost(stats.lost_ring_full, lost_other(&stats));
     writer.set_duration_ns(t0.elapsed().as_nanos() as u64);
     let summary = writer.finish()?;
@@ -173,6 +190,42 @@ pub fn capture(
         stats,
         stopped,
     })
+}
+
+/// The file map of a capture (`--files`): the whole map at the start, then each second the
+/// files that appeared or changed, then at the end. A scan that takes long (a tree of many
+/// thousands of files) is made less often: at most a twentieth of the capture's time goes to it.
+struct FileMapper {
+    scanner: Scanner,
+    next: Instant,
+}
+
+impl FileMapper {
+    fn new(dirs: &[DirSpec]) -> Result<FileMapper> {
+        Ok(FileMapper {
+            scanner: Scanner::new(dirs.to_vec()).map_err(anyhow::Error::msg)?,
+            next: Instant::now(),
+        })
+    }
+
+    /// Scans now and writes what changed.
+    fn write(&mut self, w: &mut TraceWriter) -> Result<()> {
+        let t = Instant::now();
+        let map = self.scanner.scan();
+        self.next = Instant::now() + (t.elapsed() * 20).max(Duration::from_millis(900));
+        if !map.files.is_empty() || !map.dirs.is_empty() || !map.skipped.is_empty() {
+            w.write_map(&map.to_json())?;
+        }
+        Ok(())
+    }
+
+    /// Scans when due.
+    fn tick(&mut self, w: &mut TraceWriter) -> Result<()> {
+        if Instant::now() >= self.next {
+            self.write(w)?;
+        }
+        Ok(())
+    }
 }
 
 /// Events lost for another cause than a full ring buffer: the kernel's table of requests in
@@ -193,10 +246,19 @@ fn filters(req: &CaptureRequest) -> Vec<String> {
 }
 
 /// A trace of any known format described: its records read through once, in bounded memory.
-/// A trace that ends early (damaged, cut) is described up to there, and says so.
-pub fn characterise(paths: &[PathBuf]) -> Result<iocap_model::workload::Workload> {
+/// A trace that ends early (damaged, cut) is described up to there, and says so. Its requests
+/// are attributed to files by the trace's own file map (a capture with `--files`), laid over
+/// by the extents of the files under `files` read now, if any.
+pub fn characterise(
+    paths: &[PathBuf],
+    files: &[DirSpec],
+) -> Result<iocap_model::workload::Workload> {
+    let (map, read_by, note) = file_map(paths, files)?;
     let mut source = iocap_trace::open_trace(paths)?;
-    let mut c = iocap_assess::workload::Characteriser::new();
+    let mut c = match &map {
+        Some(m) => iocap_assess::workload::Characteriser::with_files(m),
+        None => iocap_assess::workload::Characteriser::new(),
+    };
     let mut read_error = None;
     for r in source.by_ref() {
         match r {
@@ -219,9 +281,60 @@ pub fn characterise(paths: &[PathBuf]) -> Result<iocap_model::workload::Workload
         read_error,
         lost_ring_full: lost.ring_full,
         lost_other: lost.other,
+        file_map_read_by: read_by,
+        file_map_note: note,
         duration_s: meta.duration_s,
     };
     Ok(c.finish(facts))
+}
+
+/// The file map to describe a trace with: the trace's own (iocap's file), then the files under
+/// `dirs` read now; with who read it, or why there is none.
+fn file_map(
+    paths: &[PathBuf],
+    dirs: &[DirSpec],
+) -> Result<(Option<FileMap>, Option<String>, Option<String>)> {
+    let mut map: Option<FileMap> = None;
+    let own = match paths {
+        [one] if is_iocap(one) => iocap_trace::read_maps(one)?,
+        _ => vec![],
+    };
+    for payload in own {
+        if let Some(m) = FileMap::from_json(&payload) {
+            map.get_or_insert_with(FileMap::default).merge(m);
+        }
+    }
+    let mut read_by = map.as_ref().map(|_| "capture".to_string());
+    if !dirs.is_empty() {
+        let mut scanner = Scanner::new(dirs.to_vec()).map_err(anyhow::Error::msg)?;
+        let now = scanner.scan();
+        if now.files.is_empty() {
+            let why = now.skipped.first().cloned().unwrap_or_default();
+            bail!("--files: no file under the directories could be mapped {why}");
+        }
+        map.get_or_insert_with(FileMap::default).merge(now);
+        read_by = Some(match read_by {
+            Some(_) => "capture, then characterise".into(),
+            None => "characterise".into(),
+        });
+    }
+    let note = match &map {
+        Some(_) => None,
+        None if paths.len() == 1 && is_iocap(&paths[0]) => Some(
+            "no file map: the capture was made without --files (give --files DIR to \
+                 characterise to read one now)"
+                .into(),
+        ),
+        None => Some(
+            "no file map: this trace's format carries none (give --files DIR to read one now)"
+                .into(),
+        ),
+    };
+    Ok((map, read_by, note))
+}
+
+fn is_iocap(p: &std::path::Path) -> bool {
+    iocap_trace::detect_file(p).ok() == Some(iocap_trace::TraceFormat::Iocap)
 }
 
 fn device_names(meta: &TraceMeta) -> Vec<String> {

@@ -17,14 +17,16 @@ pub mod csv;
 mod detect;
 pub mod error;
 pub mod file;
+pub mod filemap;
 pub mod fio;
 pub mod meta;
 pub mod record;
 
 pub use convert::{convert, Converted, ExportFormat};
-pub use detect::{open_trace, TraceFormat};
+pub use detect::{detect_file, open_trace, TraceFormat};
 pub use error::TraceError;
 pub use file::{read_maps, TraceReader, TraceWriter};
+pub use filemap::{FileIndex, FileMap};
 pub use meta::{DeviceInfo, LostCounts, TraceMeta, TraceSummary};
 pub use record::{DevId, IoFlags, IoRecord, Op};
 

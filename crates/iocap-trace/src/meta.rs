@@ -68,7 +68,7 @@ pub struct TraceSummary {
     pub lost: LostCounts,
 }
 
-mod dev_text {
+pub(crate) mod dev_text {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
     use crate::record::DevId;

@@ -13,13 +13,16 @@ mod latency;
 mod mix;
 mod rate;
 mod seq;
+mod streams;
 #[cfg(test)]
 mod tests;
 mod wset;
 
 use iocap_model::cachescan::CacheScan;
-use iocap_model::workload::Workload;
-use iocap_trace::IoRecord;
+use iocap_model::workload::{FileMapInfo, RoleCount, StreamRole, Workload};
+use iocap_trace::{FileIndex, FileMap, IoRecord, Op};
+
+pub use streams::role_of;
 
 /// What the trace says of itself, for the description's head.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +36,10 @@ pub struct TraceFacts {
     pub read_error: Option<String>,
     pub lost_ring_full: u64,
     pub lost_other: u64,
+    /// How the file map was read (`capture`, `characterise`), when the trace has one.
+    pub file_map_read_by: Option<String>,
+    /// Why there is no file map, when there is none.
+    pub file_map_note: Option<String>,
     /// The recording's length when the trace knows it (a capture's trailer).
     pub duration_s: Option<f64>,
 }
@@ -52,11 +59,42 @@ pub struct Characteriser {
     durable: durable::Durable,
     latency: latency::Latencies,
     wset: wset::WorkingSet,
+    streams: streams::Streams,
+    files: Option<(FileIndex, FileMapInfo)>,
+    mapped: u64,
+    data_requests: u64,
 }
 
 impl Characteriser {
     pub fn new() -> Characteriser {
         Characteriser::default()
+    }
+
+    /// Requests are attributed to the files of `map` (their roles, their own sequential runs).
+    pub fn with_files(map: &FileMap) -> Characteriser {
+        let index = FileIndex::new(map);
+        let mut per_role: std::collections::BTreeMap<StreamRole, u64> = Default::default();
+        for f in &map.files {
+            *per_role.entry(f.role()).or_default() += 1;
+        }
+        let info = FileMapInfo {
+            read_by: String::new(),
+            dirs: map.dirs.iter().map(|d| d.path.clone()).collect(),
+            files: map.files.len() as u64,
+            extents: map.extents(),
+            files_per_role: per_role
+                .into_iter()
+                .map(|(r, n)| RoleCount {
+                    role: r.name().into(),
+                    count: n,
+                })
+                .collect(),
+            mapped_pct: 0.0,
+        };
+        Characteriser {
+            files: Some((index, info)),
+            ..Characteriser::default()
+        }
     }
 
     /// Takes the next record (in issue order; a little disorder is tolerated).
@@ -70,7 +108,22 @@ impl Characteriser {
         self.has_completions |= r.complete_ns.is_some();
         self.max_end_bytes = self.max_end_bytes.max(r.end_bytes());
         self.mix.push(r);
-        self.seq.push(r);
+        let file = match &self.files {
+            Some((ix, _)) if r.bytes > 0 && r.op != Op::Flush => {
+                ix.file_at(r.dev, r.offset_bytes())
+            }
+            _ => None,
+        };
+        let seq = self.seq.push(r, file);
+        if matches!(r.op, Op::Read | Op::Write) {
+            self.data_requests += 1;
+            self.mapped += u64::from(file.is_some());
+        }
+        let file_role = match (&self.files, file) {
+            (Some((ix, _)), Some(f)) => Some(ix.role(f)),
+            _ => None,
+        };
+        self.streams.push(r, t, role_of(r, file_role), file, seq);
         self.depth.push(r, first);
         self.rate.push(r, t);
         self.durable.push(r);
@@ -87,6 +140,19 @@ impl Characteriser {
             .max(self.last_ns as f64 / 1e9);
         let has = self.has_completions;
         let rate = self.rate.finish(duration_s, self.max_end_bytes);
+        let file_map = self.files.map(|(_, mut info)| {
+            info.read_by = facts.file_map_read_by.clone().unwrap_or_default();
+            info.mapped_pct = pct(self.mapped, self.data_requests);
+            info
+        });
+        let file_map_note = match &file_map {
+            Some(_) => None,
+            None => Some(facts.file_map_note.clone().unwrap_or_else(|| {
+                "no file map: requests are not attributed to files (give `--files DIR` to \
+                 capture or characterise)"
+                    .into()
+            })),
+        };
         Workload {
             source: facts.source,
             files: facts.files,
@@ -110,9 +176,9 @@ impl Characteriser {
             processes: self.mix.processes(),
             rate: rate.0,
             heatmap: rate.1,
-            file_map: None,
-            file_map_note: None,
-            streams: vec![],
+            file_map,
+            file_map_note,
+            streams: self.streams.finish(duration_s),
             headroom: None,
         }
     }

@@ -1,5 +1,6 @@
 //! Random or sequential: each request's distance from where the previous request of its stream
-//! (device and pid) ended.
+//! ended. A stream is a file when the trace has a file map (a WAL is sequential however many
+//! processes write it), else a device and a process (pid).
 
 use std::collections::HashMap;
 
@@ -21,16 +22,21 @@ const MAX_STREAMS: usize = 65_536;
 
 #[derive(Default)]
 pub struct Sequentiality {
-    last_end: HashMap<(DevId, u32), u64, super::Fast>,
+    last_end: HashMap<(DevId, u64), u64, super::Fast>,
     classes: [u64; 6],
 }
 
 impl Sequentiality {
-    pub fn push(&mut self, r: &IoRecord) {
+    /// The request's class: 0 sequential, 1 near (within 1 MiB), 2 far. `file`: the mapped
+    /// file it fell in, if any (else its process is its stream).
+    pub fn push(&mut self, r: &IoRecord, file: Option<u32>) -> usize {
         if r.op == Op::Flush || r.bytes == 0 {
-            return;
+            return 2;
         }
-        let key = (r.dev, r.pid);
+        let key = (
+            r.dev,
+            file.map_or(u64::from(r.pid), |f| (1 << 32) | u64::from(f)),
+        );
         let start = r.offset_bytes();
         let full = self.last_end.len() >= MAX_STREAMS;
         let prev = match self.last_end.get_mut(&key) {
@@ -54,6 +60,11 @@ impl Sequentiality {
                 .map_or(5, |i| i + 1)
         };
         self.classes[class] += 1;
+        match class {
+            0 => 0,
+            1 | 2 => 1,
+            _ => 2,
+        }
     }
 
     pub fn finish(self) -> Randomness {

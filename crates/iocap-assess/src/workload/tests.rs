@@ -200,3 +200,150 @@ fn the_working_set_is_placed_against_the_caches_found() {
         .starts_with("cache level 2"));
     assert_eq!(super::fits_in_cache(100 << 30, &scan), None);
 }
+
+/// The WAL at [0, 16 MiB) and a table at [1 GiB, 2 GiB) of device 7:0.
+fn pg_map() -> iocap_trace::FileMap {
+    let f = |path: &str, start: u64, len: u64| iocap_trace::filemap::MappedFile {
+        path: path.into(),
+        dev: DevId { major: 7, minor: 0 },
+        role: None,
+        extents: vec![[start, len]],
+    };
+    iocap_trace::FileMap {
+        files: vec![
+            f("/pg/pg_wal/000000010000000000000001", 0, 16 << 20),
+            f("/pg/base/5/16397", 1 << 30, 1 << 30),
+        ],
+        ..Default::default()
+    }
+}
+
+/// pgbench-like: 8K random table reads at qd 4 for 2 s (100 µs each), and group commits from
+/// four backends taking turns, 100 a second for 2 s: 8K, 16K or 24K appended to the WAL, then
+/// that backend's flush. The capture lasted 4 s.
+fn pgbench_like() -> Vec<IoRecord> {
+    let mut v: Vec<IoRecord> = random_reads(4, 2)
+        .into_iter()
+        .map(|mut r| {
+            r.sector = (1 << 21) + r.sector % (1 << 21);
+            r
+        })
+        .collect();
+    let mut end = 0u64;
+    for i in 0..200u64 {
+        let t = i * 10_000_000 + 5_000;
+        let bytes = 8192 * (1 + i % 3) as u32;
+        let mut w = rec(t, 50_000, end / 512, bytes, Op::Write);
+        w.pid = 100 + (i % 4) as u32;
+        end += u64::from(bytes);
+        let mut f = rec(t + 60_000, 200_000, 0, 0, Op::Flush);
+        f.pid = w.pid;
+        v.push(w);
+        v.push(f);
+    }
+    v.sort_by_key(|r| r.issue_ns);
+    v
+}
+
+fn describe_with(
+    recs: &[IoRecord],
+    map: Option<&iocap_trace::FileMap>,
+) -> iocap_model::workload::Workload {
+    let mut c = match map {
+        Some(m) => Characteriser::with_files(m),
+        None => Characteriser::new(),
+    };
+    for r in recs {
+        c.push(r);
+    }
+    c.finish(TraceFacts {
+        complete: true,
+        duration_s: Some(4.0),
+        file_map_read_by: map.map(|_| "capture".into()),
+        ..TraceFacts::default()
+    })
+}
+
+#[test]
+fn with_a_file_map_the_wal_is_a_sequential_durable_log_apart_from_the_table_reads() {
+    use iocap_model::workload::StreamRole;
+    let w = describe_with(&pgbench_like(), Some(&pg_map()));
+    let roles: Vec<StreamRole> = w.streams.iter().map(|s| s.role).collect();
+    assert_eq!(
+        roles,
+        vec![StreamRole::Data, StreamRole::Log],
+        "{:#?}",
+        w.streams
+    );
+    let info = w.file_map.as_ref().unwrap();
+    assert_eq!((info.files, info.mapped_pct), (2, 100.0));
+    let data = &w.streams[0];
+    assert_eq!((data.read_pct, data.size_mode_bytes), (100.0, 8192));
+    assert!(data.sequential_pct < 5.0, "{data:?}");
+    // busy for its own 2 s of the 4 s capture: 40,000 reads a second at depth 4
+    assert!((data.busy_s - 2.0).abs() < 0.05, "{}", data.busy_s);
+    assert!((data.iops / 40_000.0 - 1.0).abs() < 0.03, "{}", data.iops);
+    let depth = data.depth_mean.unwrap();
+    assert!((depth / 4.0 - 1.0).abs() < 0.03, "{depth}");
+    assert_eq!(data.depth_max, 4);
+    let log = &w.streams[1];
+    assert_eq!((log.read_pct, log.writes, log.flushes), (0.0, 200, 200));
+    assert!(log.sequential_pct > 99.0, "four writers, one file: {log:?}");
+    assert_eq!(log.writes_per_flush, 1.0);
+    assert!(
+        (log.flushes_per_s / 100.0 - 1.0).abs() < 0.03,
+        "{}",
+        log.flushes_per_s
+    );
+    // 16 KiB a group on average, 100 groups a second
+    let want = 16384.0 * 100.0;
+    assert!(
+        (log.durable_bytes_per_s / want - 1.0).abs() < 0.03,
+        "{}",
+        log.durable_bytes_per_s
+    );
+    assert!(
+        log.sizes.iter().any(|s| s.size_bytes == 24576),
+        "{:?}",
+        log.sizes
+    );
+}
+
+#[test]
+fn without_a_file_map_the_workload_says_so_and_the_wal_reads_as_random() {
+    let w = describe_with(&pgbench_like(), None);
+    assert!(w.file_map.is_none());
+    assert!(w.file_map_note.as_deref().unwrap().contains("no file map"));
+    assert_eq!(w.streams.len(), 1, "{:#?}", w.streams);
+    assert_eq!(w.streams[0].role, iocap_model::workload::StreamRole::Other);
+    // per process, the four backends' appends are far from each one's previous
+    let mapped = describe_with(&pgbench_like(), Some(&pg_map()));
+    assert!(w.randomness.sequential_pct < mapped.randomness.sequential_pct);
+}
+
+#[test]
+fn write_back_and_the_journal_are_streams_of_their_own() {
+    use iocap_model::workload::StreamRole;
+    let mut flusher = rec(1_000, 100_000, (1 << 21) + 8, 65536, Op::Write);
+    flusher.comm = IoRecord::comm_from("kworker/u4:2");
+    let mut journal = rec(2_000, 100_000, 4_000_000, 4096, Op::Write);
+    journal.comm = IoRecord::comm_from("jbd2/loop0-8");
+    let mut meta = rec(3_000, 100_000, 5_000_000, 4096, Op::Read);
+    meta.flags = IoFlags(IoFlags::META);
+    let outside = rec(4_000, 100_000, 6_000_000, 4096, Op::Read);
+    let w = describe_with(&[flusher, journal, meta, outside], Some(&pg_map()));
+    let role = |r: StreamRole| {
+        w.streams
+            .iter()
+            .find(|s| s.role == r)
+            .map(|s| s.reads + s.writes)
+    };
+    assert_eq!(role(StreamRole::Writeback), Some(1));
+    assert_eq!(role(StreamRole::Fs), Some(2));
+    assert_eq!(
+        role(StreamRole::Other),
+        Some(1),
+        "outside every mapped file"
+    );
+    assert_eq!(role(StreamRole::Data), None);
+}

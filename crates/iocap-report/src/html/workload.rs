@@ -35,9 +35,39 @@ pub(super) fn workload(out: &mut String, runs: &[RunResult], names: &[String]) {
             let _ = write!(out, r#"<figure class="chart-card">{chart}</figure>"#);
         }
         out.push_str("</div>");
+        streams(out, w);
         let _ = write!(out, "<pre>{}</pre>", escape(&crate::workload::render(w)));
     }
     out.push_str("</section>");
+}
+
+/// The streams as a table, each over its own busy seconds.
+fn streams(out: &mut String, w: &Workload) {
+    if w.streams.is_empty() {
+        return;
+    }
+    out.push_str(
+        r#"<div class="scroll"><table class="streams"><caption>Streams, each over its own busy seconds</caption><thead><tr><th>role</th><th class="num">IOPS</th><th class="num">busy s</th><th class="num">depth</th><th class="num">read %</th><th class="num">size</th><th class="num">sequential %</th><th class="num">flushes/s</th><th class="num">durable MB/s</th></tr></thead><tbody>"#,
+    );
+    for s in &w.streams {
+        let depth = s
+            .depth_mean
+            .map_or_else(|| "-".into(), |d| format!("{d:.1}"));
+        let _ = write!(
+            out,
+            r#"<tr><td>{}</td><td class="num">{:.0}</td><td class="num">{:.1}</td><td class="num">{}</td><td class="num">{:.1}</td><td class="num">{}</td><td class="num">{:.1}</td><td class="num">{:.1}</td><td class="num">{:.2}</td></tr>"#,
+            s.role.name(),
+            s.iops,
+            s.busy_s,
+            depth,
+            s.read_pct,
+            escape(&format_bytes(s.size_mode_bytes)),
+            s.sequential_pct,
+            s.flushes_per_s,
+            s.durable_bytes_per_s / 1e6
+        );
+    }
+    out.push_str("</tbody></table></div>");
 }
 
 fn rate(w: &Workload, i: usize) -> String {

@@ -1,0 +1,171 @@
+//! A profile of streams (`characterise --as-profile`): one workload per recorded stream, all
+//! run together, each at its own rate, depth, sizes, pattern and durability, so that
+//! `suite run profile:FILE` sends the storage what the database sent it, stream by stream.
+//!
+//! Per stream ([`iocap_model::workload::Stream`]):
+//! - role: the log's workload goes to `--log`, temp's to `--temp`, every other stream's to
+//!   `--data`;
+//! - rate: its IOPS over its busy seconds (`rate_iops`, raised by one in `fsync_every` where
+//!   it flushes: the engine paces fsyncs as operations), and its on/off cycle (`burst`) when it was busy for
+//!   less than 85 % of the recording in two or more periods;
+//! - depth: the most of its requests the recording had in flight (`qd`, a ceiling: paced at
+//!   the recorded rate on the same storage, the depth settles where it was); the log at 1;
+//! - sizes: its commonest read and write sizes (`bs_split`);
+//! - pattern: sequential when most of its requests started where the previous one to the same
+//!   file ended (or within 1 MiB), else random;
+//! - durability: a flush after as many writes as each recorded flush made durable
+//!   (`fsync_every`), or every write durable (`write_through`) when most were FUA.
+//!
+//! What it cannot carry: the order of requests across streams, think time within a burst,
+//! locality beyond random and sequential, sizes beyond the six kept, and files: each stream's
+//! requests go to one test file of its role.
+
+use std::fmt::Write as _;
+
+use iocap_model::format_bytes;
+use iocap_model::workload::{Stream, StreamRole, Workload};
+
+use crate::captured::{bs_text, one_line, CAPTURED_FAMILY};
+
+/// Sizes kept per stream.
+const SIZES_KEPT: usize = 6;
+/// A stream with fewer reads and writes than this share of all is left out (its rate is
+/// noise), unless it is the log.
+const MIN_SHARE: f64 = 0.005;
+
+/// The profile, or `None` when the workload has no stream with reads or writes (a description
+/// saved before streams existed).
+pub fn profile_from_streams(w: &Workload, name: &str) -> Option<String> {
+    let total: u64 = w.streams.iter().map(|s| s.reads + s.writes).sum();
+    let kept: Vec<&Stream> = w
+        .streams
+        .iter()
+        .filter(|s| s.reads + s.writes > 0 && s.busy_s > 0.0)
+        .filter(|s| {
+            s.role == StreamRole::Log || (s.reads + s.writes) as f64 >= MIN_SHARE * total as f64
+        })
+        .collect();
+    let lead = kept.first()?;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "# Written by `iocap characterise --as-profile` from {} ({} requests, {:.0} s).\n\
+         # One workload per stream, run together, each at its recorded rate over its busy\n\
+         # seconds, depth, sizes, pattern and flushes. It cannot carry the order of requests\n\
+         # across streams, think time, locality beyond random/sequential, the sizes beyond\n\
+         # the {SIZES_KEPT} kept per stream, or the files: each stream uses one test file.",
+        one_line(&w.files.join(", ")),
+        w.records,
+        w.duration_s
+    );
+    if let Some(note) = &w.file_map_note {
+        let _ = writeln!(o, "# {}", one_line(note));
+    }
+    let page = kept
+        .iter()
+        .find(|s| s.role == StreamRole::Data)
+        .unwrap_or(lead)
+        .size_mode_bytes;
+    let page = if page == 0 {
+        8192
+    } else {
+        page.div_ceil(512) * 512
+    };
+    let names: Vec<&str> = kept.iter().map(|s| s.role.name()).collect();
+    let _ = writeln!(
+        o,
+        "name = \"{name}\"\nfamily = \"{CAPTURED_FAMILY}\"\npage = \"{}\"\n\
+         description = \"Recorded workload, {} streams run together: {}\"",
+        format_bytes(page),
+        kept.len(),
+        names.join(", ")
+    );
+    let secs = w.duration_s.round().clamp(10.0, 600.0);
+    let _ = writeln!(
+        o,
+        "\n[defaults]\nduration = \"{secs:.0}s\"\nwarmup = \"2s\""
+    );
+    for s in &kept {
+        let lead_key = (s.role != lead.role).then(|| key(lead));
+        workload(&mut o, s, w.duration_s, lead_key.as_deref());
+    }
+    Some(o)
+}
+
+fn key(s: &Stream) -> String {
+    format!("stream-{}", s.role.name())
+}
+
+/// One stream's `[[workload]]`.
+fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
+    let sequential = s.sequential_pct + s.near_pct >= 50.0;
+    let write_pct = (100.0 - s.read_pct).round().clamp(0.0, 100.0) as u8;
+    let rw = match (write_pct, sequential) {
+        (0, false) => "randread",
+        (0, true) => "read",
+        (100, false) => "randwrite",
+        (100, true) => "write",
+        (_, false) => "randrw",
+        (_, true) => "rw",
+    };
+    let role = match s.role {
+        StreamRole::Log => "log",
+        StreamRole::Temp => "temp",
+        _ => "data",
+    };
+    let qd = match (s.role, s.depth_max) {
+        (StreamRole::Log, _) => 1,
+        (_, 0) => 4,
+        (_, d) => d.clamp(1, 256),
+    };
+    let fsync_every = (s.flushes > 0 && s.writes > 0 && s.writes_per_flush > 0.0)
+        .then(|| s.writes_per_flush.round().max(1.0) as u64);
+    let write_through = s.writes > 0 && s.fua_writes * 2 > s.writes;
+    // the engine paces its fsyncs as operations: one after every `fsync_every` writes
+    let rate = s.iops * (1.0 + fsync_every.map_or(0.0, |n| 1.0 / n as f64));
+    let _ = writeln!(
+        o,
+        "\n[[workload]]\nkey = \"{}\"\ntitle = \"{}: {}, {} {}, {:.0} IOPS while busy, depth up to {qd}\"\n\
+         role = \"{role}\"\nrw = \"{rw}\"",
+        key(s),
+        s.role.name(),
+        mix_words(write_pct),
+        format_bytes(s.size_mode_bytes.max(512)),
+        if sequential { "sequential" } else { "random" },
+        s.iops,
+    );
+    if let Some(l) = lead {
+        let _ = writeln!(o, "concurrent_with = \"{l}\"");
+    }
+    if !matches!(write_pct, 0 | 100) {
+        let _ = writeln!(o, "write_pct = {write_pct}");
+    }
+    let bs = bs_text(&s.sizes, SIZES_KEPT);
+    let _ = writeln!(o, "{bs}\nqd = {qd}\nrate_iops = {:.0}", rate.max(1.0));
+    if let Some(n) = fsync_every {
+        let _ = writeln!(o, "fsync_every = {n}");
+    }
+    if write_through {
+        let _ = writeln!(o, "write_through = true");
+    }
+    let b = &s.bursts;
+    if s.busy_s < 0.85 * duration_s && b.on_periods >= 2 && b.on_s_median >= 1.0 {
+        let _ = writeln!(
+            o,
+            "burst = {{ on = \"{:.0}s\", off = \"{:.0}s\" }}",
+            b.on_s_median,
+            b.off_s_median.max(1.0)
+        );
+    }
+}
+
+fn mix_words(write_pct: u8) -> String {
+    match write_pct {
+        0 => "reads".into(),
+        100 => "writes".into(),
+        p => format!("{p} % writes"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
