@@ -408,8 +408,9 @@ pub struct Headroom {
     pub p99_second: Placement,
     /// The width of the workload's rate buckets (1 s unless the trace was long).
     pub bucket_s: f64,
-    /// The curve at the workload's typical queue depth (interpolated between steps); absent
-    /// when the trace has no completion times.
+    /// The curve at the workload's own queue depth (interpolated between steps): the busiest
+    /// bucket's mean depth, or where the trace has no per-bucket depths its typical depth
+    /// (`at_depth.depth_source` says which); absent when the trace has no completion times.
     pub at_depth: Option<AtDepth>,
     /// What runs out first at the busiest bucket: `iops`, `mb_s` or `latency` (the curve's
     /// IOPS at the workload's own depth).
@@ -417,6 +418,70 @@ pub struct Headroom {
     /// The busiest bucket's headroom on that resource: the least of the three.
     pub headroom: f64,
     /// What the comparison cannot see, in words (a read curve for a write workload, ...).
+    pub notes: Vec<String>,
+    /// Whether every headroom is a lower bound ("at least"): the curve never flattened, or the
+    /// run was cut short (`partial_run`).
+    #[serde(default)]
+    pub lower_bound: bool,
+    /// Why the run's curve is partial, in words (`interrupted by SIGINT (Ctrl-C)`, `its step at
+    /// qd 8 stopped on an I/O error: ...`); absent for a whole run. The steps that did not run
+    /// to their end are left off the curve, and every headroom is a lower bound.
+    #[serde(default)]
+    pub partial_run: Option<String>,
+    /// The verdict at the busiest bucket: `fits` (headroom 1 or more), `at_least` (a lower
+    /// bound of 1 or more), `falls_behind` (under 1, on a whole curve: for `latency`, the
+    /// workload would queue deeper than when recorded), `none` (a lower bound under 1: a curve
+    /// that stopped short cannot say that the storage falls behind). Empty in runs saved
+    /// before it was recorded.
+    #[serde(default)]
+    pub verdict: String,
+    /// Each of the workload's streams (`workload.streams`) on the same curve, alone, at its own
+    /// depth; empty when the workload has no streams.
+    #[serde(default)]
+    pub streams: Vec<StreamHeadroom>,
+}
+
+/// One stream of the workload on the curve, as if it ran alone: its busiest second's demand
+/// against the curve at the depth it ran at (a log at queue depth 1: its writer waits on each
+/// flush) and against the knee.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(default)]
+pub struct StreamHeadroom {
+    pub role: StreamRole,
+    /// Its busiest second's reads and writes (`peak_iops`), and their MB/s at the stream's
+    /// mean bytes per request.
+    pub iops: f64,
+    pub mb_s: f64,
+    /// Its commonest read or write size.
+    pub size_bytes: u64,
+    /// The depth it is judged at (requests of the stream in flight), and why that one: `log`
+    /// (1, whatever the log recorded), `stream_peak` (its busiest second's mean depth),
+    /// `stream_mean` (its mean depth over its busy seconds, where the busiest second's is not
+    /// known); absent without completion times (the knee alone then judges it). Read at 1
+    /// at the least.
+    pub depth: Option<f64>,
+    pub depth_source: String,
+    /// The curve at that depth: IOPS, MB/s and latency (interpolated between steps), and
+    /// whether the depth is outside the curve's steps (the nearest stands for it).
+    pub curve_iops: Option<f64>,
+    pub curve_mb_s: Option<f64>,
+    pub curve_lat_us_p50: Option<f64>,
+    pub curve_lat_us_p99: Option<f64>,
+    pub outside_curve: bool,
+    /// The knee's IOPS and MB/s over the stream's.
+    pub iops_headroom: Option<f64>,
+    pub mb_s_headroom: Option<f64>,
+    /// The curve's IOPS and MB/s at the stream's depth over the stream's, the lesser.
+    pub depth_headroom: Option<f64>,
+    /// What runs out first for it (`iops`, `mb_s`, `latency`: the curve at its depth) and the
+    /// headroom there, the least of the three; absent for a stream with no reads or writes.
+    pub limit: String,
+    pub headroom: Option<f64>,
+    /// As the workload's `verdict`: `fits`, `at_least`, `falls_behind`, `none`.
+    pub verdict: String,
+    /// False when the curve's workload is not the stream's (random reads against sequential
+    /// durable writes, ...): the curve cannot speak for it, and a note says why.
+    pub curve_matches: bool,
     pub notes: Vec<String>,
 }
 
@@ -436,7 +501,7 @@ pub struct Placement {
 /// The curve at the workload's own queue depth.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct AtDepth {
-    /// The depth the device spent most of its busy time at.
+    /// The depth the curve is read at, rounded, and at least 1 (`depth` unrounded).
     pub outstanding: u64,
     pub iops: f64,
     pub lat_us_p50: Option<f64>,
@@ -446,4 +511,16 @@ pub struct AtDepth {
     pub iops_headroom: f64,
     /// Set when the depth is outside the curve's steps: the nearest step stands for it.
     pub outside_curve: bool,
+    /// The depth the curve is read at, unrounded (requests in flight at the device, at least
+    /// 1), and where it came from: `busiest_second` (the busiest bucket's own mean depth),
+    /// `typical` (the depth the device spent most of its busy time at, for a trace without
+    /// per-bucket depths). Absent (0 and empty) in runs saved before it was recorded, which
+    /// read the typical depth.
+    #[serde(default)]
+    pub depth: f64,
+    #[serde(default)]
+    pub depth_source: String,
+    /// The curve's MB/s there.
+    #[serde(default)]
+    pub mb_s: f64,
 }

@@ -32,13 +32,21 @@ fn threads(run: &RunResult, p: &CurvePoint) -> u32 {
     })
 }
 
-/// The steps that measured I/O, by requests in flight.
+/// Whether the test a point was measured by did not run to its end: interrupted, or stopped
+/// by an I/O error (its figures are then over part of its window, or none of it).
+pub(super) fn cut(run: &RunResult, p: &CurvePoint) -> bool {
+    run.tests
+        .get(p.test_idx as usize)
+        .is_some_and(|t| t.interrupted || t.error.is_some())
+}
+
+/// The steps that measured I/O and ran to their end, by requests in flight.
 pub(super) fn steps(run: &RunResult, sat: &Saturation) -> Vec<Step> {
     let fin = |v: Option<f64>| v.filter(|x| x.is_finite() && *x >= 0.0);
     let mut v: Vec<Step> = sat
         .steps
         .iter()
-        .filter(|p| p.iops.is_finite() && p.iops > 0.0 && p.qd > 0)
+        .filter(|p| p.iops.is_finite() && p.iops > 0.0 && p.qd > 0 && !cut(run, p))
         .map(|p| Step {
             qd: p.qd,
             outstanding: f64::from(p.qd) * f64::from(threads(run, p)),
@@ -53,27 +61,41 @@ pub(super) fn steps(run: &RunResult, sat: &Saturation) -> Vec<Step> {
 }
 
 /// The knee's step and true; or, for a curve that never flattened (or whose knee step is
-/// missing), its step with the most IOPS and false. `None` without a step.
-pub(super) fn knee(sat: &Saturation, steps: &[Step]) -> Option<(Step, bool)> {
-    if let Some(s) = sat.knee_qd.and_then(|q| steps.iter().find(|s| s.qd == q)) {
+/// missing, or whose knee cannot be trusted: `trust` is false when a step of its ramp did not
+/// run to its end, and the ramp judged the knee on its figures), its step with the most IOPS
+/// and false. `None` without a step.
+pub(super) fn knee(sat: &Saturation, steps: &[Step], trust: bool) -> Option<(Step, bool)> {
+    let knee_qd = sat.knee_qd.filter(|_| trust);
+    if let Some(s) = knee_qd.and_then(|q| steps.iter().find(|s| s.qd == q)) {
         return Some((*s, true));
     }
     let best = steps.iter().max_by(|a, b| a.iops.total_cmp(&b.iops))?;
     Some((*best, false))
 }
 
-/// The curve at `depth` requests in flight, held against `need_iops`. Between two steps each
-/// figure is interpolated on log2 of the requests in flight (the steps double); below the
-/// first step its latency stands and its IOPS shrink with the depth (Little's law); above the
-/// last, the last step stands.
-pub(super) fn at_depth(steps: &[Step], depth: u64, need_iops: f64) -> AtDepth {
-    let d = depth.max(1) as f64;
+/// The curve at `depth` requests in flight (read at 1 at the least: the curve has no step
+/// below one request), held against `need_iops`; `source` says where the depth came from.
+/// Between two steps each figure is interpolated on log2 of the requests in flight (the steps
+/// double); below the first step its latency stands and its IOPS and MB/s shrink with the
+/// depth (Little's law); above the last, the last step stands.
+pub(super) fn at_depth(steps: &[Step], depth: f64, need_iops: f64, source: &str) -> AtDepth {
+    let d = if depth.is_finite() {
+        depth.max(1.0)
+    } else {
+        1.0
+    };
     let (first, last) = (steps[0], steps[steps.len() - 1]);
-    let (iops, p50, p99, outside) = if d < first.outstanding {
-        let iops = first.iops * d / first.outstanding;
-        (iops, first.p50, first.p99, true)
+    let (iops, mb_s, p50, p99, outside) = if d < first.outstanding {
+        let share = d / first.outstanding;
+        (
+            first.iops * share,
+            first.mb_s * share,
+            first.p50,
+            first.p99,
+            true,
+        )
     } else if d > last.outstanding {
-        (last.iops, last.p50, last.p99, true)
+        (last.iops, last.mb_s, last.p50, last.p99, true)
     } else {
         let i = steps
             .windows(2)
@@ -90,13 +112,14 @@ pub(super) fn at_depth(steps: &[Step], depth: u64, need_iops: f64) -> AtDepth {
         let opt = |x: Option<f64>, y: Option<f64>| Some(lerp(x?, y?));
         (
             lerp(a.iops, b.iops),
+            lerp(a.mb_s, b.mb_s),
             opt(a.p50, b.p50),
             opt(a.p99, b.p99),
             false,
         )
     };
     AtDepth {
-        outstanding: depth.max(1),
+        outstanding: (d.round() as u64).max(1),
         iops,
         lat_us_p50: p50,
         lat_us_p99: p99,
@@ -106,5 +129,8 @@ pub(super) fn at_depth(steps: &[Step], depth: u64, need_iops: f64) -> AtDepth {
             0.0
         },
         outside_curve: outside,
+        depth: d,
+        depth_source: source.into(),
+        mb_s,
     }
 }

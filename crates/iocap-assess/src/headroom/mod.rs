@@ -16,17 +16,30 @@
 //!   move no more MB/s with larger requests than the curve showed); where they are smaller, it
 //!   assumes no more IOPS than the curve's. Both err on the side of less headroom; the view
 //!   says when the sizes differ.
-//! - Latency at the workload's depth: the curve's IOPS and latency at the queue depth the
-//!   device spent most of its busy time at when recorded (interpolated on log2 of the requests
-//!   in flight between the steps). More load than that IOPS queues deeper than when recorded,
-//!   and waits longer.
+//! - Latency at the workload's depth: the curve's IOPS and latency at the busiest bucket's own
+//!   mean queue depth (a trace without per-bucket depths: the depth the device spent most of
+//!   its busy time at), interpolated on log2 of the requests in flight between the steps, and
+//!   read at 1 at the least. More load than that IOPS queues deeper than when recorded, and
+//!   waits longer. The busiest second of a capture ran 5.4 deep where the trace's typical
+//!   depth was 1: read at 1, the curve said 1.0×; at 5.4 it gives 4-6.5×.
+//! - Streams (`workload.streams`): each alone on the same curve, its busiest second's demand
+//!   against the knee and against the curve at its own busiest second's depth; a log at queue
+//!   depth 1 whatever it recorded (its writer waits on each flush). A note says when the
+//!   curve's workload is not the stream's (random reads against sequential durable writes):
+//!   the curve cannot speak for it (`streams.rs`).
+//! - A partial run (interrupted, or a step stopped by an I/O error): the steps that did not
+//!   run to their end are left off the curve, a knee the ramp judged over such a step is not
+//!   trusted (the highest whole step stands for it), and every headroom is a lower bound: "at
+//!   least", and under 1 no verdict, never "falls behind". A curve that never flattened is
+//!   judged the same way.
 
 mod curve;
+mod streams;
 #[cfg(test)]
 mod tests;
 
 use iocap_model::workload::{AtDepth, Headroom, Placement, Workload};
-use iocap_model::{RunKind, RunResult, Saturation};
+use iocap_model::{RunKind, RunResult, Saturation, StopCause};
 use thiserror::Error;
 
 use curve::Step;
@@ -46,6 +59,11 @@ pub enum HeadroomError {
     EmptyCurve { run_id: String },
     #[error("the trace has no reads or writes: nothing to place on a capacity curve")]
     NoDataRequests,
+    #[error(
+        "run {run_id} was cut short ({why}) before any step of its curve ran to its end: \
+         there is no curve to hold the workload against; a whole saturate run would tell"
+    )]
+    CutShort { run_id: String, why: String },
 }
 
 /// The run's capacity curve, or why it has none (what kind of run it is instead).
@@ -81,22 +99,43 @@ fn kind_words(run: &RunResult) -> String {
 /// The workload `w` on the curve of `run` (a saturate run, or a preflight's read curve).
 pub fn place(w: &Workload, run: &RunResult) -> Result<Headroom, HeadroomError> {
     let sat = curve_of(run)?;
+    let partial = partial_words(run, sat);
     let steps = curve::steps(run, sat);
+    if steps.is_empty() {
+        return Err(match partial {
+            Some(why) if sat.steps.iter().any(|p| curve::cut(run, p)) => HeadroomError::CutShort {
+                run_id: run.run_id.clone(),
+                why,
+            },
+            _ => HeadroomError::EmptyCurve {
+                run_id: run.run_id.clone(),
+            },
+        });
+    }
+    let ramp_whole = !sat.steps.iter().any(|p| curve::cut(run, p));
     let (knee, knee_reached) =
-        curve::knee(sat, &steps).ok_or_else(|| HeadroomError::EmptyCurve {
+        curve::knee(sat, &steps, ramp_whole).ok_or_else(|| HeadroomError::EmptyCurve {
             run_id: run.run_id.clone(),
         })?;
     let (iops, mb_s) = demand(w);
     let peak = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
-    if peak(&iops) <= 0.0 {
+    let Some(at_peak) = busiest_bucket(&iops) else {
         return Err(HeadroomError::NoDataRequests);
-    }
+    };
     let busiest = placement(peak(&iops), peak(&mb_s), &knee);
     let p99_second = placement(p99(&iops), p99(&mb_s), &knee);
-    let at_depth = w
-        .queue_depth
-        .as_ref()
-        .map(|q| curve::at_depth(&steps, q.typical.max(1), busiest.iops));
+    let at_depth = w.queue_depth.as_ref().map(|q| {
+        let own = q
+            .per_second_mean
+            .get(at_peak)
+            .copied()
+            .filter(|d| d.is_finite() && *d > 0.0);
+        let (depth, source) = match own {
+            Some(d) => (d, "busiest_second"),
+            None => (q.typical.max(1) as f64, "typical"),
+        };
+        curve::at_depth(&steps, depth, busiest.iops, source)
+    });
     let spec = sat
         .steps
         .iter()
@@ -105,11 +144,12 @@ pub fn place(w: &Workload, run: &RunResult) -> Result<Headroom, HeadroomError> {
     let bs = spec.map_or_else(|| bytes_per_io(&knee), |s| s.bs_bytes);
     let workload_bs = commonest_size(w);
     let (limit, headroom) = first_to_run_out(&busiest, at_depth.as_ref());
+    let lower_bound = !knee_reached || partial.is_some();
     let mut h = Headroom {
         against_run_id: run.run_id.clone(),
         curve_rw: spec.map_or("?".into(), |s| s.rw.name().to_string()),
         curve_bs_bytes: bs,
-        curve_write_pct: spec.map_or(0, |s| s.write_pct),
+        curve_write_pct: spec.map_or(0, |s| s.rw.write_pct(s.write_pct)),
         workload_bs_bytes: workload_bs,
         workload_write_pct: write_pct(w),
         same_size: workload_bs == bs,
@@ -126,9 +166,72 @@ pub fn place(w: &Workload, run: &RunResult) -> Result<Headroom, HeadroomError> {
         limit: limit.into(),
         headroom,
         notes: vec![],
+        lower_bound,
+        verdict: verdict(headroom, lower_bound).into(),
+        partial_run: partial,
+        streams: vec![],
     };
+    let shape = spec.map(streams::CurveShape::of);
+    h.streams = w
+        .streams
+        .iter()
+        .map(|s| streams::place(s, &steps, &knee, shape.as_ref(), lower_bound))
+        .collect();
     h.notes = notes(&h, w, sat, spec.map(|s| s.rw.is_random()));
     Ok(h)
+}
+
+/// The busiest bucket's index (the first of equals); `None` when no bucket has a read or write.
+fn busiest_bucket(iops: &[f64]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, &v) in iops.iter().enumerate() {
+        if v > 0.0 && best.is_none_or(|b| v > iops[b]) {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// The verdict on a headroom: `fits`, `at_least` (a lower bound of 1 or more), `falls_behind`,
+/// or `none` (a lower bound under 1 says nothing).
+pub(crate) fn verdict(headroom: f64, lower_bound: bool) -> &'static str {
+    match (headroom >= 1.0, lower_bound) {
+        (true, false) => "fits",
+        (true, true) => "at_least",
+        (false, false) => "falls_behind",
+        (false, true) => "none",
+    }
+}
+
+/// Why the run's figures cover only part of its curve, in words; `None` for a whole run.
+fn partial_words(run: &RunResult, sat: &Saturation) -> Option<String> {
+    let c = run.cut_short()?;
+    let step = |f: &dyn Fn(&iocap_model::TestResult) -> bool| {
+        sat.steps.iter().find_map(|p| {
+            let t = run.tests.get(p.test_idx as usize)?;
+            f(t).then_some((p.qd, t))
+        })
+    };
+    if let Some((qd, t)) = step(&|t| t.error.is_some()) {
+        let e = t.error.as_ref().expect("found by its error");
+        return Some(format!(
+            "its step at qd {qd} stopped on an I/O error: {} failed: {}",
+            e.op, e.message
+        ));
+    }
+    let cause = match &c.cause {
+        StopCause::Signal(s) if s == "stop" => "interrupted".to_string(),
+        StopCause::Signal(s) if s == "SIGINT" || s == "CTRL_C_EVENT" => {
+            format!("interrupted by {s} (Ctrl-C)")
+        }
+        StopCause::Signal(s) => format!("interrupted by {s}"),
+        StopCause::IoError => "stopped by an I/O error".into(),
+        StopCause::Unknown => "interrupted".into(),
+    };
+    Some(match step(&|t| t.interrupted) {
+        Some((qd, _)) => format!("{cause} during its step at qd {qd}"),
+        None => cause,
+    })
 }
 
 /// Each bucket's reads and writes per second, and its MB/s. A last bucket that covers less
@@ -174,15 +277,21 @@ fn placement(iops: f64, mb_s: f64, knee: &Step) -> Placement {
 /// (on a tie, the first of these; a measured MB/s is the IOPS times the size only to within
 /// rounding, so a tie is within a billionth).
 fn first_to_run_out(busiest: &Placement, at: Option<&AtDepth>) -> (&'static str, f64) {
-    [
+    least([
         ("iops", busiest.iops_headroom),
         ("mb_s", busiest.mb_s_headroom),
         ("latency", at.map(|a| a.iops_headroom)),
-    ]
-    .into_iter()
-    .filter_map(|(name, h)| h.map(|h| (name, h)))
-    .reduce(|a, b| if b.1 < a.1 * (1.0 - 1e-9) { b } else { a })
+    ])
     .unwrap_or(("iops", 0.0))
+}
+
+/// The least of the headrooms there are, by the rule of [`first_to_run_out`].
+pub(crate) fn least(
+    v: impl IntoIterator<Item = (&'static str, Option<f64>)>,
+) -> Option<(&'static str, f64)> {
+    v.into_iter()
+        .filter_map(|(name, h)| h.map(|h| (name, h)))
+        .reduce(|a, b| if b.1 < a.1 * (1.0 - 1e-9) { b } else { a })
 }
 
 /// The curve's bytes per request, where the run's tests are not there to say.
@@ -246,7 +355,14 @@ fn notes(h: &Headroom, w: &Workload, sat: &Saturation, curve_random: Option<bool
             size(h.workload_bs_bytes)
         ));
     }
-    if !h.knee_reached {
+    if let Some(why) = &h.partial_run {
+        n.push(format!(
+            "run {} was cut short ({why}): the steps that did not run to their end are left \
+             off its curve, which may stop short of the storage's knee, so each headroom is a \
+             lower bound, and one under 1 is no verdict (a whole saturate run would tell)",
+            h.against_run_id
+        ));
+    } else if !h.knee_reached {
         n.push(format!(
             "the curve never flattened ({}): its highest step stands for the knee, and each \
              headroom is a lower bound",
@@ -278,13 +394,23 @@ fn notes(h: &Headroom, w: &Workload, sat: &Saturation, curve_random: Option<bool
         );
     }
     if let Some(a) = &h.at_depth {
-        if a.outstanding as f64 > f64::from(h.knee_outstanding) && h.knee_reached {
+        if a.depth > f64::from(h.knee_outstanding) && h.knee_reached {
             n.push(format!(
                 "the workload ran at {} in flight, past the knee's {}: its requests queue in \
                  the storage, and the curve's latency there is past the knee's",
-                a.outstanding, h.knee_outstanding
+                depth_words(a.depth),
+                h.knee_outstanding
             ));
         }
     }
     n
+}
+
+/// A depth as the view says it: `5.4`, or `4` for a whole number.
+pub(crate) fn depth_words(d: f64) -> String {
+    if (d - d.round()).abs() < 0.05 {
+        format!("{:.0}", d.round())
+    } else {
+        format!("{d:.1}")
+    }
 }

@@ -307,3 +307,277 @@ fn a_last_bucket_of_a_sliver_of_time_is_not_the_busiest() {
     let h = place(&w, &knee_at_16()).unwrap();
     assert_eq!(h.busiest.iops, 1_000_000.0);
 }
+
+/// `w` with the device `depth` deep in its busiest second (the last bucket) and `typical`
+/// deep most of the time, as a capture of PostgreSQL's `pgbench -S` recorded it.
+fn with_depths(mut w: Workload, busiest: f64, typical: u64) -> Workload {
+    let n = w.rate.per_second.len();
+    let mut per_second_mean = vec![0.8; n];
+    per_second_mean[n - 1] = busiest;
+    w.has_completions = true;
+    w.queue_depth = Some(QueueDepth {
+        typical,
+        per_second_mean,
+        ..Default::default()
+    });
+    w
+}
+
+#[test]
+fn latency_is_read_at_the_busiest_seconds_own_depth() {
+    // the capture of issue 33: the device sat at depth 1 most of the time, but the busiest
+    // second ran 5.4 deep. Read at 1 the curve gives 10,000 IOPS, 1.02x the busiest second's
+    // 9,770 (which printed "1.0x"); at 5.4 it gives 57,300: 5.9x
+    let w = with_depths(workload(9_770.0, 8192, Some(1)), 5.4, 1);
+    let h = place(&w, &knee_at_16()).unwrap();
+    let a = h.at_depth.clone().unwrap();
+    assert_eq!(a.depth_source, "busiest_second");
+    assert_eq!((a.depth, a.outstanding), (5.4, 5));
+    let t = 5.4f64.log2() - 2.0;
+    assert!(close(a.iops, 40_000.0 + 40_000.0 * t), "{a:?}");
+    assert!(close(a.mb_s, a.iops * 8192.0 / 1e6), "{a:?}");
+    assert!(close(a.lat_us_p99.unwrap(), 200.0 + 100.0 * t), "{a:?}");
+    assert_eq!(h.limit, "latency");
+    assert!(close(h.headroom, a.iops / 9_770.0));
+    assert!(h.headroom > 5.8 && h.headroom < 5.9, "{}", h.headroom);
+    assert_eq!(h.verdict, "fits");
+    assert!(!h.lower_bound && h.partial_run.is_none());
+}
+
+#[test]
+fn without_per_second_depths_the_typical_depth_stands_and_under_1_reads_at_1() {
+    let h = place(&workload(12_400.0, 8192, Some(4)), &knee_at_16()).unwrap();
+    let a = h.at_depth.unwrap();
+    assert_eq!((a.depth_source.as_str(), a.depth), ("typical", 4.0));
+    // a busiest second less than one deep on average is read at one request in flight
+    let w = with_depths(workload(1_000.0, 8192, Some(1)), 0.4, 1);
+    let a = place(&w, &knee_at_16()).unwrap().at_depth.unwrap();
+    assert_eq!((a.depth, a.outstanding, a.iops), (1.0, 1, 10_000.0));
+    assert!(!a.outside_curve);
+}
+
+/// A stream of the workload: `peak_iops` at `peak_depth`, of `size`-byte requests.
+fn stream(role: StreamRole, peak_iops: f64, peak_depth: f64, size: u64) -> Stream {
+    Stream {
+        role,
+        reads: 1_000,
+        read_bytes: 1_000 * size,
+        peak_iops,
+        peak_depth,
+        depth_mean: Some(peak_depth / 2.0),
+        read_pct: 100.0,
+        size_mode_bytes: size,
+        ..Default::default()
+    }
+}
+
+/// PostgreSQL's WAL as a capture with `--files` sees it: sequential 32K writes, each group
+/// fdatasync'd, 3 deep in its busiest second.
+fn wal() -> Stream {
+    Stream {
+        role: StreamRole::Log,
+        writes: 2_000,
+        write_bytes: 2_000 * 32_768,
+        flushes: 1_900,
+        flushes_per_s: 380.0,
+        durable_bytes_per_s: 13e6,
+        peak_iops: 800.0,
+        peak_depth: 3.0,
+        depth_mean: Some(1.2),
+        read_pct: 0.0,
+        size_mode_bytes: 32_768,
+        sequential_pct: 99.0,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn each_stream_is_judged_alone_at_its_own_depth_and_the_log_at_1() {
+    let mut w = with_depths(workload(12_400.0, 8192, Some(1)), 6.0, 1);
+    w.streams = vec![stream(StreamRole::Data, 11_600.0, 6.0, 8192), wal()];
+    let h = place(&w, &knee_at_16()).unwrap();
+    assert_eq!(h.streams.len(), 2);
+    let d = &h.streams[0];
+    assert_eq!(d.role, StreamRole::Data);
+    assert_eq!(
+        (d.depth, d.depth_source.as_str()),
+        (Some(6.0), "stream_peak")
+    );
+    let t = 6f64.log2() - 2.0;
+    let at6 = 40_000.0 + 40_000.0 * t;
+    assert!(close(d.curve_iops.unwrap(), at6), "{d:?}");
+    assert!(
+        close(d.curve_lat_us_p99.unwrap(), 200.0 + 100.0 * t),
+        "{d:?}"
+    );
+    assert_eq!(d.iops, 11_600.0);
+    assert!(close(d.iops_headroom.unwrap(), 95_000.0 / 11_600.0));
+    assert_eq!(d.limit, "latency");
+    assert!(close(d.headroom.unwrap(), at6 / 11_600.0), "{d:?}");
+    assert_eq!(d.verdict, "fits");
+    assert!(d.curve_matches && d.notes.is_empty(), "{:?}", d.notes);
+
+    // the log recorded 3 deep, but is judged at 1: the curve's 10,000 IOPS of 8K there are
+    // 81.9 MB/s, against its 800 writes of 32K (26.2 MB/s): 3.1x, the lesser
+    let l = &h.streams[1];
+    assert_eq!((l.depth, l.depth_source.as_str()), (Some(1.0), "log"));
+    assert_eq!(
+        (l.curve_iops, l.curve_lat_us_p99),
+        (Some(10_000.0), Some(150.0))
+    );
+    assert!(close(l.mb_s, 800.0 * 32_768.0 / 1e6));
+    assert!(close(l.depth_headroom.unwrap(), 81.92 / 26.2144), "{l:?}");
+    assert_eq!((l.limit.as_str(), l.verdict.as_str()), ("latency", "fits"));
+    // ...and a random-read curve cannot speak for sequential durable writes
+    assert!(!l.curve_matches);
+    assert_eq!(
+        l.notes,
+        [
+            "the curve is random reads, the log stream sequential durable writes: the curve \
+          cannot speak for it; `iocap fsync` measures a log's writes and flushes at queue \
+          depth 1"
+        ]
+    );
+    // the whole workload's verdict is the busiest second's, at its own depth
+    assert_eq!(h.at_depth.unwrap().depth, 6.0);
+}
+
+#[test]
+fn streams_without_depths_are_held_to_the_knee_and_sizes_are_said() {
+    // an iolog: no completions, so a data stream has no depth; the log is still judged at 1
+    let mut w = workload(12_400.0, 8192, None);
+    let mut data = stream(StreamRole::Data, 9_500.0, 0.0, 16_384);
+    data.depth_mean = None;
+    w.streams = vec![data, wal()];
+    let h = place(&w, &knee_at_16()).unwrap();
+    let d = &h.streams[0];
+    assert_eq!((d.depth, d.depth_source.as_str()), (None, ""));
+    assert_eq!((d.curve_iops, d.depth_headroom), (None, None));
+    // 9,500 of 16K: 10x the knee's IOPS, but 155.6 MB/s against its 778.2: 5x
+    assert_eq!(d.limit, "mb_s");
+    assert!(close(d.headroom.unwrap(), 5.0), "{d:?}");
+    assert_eq!(
+        d.notes,
+        [
+            "the data stream's commonest requests are 16K, the curve's 8K: IOPS held against \
+          IOPS and MB/s against MB/s, the lesser standing"
+        ]
+    );
+    assert_eq!(h.streams[1].depth, Some(1.0));
+    // a stream with no reads or writes has no headroom, and says why
+    let mut w = workload(12_400.0, 8192, None);
+    w.streams = vec![stream(StreamRole::Fs, 0.0, 0.0, 4096)];
+    let s = &place(&w, &knee_at_16()).unwrap().streams[0];
+    assert_eq!((s.headroom, s.limit.as_str()), (None, ""));
+    assert!(s.notes[0].contains("no reads or writes"), "{:?}", s.notes);
+    // and a workload without streams has none
+    let h = place(&workload(12_400.0, 8192, None), &knee_at_16()).unwrap();
+    assert!(h.streams.is_empty());
+}
+
+/// `knee_at_16` as a run of one test per step, the step at `qd` cut by `how`.
+fn cut_at(qd: u32, how: impl Fn(&mut iocap_model::TestResult)) -> RunResult {
+    let mut run = knee_at_16();
+    let sat = run.saturation.as_mut().unwrap();
+    let one = run.tests[0].clone();
+    run.tests.clear();
+    for (i, p) in sat.steps.iter_mut().enumerate() {
+        p.test_idx = i as u32;
+        let mut t = one.clone();
+        t.spec.qd = p.qd;
+        if p.qd == qd {
+            how(&mut t);
+        }
+        run.tests.push(t);
+    }
+    run
+}
+
+#[test]
+fn a_run_interrupted_during_its_ramp_gives_at_least_and_says_why() {
+    let run = cut_at(32, |t| t.interrupted = true);
+    let run = RunResult {
+        interrupted_by: Some("SIGINT".into()),
+        ..run
+    };
+    let h = place(&workload(12_400.0, 8192, None), &run).unwrap();
+    // the knee at 16 was judged over the cut step: not trusted; the highest whole step stands
+    assert!(!h.knee_reached);
+    assert_eq!((h.knee_outstanding, h.knee_iops), (64, 96_500.0));
+    assert!(h.lower_bound);
+    assert_eq!(h.verdict, "at_least");
+    assert_eq!(
+        h.partial_run.as_deref(),
+        Some("interrupted by SIGINT (Ctrl-C) during its step at qd 32")
+    );
+    let note = h.notes.iter().find(|n| n.contains("cut short")).unwrap();
+    assert!(
+        note.contains(&run.run_id)
+            && note.contains("(interrupted by SIGINT (Ctrl-C) during its step at qd 32)")
+            && note.contains("lower bound"),
+        "{note}"
+    );
+    assert!(!h.notes.iter().any(|n| n.contains("never flattened")));
+}
+
+#[test]
+fn a_partial_curve_never_says_falls_behind() {
+    let failed = cut_at(32, |t| {
+        t.error = Some(iocap_model::IoFault {
+            op: "read".into(),
+            path: "/mnt/f".into(),
+            offset_bytes: 0,
+            len_bytes: 8192,
+            errno: 5,
+            message: "Input/output error (os error 5)".into(),
+        })
+    });
+    // 190,000 IOPS at the busiest second: under the curve's 96,500, but the curve is partial
+    let h = place(&workload(190_000.0, 8192, Some(64)), &failed).unwrap();
+    assert!(h.headroom < 1.0 && h.lower_bound);
+    assert_eq!(h.verdict, "none");
+    assert_eq!(
+        h.partial_run.as_deref(),
+        Some("its step at qd 32 stopped on an I/O error: read failed: Input/output error (os error 5)")
+    );
+    // the same load on the whole curve falls behind
+    let h = place(&workload(190_000.0, 8192, Some(64)), &knee_at_16()).unwrap();
+    assert_eq!((h.verdict.as_str(), h.lower_bound), ("falls_behind", false));
+    // a curve that never flattened is a lower bound too: no verdict under 1
+    let rising = saturate_run(&[(1, 10_000.0, 150.0), (2, 19_000.0, 160.0)], None);
+    let h = place(&workload(38_000.0, 8192, None), &rising).unwrap();
+    assert_eq!((h.verdict.as_str(), h.lower_bound), ("none", true));
+    assert!(h.partial_run.is_none());
+    // streams share the run's bound
+    let mut w = workload(190_000.0, 8192, None);
+    w.streams = vec![stream(StreamRole::Data, 190_000.0, 8.0, 8192)];
+    let s = &place(&w, &failed).unwrap().streams[0];
+    assert_eq!(s.verdict, "none");
+}
+
+#[test]
+fn a_run_cut_short_after_its_ramp_keeps_its_knee_as_a_lower_bound() {
+    // interrupted between tests, after the ramp: every step whole, the knee stands
+    let mut run = cut_at(0, |_| {});
+    run.interrupted_by = Some("SIGTERM".into());
+    let h = place(&workload(12_400.0, 8192, None), &run).unwrap();
+    assert!(h.knee_reached && h.lower_bound);
+    assert_eq!(h.knee_iops, 95_000.0);
+    assert_eq!(h.partial_run.as_deref(), Some("interrupted by SIGTERM"));
+    assert_eq!(h.verdict, "at_least");
+}
+
+#[test]
+fn a_run_cut_short_before_any_whole_step_is_refused_saying_why() {
+    let mut run = cut_at(1, |t| t.interrupted = true);
+    run.saturation.as_mut().unwrap().steps.truncate(1);
+    run.interrupted_by = Some("SIGINT".into());
+    let e = place(&workload(1_000.0, 8192, None), &run).unwrap_err();
+    assert!(matches!(e, HeadroomError::CutShort { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("was cut short (interrupted by SIGINT (Ctrl-C) during its step at qd 1)")
+            && msg.contains("before any step of its curve ran to its end"),
+        "{msg}"
+    );
+}
