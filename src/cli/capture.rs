@@ -41,8 +41,9 @@ pub struct CaptureArgs {
     /// Allow replacing an existing trace or profile file (a regular file only)
     #[arg(long)]
     pub force: bool,
-    /// Only requests issued by processes of this name (e.g. postgres)
-    #[arg(long, value_name = "NAME")]
+    /// Only requests issued by processes of this name (e.g. postgres; the kernel keeps 15
+    /// bytes of a name)
+    #[arg(long, value_name = "NAME", value_parser = comm_arg)]
     pub comm: Option<String>,
     /// Only requests issued by this process id
     #[arg(long)]
@@ -58,6 +59,32 @@ pub struct CaptureArgs {
     pub output: OutputArg,
     #[command(flatten)]
     pub save: SaveArgs,
+}
+
+/// The bytes of a process's name the kernel keeps (`TASK_COMM_LEN`, 16 with its NUL).
+const COMM_BYTES: usize = 15;
+
+/// `--comm NAME`: a name longer than the kernel keeps would match no process, so it is refused
+/// (a usage error, before any eBPF), naming the name the kernel would show.
+fn comm_arg(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        return Err("a process name is needed".into());
+    }
+    if s.len() > COMM_BYTES {
+        let mut cut = COMM_BYTES;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        // clap prints it after the value: short lines of their own
+        return Err(format!(
+            "{} bytes\n  is longer than the kernel keeps of a process's name ({COMM_BYTES} \
+             bytes), so it\n  would match nothing; give the name as the kernel shows it (`ps \
+             -o comm`):\n  {}",
+            s.len(),
+            iocap_report::fmt::printable(&s[..cut])
+        ));
+    }
+    Ok(s.to_string())
 }
 
 pub fn capture(a: CaptureArgs) -> Result<Exit> {
@@ -88,10 +115,11 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
     // and what is printed is what `iocap characterise FILE` says
     let w = iocap_session::characterise(std::slice::from_ref(&outcome.path), &[])?;
     let (s, path) = (&outcome.summary, outcome.path.display().to_string());
-    let unmatched = outcome.stats.unmatched_completions;
+    let st = &outcome.stats;
+    let (before, zero) = (st.before_start, st.zero_byte_completions);
     eprintln!(
         "iocap: {}",
-        captured_line(&path, s.records, s.file_bytes, unmatched)
+        captured_line(&path, s.records, s.file_bytes, before, zero)
     );
     let code = if outcome.stopped && a.duration.is_some() {
         Exit::Interrupted

@@ -1,7 +1,20 @@
 //! From ring-buffer records to [`IoRecord`]s in issue order: decoding, pairing the issues and
-//! completions of requests without data (flushes) per device in order, the `--comm`/`--pid`
-//! filters, and a reorder window (records arrive in completion order; a trace is in issue
-//! order). Pure: tested on constructed bytes.
+//! completions of requests without data (flushes) per device and operation in order, the
+//! `--comm`/`--pid` filters, a reorder window (records arrive in completion order; a trace is
+//! in issue order), and what the completions without an issue mean. Pure: tested on
+//! constructed bytes.
+//!
+//! A completion whose issue was not seen is one of three things, told apart here:
+//! - with data, in the first window after the start: a request issued before the start
+//!   ([`Assembler::before_start`]);
+//! - with data, later: a request whose issue the kernel did not run the program for, lost
+//!   ([`Assembler::missed_issues`]);
+//! - without data: a zero-byte completion ([`Assembler::zero_byte`]). The block layer's flush
+//!   machinery ends a write that asked for a preflush or FUA (an fsync's empty flush among
+//!   them) with a completion of 0 bytes of the original request, after its flush (issued and
+//!   completed as a request of its own) and its data have completed: it is no request of its
+//!   own and pairs with no issue. A flush's completion whose issue was not seen is counted
+//!   here too.
 //!
 //! The record the programs write (little-endian, 72 bytes):
 //!
@@ -15,15 +28,14 @@
 //! 36 i32 error
 //! 40 [8] rwbs
 //! 48 [16] comm
-//! 64 u32 kind: 0 both times, 1 issue only, 2 completion only
+//! 64 u32 kind: 0 both times, 1 issue only, 2 completion only, 3 requeue (no data)
 //! ```
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use iocap_trace::{DevId, IoRecord, Op};
 
-use crate::program::{KIND_BOTH, KIND_COMPLETE, KIND_ISSUE};
+use crate::program::{KIND_BOTH, KIND_COMPLETE, KIND_ISSUE, KIND_REQUEUE};
 
 /// One ring-buffer record, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,23 +78,21 @@ pub fn decode(b: &[u8]) -> Option<Raw> {
     })
 }
 
-/// A record waiting in the window, ordered by issue time, then arrival.
-struct Held(u64, u64, IoRecord);
-
-impl PartialEq for Held {
-    fn eq(&self, o: &Held) -> bool {
-        (self.0, self.1) == (o.0, o.1)
-    }
-}
-impl Eq for Held {}
-impl PartialOrd for Held {
-    fn partial_cmp(&self, o: &Held) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Held {
-    fn cmp(&self, o: &Held) -> std::cmp::Ordering {
-        (self.0, self.1).cmp(&(o.0, o.1))
+/// A request still in the in-flight map, from its key (dev, 0, sector) and value (see
+/// [`crate::program::value`]), as a record of its issue alone.
+pub fn in_flight(key: &[u8; 16], value: &[u8; 48]) -> Raw {
+    use crate::program::value::*;
+    Raw {
+        issue_ns: u64_at(value, ISSUE_NS),
+        complete_ns: 0,
+        sector: u64_at(key, 8),
+        dev: u32_at(key, 0),
+        bytes: u32_at(value, BYTES),
+        pid: u32_at(value, PID),
+        error: 0,
+        rwbs: value[RWBS..RWBS + 8].try_into().expect("8 bytes"),
+        comm: value[COMM..COMM + 16].try_into().expect("16 bytes"),
+        kind: KIND_ISSUE,
     }
 }
 
@@ -94,7 +104,7 @@ pub struct Filter {
 }
 
 impl Filter {
-    fn keeps(&self, r: &IoRecord) -> bool {
+    pub fn keeps(&self, r: &IoRecord) -> bool {
         self.pid.is_none_or(|p| p == r.pid)
             && self
                 .comm
@@ -110,11 +120,19 @@ pub struct Assembler {
     filter: Filter,
     /// Issues of requests without data waiting for their completion, per device.
     pending: HashMap<u32, VecDeque<IoRecord>>,
-    heap: BinaryHeap<Reverse<Held>>,
-    seq: u64,
+    /// The records held back, in issue order (then arrival): records arrive in completion
+    /// order, near issue order, so each is put in place from the back in a step or two.
+    held: VecDeque<IoRecord>,
     newest_ns: u64,
     pub filtered_out: u64,
-    pub unmatched: u64,
+    /// Completions with data and no issue in the first window after the start.
+    pub before_start: u64,
+    /// Completions with data and no issue after it: requests whose issue was not seen.
+    pub missed_issues: u64,
+    /// Completions without data and no issue.
+    pub zero_byte: u64,
+    /// Issues without data withdrawn by a requeue.
+    pub requeued: u64,
     pub records: u64,
 }
 
@@ -127,16 +145,19 @@ impl Assembler {
             window_ns,
             filter,
             pending: HashMap::new(),
-            heap: BinaryHeap::new(),
-            seq: 0,
+            held: VecDeque::new(),
             newest_ns: 0,
             filtered_out: 0,
-            unmatched: 0,
+            before_start: 0,
+            missed_issues: 0,
+            zero_byte: 0,
+            requeued: 0,
             records: 0,
         }
     }
 
-    fn record(&self, r: &Raw) -> IoRecord {
+    /// `r` as a record: ns since the start, its operation and flags.
+    pub fn record(&self, r: &Raw) -> IoRecord {
         let (op, flags) = IoRecord::parse_rwbs(&r.rwbs);
         let rel = |t: u64| t.saturating_sub(self.t0);
         IoRecord {
@@ -160,24 +181,72 @@ impl Assembler {
                 let rec = self.record(r);
                 self.pending.entry(r.dev).or_default().push_back(rec);
             }
-            KIND_COMPLETE => {
-                let done = self.record(r).complete_ns;
-                match self.pending.get_mut(&r.dev).and_then(VecDeque::pop_front) {
-                    Some(mut rec) => {
-                        rec.complete_ns = done;
-                        rec.error = r.error;
-                        self.hold(rec);
+            KIND_COMPLETE if r.bytes > 0 => {
+                let done = r.complete_ns.saturating_sub(self.t0);
+                match done < self.window_ns {
+                    true => self.before_start += 1,
+                    false => self.missed_issues += 1,
+                }
+            }
+            KIND_COMPLETE => self.complete_no_data(r),
+            KIND_REQUEUE => {
+                let op = self.record(r).op;
+                let queue = self.pending.get_mut(&r.dev);
+                // the latest issue of that operation is the one given back
+                if let Some(q) = queue {
+                    if let Some(i) = q.iter().rposition(|p| p.op == op) {
+                        q.remove(i);
+                        self.requeued += 1;
                     }
-                    None => self.unmatched += 1,
                 }
             }
             KIND_BOTH => {
                 let rec = self.record(r);
                 self.hold(rec);
             }
-            _ => self.unmatched += 1,
+            _ => {} // the programs write no other kind
         }
         self.release(Release::Due, sink);
+    }
+
+    /// A completion without data pairs with the first issue of the same operation on its
+    /// device still waiting (a write's second end pairs with no flush). An issue waiting a
+    /// window longer than that completion's time lost its own completion: it goes out
+    /// without one.
+    fn complete_no_data(&mut self, r: &Raw) {
+        let mut rec = self.record(r);
+        let done = rec.complete_ns.unwrap_or(0);
+        let Some(q) = self.pending.get_mut(&r.dev) else {
+            self.zero_byte += 1;
+            return;
+        };
+        let mut stale = Vec::new();
+        let mut paired = None;
+        let mut i = 0;
+        while i < q.len() {
+            if q[i].op != rec.op {
+                i += 1;
+                continue;
+            }
+            if q[i].issue_ns.saturating_add(self.window_ns) < done {
+                stale.extend(q.remove(i));
+                continue;
+            }
+            paired = q.remove(i);
+            break;
+        }
+        for old in stale {
+            self.hold(old);
+        }
+        match paired {
+            Some(mut issue) => {
+                issue.complete_ns = rec.complete_ns;
+                issue.error = rec.error;
+                rec = issue;
+                self.hold(rec);
+            }
+            None => self.zero_byte += 1,
+        }
     }
 
     fn hold(&mut self, rec: IoRecord) {
@@ -186,8 +255,13 @@ impl Assembler {
             return;
         }
         self.newest_ns = self.newest_ns.max(rec.complete_ns.unwrap_or(rec.issue_ns));
-        self.seq += 1;
-        self.heap.push(Reverse(Held(rec.issue_ns, self.seq, rec)));
+        let at = match self.held.back() {
+            Some(last) if last.issue_ns > rec.issue_ns => {
+                self.held.partition_point(|h| h.issue_ns <= rec.issue_ns)
+            }
+            _ => self.held.len(),
+        };
+        self.held.insert(at, rec);
     }
 
     /// The clock moved to `now` (the kernel's monotonic ns) with nothing completing: records
@@ -198,13 +272,32 @@ impl Assembler {
         self.release(Release::Due, sink);
     }
 
+    /// The records held back, in issue order: every one issued after every record let out
+    /// so far (a record arriving after its window is let out at once).
+    pub fn held(&mut self) -> &[IoRecord] {
+        self.held.make_contiguous()
+    }
+
+    /// A request seen issued and still in flight at the end (`complete_ns` `None`): put in
+    /// issue order with the rest (the filters apply).
+    pub fn add_unfinished(&mut self, rec: IoRecord) {
+        self.hold(rec);
+    }
+
+    /// Whether `rec` passes the `--comm`/`--pid` filters.
+    pub fn keeps(&self, rec: &IoRecord) -> bool {
+        self.filter.keeps(rec)
+    }
+
     /// Lets out the records the window no longer holds back, or all of them.
     fn release(&mut self, which: Release, sink: &mut dyn FnMut(&IoRecord)) {
-        while let Some(Reverse(held)) = self.heap.peek() {
-            if which == Release::Due && held.0.saturating_add(self.window_ns) > self.newest_ns {
+        while let Some(first) = self.held.front() {
+            if which == Release::Due
+                && first.issue_ns.saturating_add(self.window_ns) > self.newest_ns
+            {
                 break;
             }
-            if let Some(Reverse(Held(_, _, rec))) = self.heap.pop() {
+            if let Some(rec) = self.held.pop_front() {
                 self.records += 1;
                 sink(&rec);
             }
@@ -268,6 +361,34 @@ mod tests {
     }
 
     #[test]
+    fn an_in_flight_entry_decodes_as_its_issue() {
+        let mut key = [0u8; 16];
+        key[0..4].copy_from_slice(&((7u32 << 20) | 1).to_le_bytes());
+        key[8..16].copy_from_slice(&4096u64.to_le_bytes());
+        let mut value = [0u8; 48];
+        value[0..8].copy_from_slice(&1500u64.to_le_bytes());
+        value[8..12].copy_from_slice(&42u32.to_le_bytes());
+        value[12..16].copy_from_slice(&8192u32.to_le_bytes());
+        value[16..18].copy_from_slice(b"WS");
+        value[24..32].copy_from_slice(b"postgres");
+        let raw = in_flight(&key, &value);
+        let rec = Assembler::new(1000, 0, Filter::default()).record(&raw);
+        assert_eq!(
+            (
+                rec.issue_ns,
+                rec.complete_ns,
+                rec.sector,
+                rec.bytes,
+                rec.op,
+                rec.pid
+            ),
+            (500, None, 4096, 8192, Op::Write, 42)
+        );
+        assert_eq!((rec.dev.major, rec.dev.minor), (7, 1));
+        assert_eq!(rec.comm_str(), "postgres");
+    }
+
+    #[test]
     fn a_record_decodes_field_by_field() {
         let r = raw(1000, 5000, 16, b"WFS", KIND_BOTH);
         let b = encode(&r);
@@ -308,7 +429,7 @@ mod tests {
 
     #[test]
     fn flushes_pair_in_order_per_device_and_a_lone_one_stays_open() {
-        let mut a = Assembler::new(0, 0, Filter::default());
+        let mut a = Assembler::new(0, 1000, Filter::default());
         let mut out: Vec<IoRecord> = vec![];
         let mut sink = |r: &IoRecord| out.push(*r);
         a.push(&raw(100, 0, 0, b"FF", KIND_ISSUE), &mut sink);
@@ -330,7 +451,99 @@ mod tests {
                 (Op::Flush, 700, None)
             ]
         );
-        assert_eq!(a.unmatched, 1, "the third completion had no issue");
+        assert_eq!(a.zero_byte, 1, "the third completion had no issue");
+    }
+
+    #[test]
+    fn a_writes_zero_byte_second_end_pairs_with_no_flush_and_is_counted_as_what_it_is() {
+        // fsync on a disk with a write cache: the flush is issued and completes, then the
+        // empty preflush write it stood for completes with 0 bytes ("FWS"), while the next
+        // fsync's flush is already waiting
+        let mut a = Assembler::new(0, 1000, Filter::default());
+        let mut out: Vec<IoRecord> = vec![];
+        let mut sink = |r: &IoRecord| out.push(*r);
+        a.push(&raw(100, 0, 0, b"FF", KIND_ISSUE), &mut sink);
+        a.push(&raw(0, 150, 0, b"FF", KIND_COMPLETE), &mut sink);
+        a.push(&raw(160, 0, 0, b"FF", KIND_ISSUE), &mut sink);
+        a.push(&raw(0, 170, 0, b"FWS", KIND_COMPLETE), &mut sink);
+        a.push(&raw(0, 210, 0, b"FF", KIND_COMPLETE), &mut sink);
+        a.push(&raw(0, 220, 0, b"FWS", KIND_COMPLETE), &mut sink);
+        a.finish(&mut sink);
+        let got: Vec<_> = out
+            .iter()
+            .map(|r| (r.op, r.issue_ns, r.latency_ns()))
+            .collect();
+        assert_eq!(
+            got,
+            [(Op::Flush, 100, Some(50)), (Op::Flush, 160, Some(50))]
+        );
+        assert_eq!((a.zero_byte, a.before_start, a.missed_issues), (2, 0, 0));
+    }
+
+    #[test]
+    fn a_completion_with_data_and_no_issue_is_from_before_the_start_only_in_the_first_window() {
+        let mut a = Assembler::new(1000, 500, Filter::default());
+        let mut n = 0;
+        let mut lone = raw(0, 1400, 64, b"R", KIND_COMPLETE);
+        lone.bytes = 4096;
+        a.push(&lone, &mut |_| n += 1);
+        lone.complete_ns = 1600;
+        a.push(&lone, &mut |_| n += 1);
+        a.push(&lone, &mut |_| n += 1);
+        assert_eq!(n, 0, "nothing to write without an issue");
+        assert_eq!((a.before_start, a.missed_issues, a.zero_byte), (1, 2, 0));
+    }
+
+    #[test]
+    fn a_requeue_withdraws_the_latest_issue_and_a_flush_waiting_too_long_goes_out_alone() {
+        let mut a = Assembler::new(0, 1000, Filter::default());
+        let mut out: Vec<IoRecord> = vec![];
+        let mut sink = |r: &IoRecord| out.push(*r);
+        a.push(&raw(100, 0, 0, b"FF", KIND_ISSUE), &mut sink);
+        a.push(&raw(0, 0, 0, b"FF", KIND_REQUEUE), &mut sink);
+        a.push(&raw(120, 0, 0, b"FF", KIND_ISSUE), &mut sink);
+        a.push(&raw(0, 180, 0, b"FF", KIND_COMPLETE), &mut sink);
+        assert_eq!(a.requeued, 1);
+        // an issue whose completion the kernel skipped, then one much later
+        a.push(&raw(200, 0, 0, b"FF", KIND_ISSUE), &mut sink);
+        a.push(&raw(5000, 0, 0, b"FF", KIND_ISSUE), &mut sink);
+        a.push(&raw(0, 5100, 0, b"FF", KIND_COMPLETE), &mut sink);
+        a.finish(&mut sink);
+        let got: Vec<_> = out.iter().map(|r| (r.issue_ns, r.latency_ns())).collect();
+        assert_eq!(got, [(120, Some(60)), (200, None), (5000, Some(100))]);
+        assert_eq!(a.zero_byte, 0);
+    }
+
+    #[test]
+    fn the_window_is_every_record_held_in_issue_order_after_every_one_let_out() {
+        let mut a = Assembler::new(0, 1000, Filter::default());
+        let mut out: Vec<u64> = vec![];
+        // completion order, issue order shuffled by latency
+        let reqs = [
+            (10, 50),
+            (5, 60),
+            (30, 70),
+            (20, 900),
+            (1200, 1300),
+            (1100, 1400),
+        ];
+        for (i, &(issue, done)) in reqs.iter().enumerate() {
+            a.push(&raw(issue, done, 8 * i as u64, b"R", KIND_BOTH), &mut |r| {
+                out.push(r.issue_ns)
+            });
+        }
+        assert_eq!(out, [5, 10, 20, 30], "a window after each");
+        let held: Vec<u64> = a.held().iter().map(|r| r.issue_ns).collect();
+        assert_eq!(held, [1100, 1200]);
+        // one arriving after its window goes out at once, out of order
+        a.push(&raw(40, 2000, 99, b"R", KIND_BOTH), &mut |r| {
+            out.push(r.issue_ns)
+        });
+        assert_eq!(out, [5, 10, 20, 30, 40]);
+        assert_eq!(a.held().len(), 2);
+        a.finish(&mut |r| out.push(r.issue_ns));
+        assert_eq!(out, [5, 10, 20, 30, 40, 1100, 1200]);
+        assert!(a.held().is_empty());
     }
 
     #[test]

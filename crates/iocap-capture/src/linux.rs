@@ -1,11 +1,12 @@
 //! The capture on Linux: maps, programs, attachments and the reader, owned together.
 
+use std::collections::HashSet;
 use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use iocap_trace::IoRecord;
 
-use crate::decode::{decode, Assembler, Filter};
+use crate::decode::{decode, in_flight, Assembler, Filter};
 use crate::program::{self, Maps};
 use crate::ringbuf::RingBuf;
 use crate::{format, sys, CaptureConfig, CaptureError, CaptureStats};
@@ -16,16 +17,25 @@ const WINDOW_NS: u64 = 2_000_000_000;
 const IN_FLIGHT: u32 = 65_536;
 /// How often the ring is drained while `poll` waits.
 const DRAIN_EVERY: Duration = Duration::from_millis(10);
+/// How often the in-flight map is looked through for requests whose completion was not seen,
+/// and how long one is in flight before it counts as such (longer than a driver's timeout,
+/// 30 s for SCSI and NVMe, so a slow request is not taken for one).
+const SWEEP_EVERY_NS: u64 = 10_000_000_000;
+const STALE_NS: u64 = 60_000_000_000;
 
 /// A running capture. Dropping it detaches the programs.
 pub struct Capture {
     // attachments first: dropped (detached) before the programs and maps
     _links: Vec<OwnedFd>,
-    _progs: Vec<OwnedFd>,
+    progs: Vec<OwnedFd>,
     counters: OwnedFd,
-    _inflight: OwnedFd,
+    inflight: OwnedFd,
     ring: RingBuf,
     asm: Assembler,
+    next_sweep_ns: u64,
+    /// Requests of the recorded devices taken out of the in-flight map, their completion
+    /// not seen.
+    missed_completions: u64,
 }
 
 /// What a user without the privileges reads.
@@ -89,6 +99,9 @@ impl Capture {
         };
         let issue_ev = format::read_event(&tracefs, "block_rq_issue").map_err(unreadable)?;
         let done_ev = format::read_event(&tracefs, "block_rq_complete").map_err(unreadable)?;
+        // every kernel with the others has it; without it a requeued request reads as one
+        // whose completion was not seen
+        let requeue_ev = format::read_event(&tracefs, "block_rq_requeue").ok();
         let ring = sys::map_create(sys::MAP_RINGBUF, 0, 0, ring_bytes as u32)
             .map_err(|e| refused(e, "creating the BPF ring buffer"))?;
         let inflight = sys::map_create(
@@ -110,7 +123,7 @@ impl Capture {
         let mut progs = Vec::new();
         let mut links = Vec::new();
         let t0 = sys::monotonic_ns();
-        for (ev, insns, name) in [
+        let mut programs = vec![
             (
                 &issue_ev,
                 program::issue(&issue_ev, &maps),
@@ -121,7 +134,11 @@ impl Capture {
                 program::complete(&done_ev, &maps),
                 "iocap_rq_done",
             ),
-        ] {
+        ];
+        if let Some(ev) = &requeue_ev {
+            programs.push((ev, program::requeue(ev, &maps), "iocap_rq_requeue"));
+        }
+        for (ev, insns, name) in programs {
             let insns = insns.map_err(unavailable)?;
             let prog = sys::prog_load(&insns, name).map_err(|(e, log)| match e.raw_os_error() {
                 Some(libc::EPERM) | Some(libc::EACCES) if log.is_empty() => {
@@ -144,11 +161,13 @@ impl Capture {
         };
         Ok(Capture {
             _links: links,
-            _progs: progs,
+            progs,
             counters,
-            _inflight: inflight,
+            inflight,
             ring: RingBuf::new(ring, ring_bytes)?,
             asm: Assembler::new(t0, WINDOW_NS, filter),
+            next_sweep_ns: t0 + SWEEP_EVERY_NS,
+            missed_completions: 0,
         })
     }
 
@@ -159,7 +178,66 @@ impl Capture {
                 asm.push(&raw, sink);
             }
         });
-        self.asm.tick(sys::monotonic_ns(), sink);
+        let now = sys::monotonic_ns();
+        self.asm.tick(now, sink);
+        if now >= self.next_sweep_ns {
+            self.next_sweep_ns = now + SWEEP_EVERY_NS;
+            self.sweep(now, STALE_NS, false);
+        }
+    }
+
+    /// Looks through the in-flight map. An entry issued `age_ns` or more before `now` is a
+    /// request whose completion the kernel did not run the program for: it leaves the map (an
+    /// LRU map would otherwise push live entries out once such entries filled it) and is
+    /// counted, unless the filters leave it out. With `end` (the programs detached), the
+    /// others are the requests in flight at the end, written without a completion.
+    ///
+    /// The map is walked key by key, and changes under the walk while the programs run: a
+    /// key deleted meanwhile sends the walk back to the first key, so the keys already seen
+    /// are skipped and the walk is bounded; an entry missed is found by the next sweep.
+    fn sweep(&mut self, now: u64, age_ns: u64, end: bool) {
+        let mut seen: HashSet<sys::Key> = HashSet::new();
+        let mut stale = Vec::new();
+        let mut young = Vec::new();
+        let mut prev: Option<sys::Key> = None;
+        let mut key: sys::Key = [0; program::KEY_BYTES as usize];
+        let mut value: sys::Value = [0; program::VALUE_BYTES as usize];
+        for _ in 0..2 * IN_FLIGHT {
+            match sys::map_next_key(&self.inflight, prev.as_ref(), &mut key) {
+                Ok(true) => prev = Some(key),
+                _ => break,
+            }
+            if !seen.insert(key)
+                || !matches!(sys::map_lookup(&self.inflight, &key, &mut value), Ok(true))
+            {
+                continue;
+            }
+            let raw = in_flight(&key, &value);
+            if raw.issue_ns.saturating_add(age_ns) <= now {
+                stale.push((key, raw));
+            } else if end {
+                young.push(raw);
+            }
+        }
+        // deleted after the walk: a deletion in it would send it back to the first key
+        for (key, raw) in stale {
+            let _ = sys::map_delete(&self.inflight, &key);
+            let rec = self.asm.record(&raw);
+            if self.asm.keeps(&rec) {
+                self.missed_completions += 1;
+            }
+        }
+        for raw in young {
+            let rec = self.asm.record(&raw);
+            self.asm.add_unfinished(rec);
+        }
+    }
+
+    /// The records held back to be put in issue order, in issue order: each one issued after
+    /// every record let out so far. A capture writes them each second
+    /// ([`iocap_trace::TraceWriter::write_window`]), so a capture killed keeps them.
+    pub fn window(&mut self) -> &[IoRecord] {
+        self.asm.held()
     }
 
     /// Waits up to `timeout`, draining the ring every 10 ms; every record released goes to
@@ -186,16 +264,22 @@ impl Capture {
             records: self.asm.records,
             lost_ring_full: count(program::COUNTER_RING_FULL),
             lost_map_full: count(program::COUNTER_MAP_FULL),
-            skipped_by_kernel: self._progs.iter().map(sys::prog_recursion_misses).sum(),
-            unmatched_completions: count(program::COUNTER_UNMATCHED) + self.asm.unmatched,
+            missed_issues: self.asm.missed_issues,
+            missed_completions: self.missed_completions + count(program::COUNTER_OVERWRITTEN),
+            skipped_runs: self.progs.iter().map(sys::prog_recursion_misses).sum(),
+            before_start: self.asm.before_start,
+            zero_byte_completions: self.asm.zero_byte,
             filtered_out: self.asm.filtered_out,
         }
     }
 
-    /// Detaches, drains what is left and lets every record out.
+    /// Detaches, drains what is left and lets every record out: the requests still in the
+    /// in-flight map issued a window or more before the end are counted as requests whose
+    /// completion was not seen, the others are written without a completion.
     pub fn finish(mut self, sink: &mut dyn FnMut(&IoRecord)) -> Result<CaptureStats, CaptureError> {
         self._links.clear();
         self.drain(sink);
+        self.sweep(sys::monotonic_ns(), WINDOW_NS, true);
         self.asm.finish(sink);
         Ok(self.stats())
     }

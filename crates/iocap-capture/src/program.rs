@@ -1,4 +1,5 @@
-//! The two programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape.
+//! The programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape, and
+//! one on `block_rq_requeue`.
 //!
 //! At issue, a request with data is kept in an LRU hash map (key: device and sector) with its issue
 //! time, the running task's pid and name, its size and `rwbs`. At completion it is looked up,
@@ -9,26 +10,44 @@
 //! submitted without waking the reader (`BPF_RB_NO_WAKEUP`): the reader drains the ring every
 //! few ms, so a busy device costs no wake-up per I/O.
 //!
-//! Nothing is dropped without a count: a full ring buffer, a full map, and a completion whose
-//! issue was not seen (a request in flight when the capture began) each add one to a counter
-//! in an array map ([`COUNTER_RING_FULL`], [`COUNTER_MAP_FULL`], [`COUNTER_UNMATCHED`]).
+//! A completion with data whose issue is not in the map (a request in flight when the capture
+//! began, or one whose issue the kernel did not run the program for) writes a record of its
+//! own, as a request without data does, with its size: user space tells the two apart by
+//! when it came ([`crate::decode`]). An issue that finds its key in the map already (the
+//! completion of the request before it on that sector was not seen) counts it
+//! ([`COUNTER_OVERWRITTEN`]) and takes the entry. A requeued request (the driver gave it back,
+//! to be issued again) leaves the map, or, without data, writes a record that withdraws its
+//! issue. A full ring buffer and a full map are counted too ([`COUNTER_RING_FULL`],
+//! [`COUNTER_MAP_FULL`]): nothing is dropped without a count.
 
 use crate::asm::{Asm, Cond, Label, Reg, Size, FP, R0, R1, R2, R3, R4, R6, R7, R8, R9};
 use crate::format::{Event, Field};
 
 /// The ring-buffer record, 72 bytes (see [`crate::decode`]).
 pub const RECORD_BYTES: i32 = 72;
-/// `kind`: both times; the issue of a request without data; its completion.
+/// `kind`: both times; the issue of a request without data; a completion whose issue is not
+/// in the map (a request without data, or one with data whose issue was not seen); a requeue
+/// of a request without data.
 pub const KIND_BOTH: u32 = 0;
 pub const KIND_ISSUE: u32 = 1;
 pub const KIND_COMPLETE: u32 = 2;
+pub const KIND_REQUEUE: u32 = 3;
 /// The in-flight map's key (dev, 0, sector) and value sizes.
 pub const KEY_BYTES: u32 = 16;
 pub const VALUE_BYTES: u32 = 48;
+/// The in-flight map's value: issue_ns, pid, bytes, rwbs, comm, 8 bytes of padding.
+pub mod value {
+    pub const ISSUE_NS: usize = 0;
+    pub const PID: usize = 8;
+    pub const BYTES: usize = 12;
+    pub const RWBS: usize = 16;
+    pub const COMM: usize = 24;
+}
 /// The counters' slots.
 pub const COUNTER_RING_FULL: i32 = 0;
 pub const COUNTER_MAP_FULL: i32 = 1;
-pub const COUNTER_UNMATCHED: i32 = 2;
+/// An issue found its key taken: the completion of the request before it was not seen.
+pub const COUNTER_OVERWRITTEN: i32 = 2;
 pub const COUNTERS: u32 = 3;
 
 // helper ids (include/uapi/linux/bpf.h)
@@ -41,6 +60,9 @@ const GET_CURRENT_COMM: i32 = 16;
 const RINGBUF_RESERVE: i32 = 131;
 const RINGBUF_SUBMIT: i32 = 132;
 const RB_NO_WAKEUP: i32 = 1;
+/// `BPF_NOEXIST`: the update fails with `EEXIST` where the key is there.
+const NOEXIST: i32 = 1;
+const EEXIST: i32 = 17;
 
 /// The maps' descriptors and the devices to keep.
 #[derive(Clone, Debug)]
@@ -149,11 +171,20 @@ fn submit(a: &mut Asm, rec: Reg) {
         .call(RINGBUF_SUBMIT);
 }
 
+/// The value at fp-64 into the in-flight map under the key at fp-16, with `flags`.
+fn update(a: &mut Asm, maps: &Maps, flags: i32) {
+    a.ld_map_fd(R1, maps.inflight).mov(R2, FP).add_imm(R2, -16);
+    a.mov(R3, FP)
+        .add_imm(R3, -64)
+        .mov_imm(R4, flags)
+        .call(MAP_UPDATE);
+}
+
 /// `block_rq_issue`.
 pub fn issue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
     let c = ctx(ev, "block_rq_issue", "bytes", false)?;
     let mut a = Asm::default();
-    let (no_data, map_full, ring_full) = (a.label(), a.label(), a.label());
+    let (no_data, map_full, ring_full, taken) = (a.label(), a.label(), a.label(), a.label());
     prologue(&mut a, &c, maps);
     a.load(Size::W, R8, R6, off(c.size))
         .jump_imm(Cond::Eq, R8, 0, no_data);
@@ -171,11 +202,15 @@ pub fn issue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
         .mov_imm(R2, 16)
         .call(GET_CURRENT_COMM);
     a.store_imm(Size::DW, FP, -24, 0);
-    a.ld_map_fd(R1, maps.inflight).mov(R2, FP).add_imm(R2, -16);
-    a.mov(R3, FP)
-        .add_imm(R3, -64)
-        .mov_imm(R4, 0)
-        .call(MAP_UPDATE);
+    // a new entry only: an entry there already is a request whose completion was not seen
+    update(&mut a, maps, NOEXIST);
+    a.jump_imm(Cond::Eq, R0, -EEXIST, taken)
+        .jump_imm(Cond::Slt, R0, 0, map_full)
+        .mov_imm(R0, 0)
+        .exit();
+    a.bind(taken);
+    count(&mut a, maps, COUNTER_OVERWRITTEN);
+    update(&mut a, maps, 0);
     a.jump_imm(Cond::Slt, R0, 0, map_full).mov_imm(R0, 0).exit();
     a.bind(map_full);
     count_and_exit(&mut a, maps, COUNTER_MAP_FULL);
@@ -254,9 +289,49 @@ pub fn complete(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String
     // a full ring still frees the entry: count it, then delete
     count(&mut a, maps, COUNTER_RING_FULL);
     a.goto(delete);
+    // no data, or an issue not seen: a record of the completion alone, with its size (r8
+    // holds the sectors still: calls keep r6 to r9)
+    a.bind(no_data);
     a.bind(unmatched);
-    count_and_exit(&mut a, maps, COUNTER_UNMATCHED);
-    // no data: a record of the completion alone
+    reserve(&mut a, maps, ring_full);
+    a.store_imm(Size::DW, R9, 0, 0)
+        .call(KTIME_GET_NS)
+        .store(Size::DW, R9, 8, R0);
+    a.load(Size::DW, R1, R6, off(c.sector))
+        .store(Size::DW, R9, 16, R1);
+    a.mov(R1, R8).lsh_imm(R1, 9);
+    a.store(Size::W, R9, 24, R7).store(Size::W, R9, 28, R1);
+    a.store_imm(Size::W, R9, 32, 0);
+    a.load(Size::W, R1, R6, error).store(Size::W, R9, 36, R1);
+    load_rwbs(&mut a, R1, R2, c.rwbs);
+    a.store(Size::DW, R9, 40, R1);
+    a.store_imm(Size::DW, R9, 48, 0)
+        .store_imm(Size::DW, R9, 56, 0);
+    a.store_imm(Size::W, R9, 64, KIND_COMPLETE as i32)
+        .store_imm(Size::W, R9, 68, 0);
+    submit(&mut a, R9);
+    a.mov_imm(R0, 0).exit();
+    a.bind(ring_full);
+    count_and_exit(&mut a, maps, COUNTER_RING_FULL);
+    Ok(a.finish())
+}
+
+/// `block_rq_requeue`: the driver gave a request back, to be issued again. One with data
+/// leaves the map (its next issue is its issue); one without writes a record that withdraws
+/// its issue.
+pub fn requeue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(ev, "block_rq_requeue", "nr_sector", false)?;
+    let mut a = Asm::default();
+    let (no_data, ring_full) = (a.label(), a.label());
+    prologue(&mut a, &c, maps);
+    key(&mut a, &c);
+    a.load(Size::W, R8, R6, off(c.size))
+        .jump_imm(Cond::Eq, R8, 0, no_data);
+    a.ld_map_fd(R1, maps.inflight)
+        .mov(R2, FP)
+        .add_imm(R2, -16)
+        .call(MAP_DELETE);
+    a.mov_imm(R0, 0).exit();
     a.bind(no_data);
     reserve(&mut a, maps, ring_full);
     a.store_imm(Size::DW, R9, 0, 0)
@@ -265,13 +340,13 @@ pub fn complete(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String
     a.load(Size::DW, R1, R6, off(c.sector))
         .store(Size::DW, R9, 16, R1);
     a.store(Size::W, R9, 24, R7).store_imm(Size::W, R9, 28, 0);
-    a.store_imm(Size::W, R9, 32, 0);
-    a.load(Size::W, R1, R6, error).store(Size::W, R9, 36, R1);
+    a.store_imm(Size::W, R9, 32, 0)
+        .store_imm(Size::W, R9, 36, 0);
     load_rwbs(&mut a, R1, R2, c.rwbs);
     a.store(Size::DW, R9, 40, R1);
     a.store_imm(Size::DW, R9, 48, 0)
         .store_imm(Size::DW, R9, 56, 0);
-    a.store_imm(Size::W, R9, 64, KIND_COMPLETE as i32)
+    a.store_imm(Size::W, R9, 64, KIND_REQUEUE as i32)
         .store_imm(Size::W, R9, 68, 0);
     submit(&mut a, R9);
     a.mov_imm(R0, 0).exit();

@@ -10,6 +10,8 @@ use crate::asm::Insn;
 
 const BPF_MAP_CREATE: i32 = 0;
 const BPF_MAP_LOOKUP_ELEM: i32 = 1;
+const BPF_MAP_DELETE_ELEM: i32 = 3;
+const BPF_MAP_GET_NEXT_KEY: i32 = 4;
 const BPF_PROG_LOAD: i32 = 5;
 /// An LRU hash: a request whose completion the kernel skipped (see `prog_recursion_misses`)
 /// would otherwise hold its entry for ever, and a capture of hours would fill the map.
@@ -77,9 +79,51 @@ pub fn array_u64(map: &OwnedFd, index: u32) -> io::Result<u64> {
     Ok(value)
 }
 
+/// A key of the in-flight map, and its value: the sizes the kernel reads and writes.
+pub type Key = [u8; crate::program::KEY_BYTES as usize];
+pub type Value = [u8; crate::program::VALUE_BYTES as usize];
+
+/// `BPF_MAP_GET_NEXT_KEY` on the in-flight map: the key after `key` (the first key for `None`,
+/// or where `key` is no longer there) into `next`; `false` after the last.
+pub fn map_next_key(map: &OwnedFd, key: Option<&Key>, next: &mut Key) -> io::Result<bool> {
+    let mut a = Attr::new();
+    a.u32(0, map.as_raw_fd() as u32)
+        .u64(8, key.map_or(0, |k| k.as_ptr() as u64))
+        .u64(16, next.as_mut_ptr() as u64);
+    match bpf(BPF_MAP_GET_NEXT_KEY, &mut a) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// `BPF_MAP_LOOKUP_ELEM` of `key` into `value` on the in-flight map; `false` where the key is
+/// not there (any more).
+pub fn map_lookup(map: &OwnedFd, key: &Key, value: &mut Value) -> io::Result<bool> {
+    let mut a = Attr::new();
+    a.u32(0, map.as_raw_fd() as u32)
+        .u64(8, key.as_ptr() as u64)
+        .u64(16, value.as_mut_ptr() as u64);
+    match bpf(BPF_MAP_LOOKUP_ELEM, &mut a) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// `BPF_MAP_DELETE_ELEM` of `key` on the in-flight map; a key already gone is no error.
+pub fn map_delete(map: &OwnedFd, key: &Key) -> io::Result<()> {
+    let mut a = Attr::new();
+    a.u32(0, map.as_raw_fd() as u32).u64(8, key.as_ptr() as u64);
+    match bpf(BPF_MAP_DELETE_ELEM, &mut a) {
+        Err(e) if e.raw_os_error() != Some(libc::ENOENT) => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// How many times the kernel skipped running `prog` because another tracing program was
-/// running on that CPU (`bpf_prog_info.recursion_misses`, Linux 5.12; 0 where unknown). Each
-/// skip is a request whose issue or completion went unseen.
+/// running on that CPU (`bpf_prog_info.recursion_misses`, Linux 5.12; 0 where unknown). A
+/// skip is the run for a request of any device: the program never ran to look at which.
 pub fn prog_recursion_misses(prog: &OwnedFd) -> u64 {
     const BPF_OBJ_GET_INFO_BY_FD: i32 = 15;
     // struct bpf_prog_info up to recursion_misses (offset 208), zeroed

@@ -9,23 +9,42 @@ use iocap_model::{format_bytes, human_bytes};
 
 use crate::fmt::{count, lat_us, printable};
 
-/// What a finished capture wrote, for stderr: the file, its size per request, and the
-/// completions of requests issued before the start, which the trace leaves out.
-pub fn captured_line(path: &str, records: u64, file_bytes: u64, unmatched: u64) -> String {
-    let before = match unmatched {
-        0 => String::new(),
-        n => format!(
-            "; {} completions of requests issued before the start left out",
-            count(n as f64)
-        ),
-    };
-    format!(
-        "{} requests written to {} ({} bytes, {:.1} per request){before}",
+/// What a finished capture wrote, for stderr: the file, its size per request, then, each on
+/// a line of its own, the completions that are no request of the trace's: those of requests
+/// issued before the start (with data, in the first seconds), and those of zero bytes whose
+/// issue was not seen (the flush machinery ends a write with preflush or FUA a second time,
+/// with no bytes; or a flush's completion without its issue). Neither is a lost request.
+pub fn captured_line(
+    path: &str,
+    records: u64,
+    file_bytes: u64,
+    before_start: u64,
+    zero_byte: u64,
+) -> String {
+    let mut o = format!(
+        "{} requests written to {} ({} bytes, {:.1} per request)",
         count(records as f64),
         printable(path),
         count(file_bytes as f64),
         file_bytes as f64 / records.max(1) as f64
-    )
+    );
+    if before_start > 0 {
+        let _ = write!(
+            o,
+            "\n  {} completions of requests issued before the start left out",
+            count(before_start as f64)
+        );
+    }
+    if zero_byte > 0 {
+        let _ = write!(
+            o,
+            "\n  {} zero-byte completions left out (not requests): the flush\n  \
+             machinery's second end of a write with preflush or FUA, or a flush's\n  \
+             end without its issue",
+            count(zero_byte as f64)
+        );
+    }
+    o
 }
 
 /// The workload as text.
@@ -75,8 +94,9 @@ fn heading(o: &mut String, w: &Workload) {
     if lost > 0 {
         let _ = writeln!(
             o,
-            "WARNING: {} requests were lost by the capture ({} ring buffer full, {} other); \
-             every figure below misses them",
+            "WARNING: {} requests were lost by the capture ({} when its ring buffer was \
+             full, {} whose issue or completion it did not see); every figure below misses \
+             them",
             count(lost as f64),
             count(w.lost_ring_full as f64),
             count(w.lost_other as f64)
@@ -298,6 +318,28 @@ fn others(o: &mut String, w: &Workload) {
 mod tests {
     use super::*;
     use iocap_model::workload::*;
+
+    #[test]
+    fn a_captures_line_names_each_kind_of_completion_left_out_within_80_columns() {
+        let t = captured_line("t.iotrace", 354_457, 2_300_000, 0, 0);
+        assert_eq!(
+            t,
+            "354,457 requests written to t.iotrace (2,300,000 bytes, 6.5 per request)"
+        );
+        let t = captured_line("t.iotrace", 10, 100, 3, 4_901);
+        assert!(
+            t.contains("\n  3 completions of requests issued before the start left out"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n  4,901 zero-byte completions left out"),
+            "{t}"
+        );
+        assert!(!t.contains("lost"), "{t}");
+        for line in t.lines() {
+            assert!(line.chars().count() + "iocap: ".len() <= 80, "{line}");
+        }
+    }
 
     #[test]
     fn the_view_fits_80_columns_and_names_what_a_user_looks_for() {

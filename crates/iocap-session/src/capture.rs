@@ -161,7 +161,9 @@ pub fn capture(
             next_tick = elapsed.floor() + 1.0;
             let s = cap.stats();
             sinks.writer.set_lost(s.lost_ring_full, lost_other(&s));
-            sinks.writer.flush_chunk()?;
+            // the records released, then those still held back to be put in issue order
+            // (the window, at the file's tail): a capture killed keeps every whole second
+            sinks.writer.write_window(cap.window())?;
             if let Some(f) = files.as_mut() {
                 f.tick(&mut sinks.writer)?;
             }
@@ -228,10 +230,11 @@ impl FileMapper {
     }
 }
 
-/// Events lost for another cause than a full ring buffer: the kernel's table of requests in
-/// flight was full, or the kernel skipped a program run.
+/// Requests of the recorded devices lost for another cause than a full ring buffer: the
+/// kernel's table of requests in flight was full, or their issue or completion was not seen.
+/// The program runs the kernel skipped are not among them: those may be any device's.
 fn lost_other(s: &CaptureStats) -> u64 {
-    s.lost_map_full + s.skipped_by_kernel
+    s.lost_other()
 }
 
 fn filters(req: &CaptureRequest) -> Vec<String> {

@@ -205,3 +205,136 @@ fn a_capture_never_writes_over_a_file() {
     );
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "the user's");
 }
+
+/// A `--comm` longer than the 15 bytes the kernel keeps of a process's name would match
+/// nothing: it is refused as a usage error (exit 2) before anything else, so without root too,
+/// naming the limit and the name the kernel would show. 15 bytes pass the flag.
+#[test]
+fn a_comm_longer_than_the_kernel_keeps_is_refused_before_any_ebpf() {
+    let d = tempfile::tempdir().unwrap();
+    let args = |comm: &str| {
+        let out = crate::iocap(d.path())
+            .args([
+                "capture",
+                "/no/such/device",
+                "--duration",
+                "1s",
+                "--no-save",
+            ])
+            .args(["--comm", comm])
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), e)
+    };
+    let (code, e) = args("postgres-checkpointer");
+    assert_eq!(code, Some(2), "{e}");
+    for words in ["--comm", "21 bytes", "(15 bytes)", "\n  postgres-checkp\n"] {
+        assert!(e.contains(words), "no `{words}` in {e}");
+    }
+    for line in e.lines().skip(1) {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+    assert!(
+        !e.contains("no such file"),
+        "refused before the device: {e}"
+    );
+    let (code, e) = args("postgres-checkp");
+    assert_eq!(code, Some(2), "{e}");
+    assert!(
+        !e.contains("15 bytes"),
+        "15 bytes is a name the kernel keeps: {e}"
+    );
+    assert!(e.contains("no such file"), "{e}");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "no file left behind"
+    );
+}
+
+/// A capture killed with -9 keeps every record up to about a second before the kill: each
+/// second the records still held in the 2 s reorder window go to the file's tail. This
+/// process reads the device, 4 KiB at a time at a known offset and time, until after the
+/// kill; the trace's reads must be every read from the first to about a second before it.
+#[test]
+fn kill_9_keeps_the_requests_up_to_about_a_second_before_it() {
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
+    require!("losetup");
+    let mut rig = Rig::new();
+    let file = rig.backing_file("disk", 64 * MIB, None);
+    let dev = rig.attach(&file);
+    settle();
+    let trace = rig.path("killed.iotrace");
+    let cap = capture(
+        rig.dir.path(),
+        &[&dev, "-o", trace.to_str().unwrap(), "--no-save"],
+    );
+    // the file is made once the kernel took the programs
+    let until = Instant::now() + Duration::from_secs(20);
+    while !trace.exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(trace.exists(), "the capture did not start");
+    std::thread::sleep(Duration::from_millis(300));
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&dev)
+        .unwrap();
+    let stop = AtomicBool::new(false);
+    let slots = (64 * MIB / 4096) as usize;
+    let (times, killed_at) = std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut buf = vec![0u8; 8192];
+            let at = buf.as_ptr().align_offset(4096);
+            let mut times = vec![];
+            // a read every 2 ms or so: about 2,000 in the 4 s, each at its own offset
+            while !stop.load(Ordering::Relaxed) && times.len() < slots {
+                times.push(Instant::now());
+                let off = times.len() as u64 * 4096 - 4096;
+                f.read_exact_at(&mut buf[at..at + 4096], off).unwrap();
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            times
+        });
+        std::thread::sleep(Duration::from_millis(3500));
+        // SAFETY: kill(2) on the child we started, with a valid signal.
+        unsafe { libc::kill(cap.id() as i32, libc::SIGKILL) };
+        let killed_at = Instant::now();
+        std::thread::sleep(Duration::from_millis(500));
+        stop.store(true, Ordering::Relaxed);
+        (reader.join().unwrap(), killed_at)
+    });
+    let out = cap.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), None, "killed: {}", shown(&out));
+    let me = std::process::id();
+    let mut reader = iocap_trace::TraceReader::open(&trace).unwrap();
+    let mut seen = vec![];
+    for r in reader.by_ref() {
+        let r = r.unwrap();
+        if r.pid == me && r.op == iocap_trace::Op::Read && r.bytes == 4096 {
+            seen.push((r.offset_bytes() / 4096) as usize);
+        }
+    }
+    assert!(!reader.complete(), "a killed capture has no trailer");
+    let n = seen.len();
+    assert!(n > 500, "{n} of {} reads", times.len());
+    assert_eq!(
+        seen,
+        (0..n).collect::<Vec<_>>(),
+        "every read from the first, once, in order"
+    );
+    let last = killed_at.duration_since(times[n - 1]);
+    eprintln!(
+        "{n} of {} reads kept; the last issued {:.0} ms before the kill",
+        times.len(),
+        last.as_secs_f64() * 1e3
+    );
+    assert!(
+        last < Duration::from_millis(1300),
+        "the last read kept was issued {last:?} before the kill (the window is 2 s)"
+    );
+}
