@@ -363,6 +363,7 @@ fn run_context(
         target_idx: c.target_idx,
         depth: c.depth,
         fsync_every: spec.fsync_every,
+        datasync: spec.datasync,
         rate_interval_ns: job.rate_interval_ns,
         rate_process: job.rate_process,
         burst_ns: job.burst_ns,

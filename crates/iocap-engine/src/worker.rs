@@ -111,6 +111,8 @@ pub struct WorkerConfig {
     pub target_idx: usize,
     pub depth: u32,
     pub fsync_every: u32,
+    /// Each of those syncs is fdatasync(2).
+    pub datasync: bool,
     /// Mean interval between I/O starts when throttled, and how arrivals are spaced.
     pub rate_interval_ns: Option<u64>,
     pub rate_process: Process,
@@ -168,7 +170,7 @@ struct Slot {
 impl Slot {
     /// The bytes a successful completion transfers.
     fn want(&self) -> i64 {
-        if self.op == Op::Fsync {
+        if self.op.is_sync() {
             0
         } else {
             i64::from(self.len)
@@ -295,9 +297,11 @@ impl Gate {
 }
 
 /// The next operation: a read or a write from the offset generator, and after every
-/// `fsync_every` writes an fsync. Writes are stamped with their offset and a sequence number.
+/// `fsync_every` writes an fsync (an fdatasync with `datasync`). Writes are stamped with their
+/// offset and a sequence number.
 struct NextOp {
     fsync_every: u32,
+    datasync: bool,
     writes_since_sync: u32,
     sync_pending: bool,
     seq: u64,
@@ -308,7 +312,12 @@ impl NextOp {
     fn take(&mut self, gen: &mut OffsetGen, bufs: &mut SlotBuffers, s: usize) -> (Op, u64, u32) {
         if self.sync_pending {
             self.sync_pending = false;
-            return (Op::Fsync, 0, 0);
+            let op = if self.datasync {
+                Op::Fdatasync
+            } else {
+                Op::Fsync
+            };
+            return (op, 0, 0);
         }
         let write = gen.next_is_write();
         let (off, len) = gen.next_io(s);
@@ -371,7 +380,7 @@ fn complete(
         });
         tl.halt.store(true, Relaxed);
         tl.cut(w.now);
-    } else if slot.op == Op::Fsync {
+    } else if slot.op.is_sync() {
         if w.counts() {
             stats.sync.record(lat, 0);
         }
@@ -415,6 +424,7 @@ pub fn run<B: Backend>(
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
     let mut next = NextOp {
         fsync_every: cfg.fsync_every,
+        datasync: cfg.datasync,
         writes_since_sync: 0,
         sync_pending: false,
         seq: cfg.write_seed,
@@ -454,7 +464,7 @@ pub fn run<B: Backend>(
             if stamp == StampAt::BeforeQueue {
                 slots[s].submit_ns = clock::now_ns();
             }
-            let buf = if op == Op::Fsync {
+            let buf = if op.is_sync() {
                 std::ptr::null_mut()
             } else {
                 bufs.ptr(s)
@@ -538,6 +548,7 @@ mod tests {
             target_idx: 0,
             depth: 4,
             fsync_every: 0,
+            datasync: false,
             rate_interval_ns: None,
             rate_process: Process::Linear,
             burst_ns,

@@ -245,6 +245,10 @@ pub struct JobSpec {
     pub write_through: bool,
     /// Issue an fsync after every N writes per thread; 0: never.
     pub fsync_every: u32,
+    /// That sync is fdatasync(2) (as PostgreSQL's WAL and most logs flush), not fsync(2),
+    /// which also writes the file's times and so commits the file system's journal each time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub datasync: bool,
     pub engine: EngineChoice,
     /// Permit writes to files and devices iocap did not create.
     pub allow_overwrite: bool,
@@ -358,6 +362,7 @@ impl Default for JobSpec {
             direct: true,
             write_through: false,
             fsync_every: 0,
+            datasync: false,
             engine: EngineChoice::Auto,
             allow_overwrite: false,
             bs_split: Vec::new(),
@@ -449,6 +454,9 @@ impl JobSpec {
         }
         if let Some(ms) = self.interval_ms {
             self.validate_intervals(ms)?;
+        }
+        if self.datasync && self.fsync_every == 0 {
+            return bad("datasync says how each fsync_every sync is made: it needs fsync_every");
         }
         for t in &self.targets {
             if t.path.is_empty() {

@@ -72,7 +72,18 @@ pub struct Workload {
 /// threads issued for the page cache (`writeback`), or none of these (`other`: outside every
 /// mapped file, or any request of a trace without a file map).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum StreamRole {
@@ -82,6 +93,7 @@ pub enum StreamRole {
     Doublewrite,
     Fs,
     Writeback,
+    #[default]
     Other,
 }
 
@@ -111,12 +123,6 @@ impl StreamRole {
     /// By name (`log`, `data`, ...).
     pub fn parse(s: &str) -> Option<StreamRole> {
         Self::ALL.into_iter().find(|r| r.name() == s)
-    }
-}
-
-impl Default for StreamRole {
-    fn default() -> Self {
-        StreamRole::Other
     }
 }
 

@@ -8,13 +8,14 @@
 //! - rate: its IOPS over its busy seconds (`rate_iops`, raised by one in `fsync_every` where
 //!   it flushes: the engine paces fsyncs as operations), and its on/off cycle (`burst`) when it was busy for
 //!   less than 85 % of the recording in two or more periods;
-//! - depth: the most of its requests the recording had in flight (`qd`, a ceiling: paced at
-//!   the recorded rate on the same storage, the depth settles where it was); the log at 1;
+//! - depth: a ceiling (`qd`): the most of its requests the recording had in flight, or twice
+//!   its mean depth if more (paced at the recorded rate on the same storage, the depth settles
+//!   where it was, and the room keeps a slower moment from capping the rate); the log at 1;
 //! - sizes: its commonest read and write sizes (`bs_split`);
 //! - pattern: sequential when most of its requests started where the previous one to the same
 //!   file ended (or within 1 MiB), else random;
 //! - durability: a flush after as many writes as each recorded flush made durable
-//!   (`fsync_every`), or every write durable (`write_through`) when most were FUA.
+//!   (`fsync_every`, by fdatasync: `datasync`), or every write durable (`write_through`) when most were FUA.
 //!
 //! What it cannot carry: the order of requests across streams, think time within a burst,
 //! locality beyond random and sequential, sizes beyond the six kept, and files: each stream's
@@ -113,10 +114,14 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
         StreamRole::Temp => "temp",
         _ => "data",
     };
-    let qd = match (s.role, s.depth_max) {
-        (StreamRole::Log, _) => 1,
-        (_, 0) => 4,
-        (_, d) => d.clamp(1, 256),
+    // a ceiling with room: paced at the recorded rate, the depth settles at rate × latency,
+    // and a storage a little slower than at the recording needs a little more of it
+    let qd = match (s.role, s.depth_max, s.depth_mean) {
+        (StreamRole::Log, _, _) => 1,
+        (_, 0, _) => 4,
+        (_, d, mean) => d
+            .max((2.0 * mean.unwrap_or(0.0)).ceil() as u64)
+            .clamp(1, 256),
     };
     let fsync_every = (s.flushes > 0 && s.writes > 0 && s.writes_per_flush > 0.0)
         .then(|| s.writes_per_flush.round().max(1.0) as u64);
@@ -143,7 +148,8 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
     let bs = bs_text(&s.sizes, SIZES_KEPT);
     let _ = writeln!(o, "{bs}\nqd = {qd}\nrate_iops = {:.0}", rate.max(1.0));
     if let Some(n) = fsync_every {
-        let _ = writeln!(o, "fsync_every = {n}");
+        // a recorded flush is a bare cache flush: fdatasync's, not fsync's journal commit
+        let _ = writeln!(o, "fsync_every = {n}\ndatasync = true");
     }
     if write_through {
         let _ = writeln!(o, "write_through = true");

@@ -137,7 +137,8 @@ pub fn describe_workload(s: &JobSpec) -> String {
         words.push("O_DSYNC".into());
     }
     if s.fsync_every > 0 {
-        words.push(format!("fsync/{}", s.fsync_every));
+        let sync = if s.datasync { "fdatasync" } else { "fsync" };
+        words.push(format!("{sync}/{}", s.fsync_every));
     }
     if !s.direct {
         words.push("buffered".into());

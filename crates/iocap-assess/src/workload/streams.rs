@@ -8,8 +8,9 @@
 //! write-back, whatever file it lands in; a request of the file system's journal thread
 //! (`jbd2/...`) or marked as metadata is `fs`; else the role of the file it falls in (the file
 //! map); else `other`. A flush carries no address: it belongs to the stream of the last write
-//! of the process that issued it (an fdatasync's flush follows that process's writes), else of
-//! the last write on its device.
+//! of the process that issued it (an fdatasync's flush follows that process's writes), else
+//! (a flush sent on by the kernel's worker, or by a process that wrote nothing) of the last
+//! write a process made on its device.
 //!
 //! Busy time: a stream's per-second buckets in runs of consecutive busy buckets; a run's busy
 //! time is the span from its first to its last request, scaled by n/(n−1) for its n requests
@@ -258,7 +259,7 @@ fn merge(c: &[Bucket]) -> Bucket {
         flushes: c.iter().map(|k| k.flushes).sum(),
         lat_ns: c.iter().map(|k| k.lat_ns).sum(),
         first_ns: live().next().map_or(0, |k| k.first_ns),
-        last_ns: live().last().map_or(0, |k| k.last_ns),
+        last_ns: live().next_back().map_or(0, |k| k.last_ns),
     }
 }
 
@@ -356,14 +357,19 @@ impl Streams {
                     {
                         self.last_write_by_pid.insert(r.pid, role);
                     }
-                    self.last_write_by_dev.insert(r.dev, role);
+                    if role != StreamRole::Writeback {
+                        self.last_write_by_dev.insert(r.dev, role);
+                    }
                 }
                 self.by_role.entry(role).or_default().data(r, t, file, seq);
             }
             Op::Flush => {
-                let role = self
-                    .last_write_by_pid
-                    .get(&r.pid)
+                // a flush the block layer's own worker sent on (flushes pending together are
+                // sent as one from kblockd) belongs to the last write a process made
+                let kernel = r.comm.starts_with(b"kworker/");
+                let role = (!kernel)
+                    .then(|| self.last_write_by_pid.get(&r.pid))
+                    .flatten()
                     .or_else(|| self.last_write_by_dev.get(&r.dev))
                     .copied()
                     .unwrap_or(role_of(r, None));

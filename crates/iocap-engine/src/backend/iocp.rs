@@ -95,7 +95,7 @@ impl Backend for Iocp {
     fn queue(&mut self, io: Io) {
         let s = io.slot as usize;
         self.ops[s] = io.op;
-        if io.op == Op::Fsync {
+        if io.op.is_sync() {
             let r = win::flush(&self.file);
             self.ready.push(Completion {
                 slot: io.slot,

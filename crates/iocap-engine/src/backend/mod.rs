@@ -38,6 +38,9 @@ pub enum Op {
     /// verifier's (`iocap-verify`), never the benchmark worker's.
     WriteDsync,
     Fsync,
+    /// fdatasync(2): the data and what reading it back needs, not the file's times (no journal
+    /// commit for a write into blocks already allocated). On Windows the same flush as `Fsync`.
+    Fdatasync,
 }
 
 impl Op {
@@ -47,7 +50,13 @@ impl Op {
             Op::Write => "write",
             Op::WriteDsync => "write_dsync",
             Op::Fsync => "fsync",
+            Op::Fdatasync => "fdatasync",
         }
+    }
+
+    /// A flush of the file (no data of its own).
+    pub fn is_sync(self) -> bool {
+        matches!(self, Op::Fsync | Op::Fdatasync)
     }
 }
 

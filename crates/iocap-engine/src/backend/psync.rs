@@ -37,6 +37,7 @@ impl Psync {
                 Op::Write => libc::pwrite(self.fd, io.buf.cast(), io.len as usize, offset(io)),
                 Op::WriteDsync => self.write_dsync(io),
                 Op::Fsync => libc::fsync(self.fd) as isize,
+                Op::Fdatasync => libc::fdatasync(self.fd) as isize,
             }
         }
     }

@@ -34,6 +34,9 @@ mod linux {
         assert_eq!(one(b, Op::Read, bufs, 8192, 4096).result, 4096);
         assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0xA5));
         assert_eq!(f.metadata().unwrap().len(), 12288);
+        // both syncs complete with no bytes of their own
+        assert_eq!(one(b, Op::Fsync, bufs, 0, 0).result, 0);
+        assert_eq!(one(b, Op::Fdatasync, bufs, 0, 0).result, 0);
     }
 
     #[test]
@@ -96,6 +99,7 @@ mod windows {
         assert_eq!(one(&mut a, Op::Read, &bufs, 65536, 4096).result, 4096);
         assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0x5A));
         assert_eq!(one(&mut a, Op::Fsync, &bufs, 0, 0).result, 0);
+        assert_eq!(one(&mut s, Op::Fdatasync, &bufs, 0, 0).result, 0);
         // past the end: an error, not a hang
         assert!(one(&mut a, Op::Read, &bufs, 2 << 20, 4096).result <= 0);
     }

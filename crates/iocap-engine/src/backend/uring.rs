@@ -236,6 +236,14 @@ impl Uring {
             (Op::Fsync, false) => opcode::Fsync::new(fd)
                 .build()
                 .flags(squeue::Flags::IO_DRAIN),
+            (Op::Fdatasync, true) => opcode::Fsync::new(file)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build()
+                .flags(squeue::Flags::IO_DRAIN),
+            (Op::Fdatasync, false) => opcode::Fsync::new(fd)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build()
+                .flags(squeue::Flags::IO_DRAIN),
         };
         e.user_data(u64::from(io.slot))
     }

@@ -35,7 +35,7 @@ impl WinSync {
 
     /// Performs `io` and returns bytes transferred or a negative Win32 error.
     fn perform(&self, io: &Io) -> i32 {
-        if io.op == Op::Fsync {
+        if io.op.is_sync() {
             return win::flush(&self.file);
         }
         // SAFETY: a zeroed OVERLAPPED is valid; only the offset is set.

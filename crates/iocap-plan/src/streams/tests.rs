@@ -73,7 +73,11 @@ fn each_stream_becomes_a_workload_at_its_own_rate_depth_sizes_and_flushes() {
     assert_eq!(data.role, iocap_model::Role::Data);
     assert_eq!(data.spec.rw, RwMode::RandRw, "{text}");
     assert_eq!(data.spec.write_pct, 1);
-    assert_eq!((data.spec.qd, data.spec.bs_bytes), (8, 8192));
+    assert_eq!(
+        (data.spec.qd, data.spec.bs_bytes),
+        (13, 8192),
+        "twice the mean depth 6.2"
+    );
     assert_eq!(data.spec.rate_iops, Some(4442.0));
     assert_eq!(data.spec.fsync_every, 0);
     assert!(
@@ -84,6 +88,7 @@ fn each_stream_becomes_a_workload_at_its_own_rate_depth_sizes_and_flushes() {
     assert_eq!(log.role, iocap_model::Role::Log);
     assert_eq!(log.spec.rw, RwMode::Write, "sequential: {text}");
     assert_eq!((log.spec.qd, log.spec.fsync_every), (1, 2));
+    assert!(log.spec.datasync, "a recorded flush is fdatasync's: {text}");
     assert_eq!(
         log.spec.rate_iops,
         Some(900.0),
