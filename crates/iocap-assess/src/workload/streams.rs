@@ -14,8 +14,9 @@
 //!
 //! Busy time: a stream's per-second buckets in runs of consecutive busy buckets; a run's busy
 //! time is the span from its first to its last request, scaled by n/(n−1) for its n requests
-//! (an unbiased span for evenly spread arrivals), at least one bucket when it holds a single
-//! request. Rates and depth are over that time.
+//! (an unbiased span for evenly spread arrivals); a run of fewer than ten requests counts its
+//! buckets whole (two journal reads a millisecond apart are not a stream at 2,000 IOPS). Rates
+//! and depth are over that time.
 //!
 //! Memory: per stream, at most [`MAX_POINTS`] buckets (their width doubles as a trace outgrows
 //! them), its requests in flight, a size table as the workload's, and one histogram.
@@ -32,6 +33,8 @@ use super::durable::percentiles;
 use super::mix::Mix;
 use super::pct;
 
+/// A run of busy buckets with fewer requests than this counts its buckets whole.
+const FEW: u64 = 10;
 /// Processes remembered for a flush's stream at most.
 const MAX_PIDS: usize = 65_536;
 
@@ -297,12 +300,14 @@ fn busy_seconds(buckets: &[Bucket], bucket_ns: u64) -> f64 {
             .saturating_sub(buckets[start].first_ns) as f64
             / 1e9;
         let run_len = (i - start) as f64 * bucket_ns as f64 / 1e9;
-        let busy = if n >= 2 {
+        // a handful of requests says nothing of how long the stream was busy between them:
+        // their buckets count whole
+        let busy = if n >= FEW {
             span * n as f64 / (n - 1) as f64
         } else {
-            0.0
+            run_len
         };
-        total += busy.clamp(bucket_ns as f64 / 1e9 * f64::from(n < 2), run_len);
+        total += busy.min(run_len);
     }
     total
 }
