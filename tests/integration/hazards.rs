@@ -247,3 +247,106 @@ fn a_second_run_on_a_file_being_filled_or_tested_is_refused_naming_the_holder() 
         .assert()
         .success();
 }
+
+/// `iocap ARGS` in `dir`, started and left running (stderr kept, stdout dropped).
+fn started(dir: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("iocap"))
+        .current_dir(dir)
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env_remove("IOCAP_DB")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The pid holding the lock on `path`, once the file has bytes: the lock is taken as the file is
+/// created, and its marker (iocap's, which a second run reads first) is written before any byte.
+fn held_and_marked(path: &Path) -> Option<u32> {
+    let end = Instant::now() + PROMPT;
+    while std::fs::metadata(path).map_or(0, |m| m.len()) == 0 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    flock_holder(path, PROMPT)
+}
+
+/// Stops `child` with SIGINT (Ctrl-C) and waits for it: exit 130.
+fn interrupt(child: std::process::Child) {
+    // SAFETY: kill(2) on our own child, not yet waited for, with a plain signal
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+}
+
+/// Issue 35, defect 1: verify took no lock, so a verify on a file a run was testing wrote over
+/// it (and failed with "corrupt"), and a run or a replay on verify's file went ahead. Each now
+/// waits for the other to hold the file's lock (read from /proc/locks, not a sleep), then is
+/// refused at once naming it; the holder is interrupted after.
+#[test]
+fn verify_and_a_run_or_replay_on_one_file_refuse_each_other_naming_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = [
+        &["run", "--duration", "600s", "--warmup", "0s"][..],
+        &["--size", "16M"],
+    ];
+    let first = started(
+        d,
+        &[
+            &run.concat()[..],
+            &["--rw", "randwrite", "--no-save", "r.dat"],
+        ]
+        .concat(),
+    );
+    let holder = held_and_marked(&d.join("r.dat"));
+    assert_eq!(holder, Some(first.id()), "the run locks its new file");
+    let err = refused(
+        d,
+        &[
+            "verify",
+            "--size",
+            "16M",
+            "--duration",
+            "1s",
+            "--no-save",
+            "r.dat",
+        ],
+    );
+    let who = format!("process {} (iocap) holds its lock", first.id());
+    assert!(
+        err.contains("r.dat is in use") && err.contains(&who),
+        "{err}"
+    );
+    assert!(!err.contains("corrupt") && !err.contains("FAIL"), "{err}");
+    interrupt(first);
+
+    let verify = ["verify", "--size", "16M", "--duration", "600s", "--no-save"];
+    let first = started(d, &[&verify[..], &["v.dat"]].concat());
+    let holder = held_and_marked(&d.join("v.dat"));
+    assert_eq!(holder, Some(first.id()), "verify locks its file");
+    // a write trace: 64 writes of 4 KiB
+    let mut log = String::from("fio version 3 iolog\n0 /dev/sdx add\n");
+    for i in 0..64 {
+        log.push_str(&format!("{i} /dev/sdx write {} 4096\n", i * 4096));
+    }
+    std::fs::write(d.join("w.log"), log).unwrap();
+    let who = format!("process {} (iocap) holds its lock", first.id());
+    for args in [
+        &[
+            &run.concat()[..],
+            &["--rw", "randwrite", "--no-save", "v.dat"],
+        ]
+        .concat(),
+        &["replay", "w.log", "v.dat", "--no-save"][..],
+        &["replay", "w.log", "v.dat", "--allow-overwrite", "--no-save"][..],
+    ] {
+        let err = refused(d, args);
+        assert!(
+            err.contains("v.dat is in use") && err.contains(&who),
+            "{args:?}: {err}"
+        );
+    }
+    interrupt(first);
+}

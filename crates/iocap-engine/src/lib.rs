@@ -54,6 +54,7 @@ mod worker;
 pub use backend::EngineKind;
 pub use buffers::{fill_random, whiten, AlignedBuf, SlotBuffers, WRITE_STAMP_MAGIC};
 pub use error::IoFailure;
+pub use lock::{lock as lock_file, FileLock};
 pub use runner::spread::uncertainty;
 pub use runner::{
     run_group, run_test, select_engine, LiveSample, Phase, Quiet, RunError, RunObserver,

@@ -8,7 +8,8 @@
 //! O_EXCL and marked as iocap's own ([`iocap_engine::marker`]); an existing file is written only
 //! if iocap created it or the user passed `allow_overwrite`; a symlink is never followed for
 //! writes; only regular files are taken (a block device could be mounted, and verify rewrites
-//! every byte). The
+//! every byte); the file is locked as a test's is (`iocap_engine::lock_file`), so a run and a
+//! verify never write one file at once. The
 //! existing file is inspected through a read-only descriptor, and the descriptor opened for
 //! writing must be the same inode (on Windows: the same volume serial and file index).
 
@@ -18,17 +19,31 @@ use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
 use iocap_engine::safety::{self, Found, Intent};
+use iocap_engine::FileLock;
 
 use crate::error::{io_err, VerifyError};
 use crate::plat;
 
+/// The verify file, created or claimed: open for reading and writing, and locked.
+pub struct Claimed {
+    pub file: File,
+    /// Whether this run created it.
+    pub created: bool,
+    /// The lock that keeps a test, a replay or another verify off the file while this one runs
+    /// (`iocap_engine::lock_file`, the lock every test takes on a file it may write).
+    pub lock: FileLock,
+}
+
 /// Creates `path` or claims an existing file iocap made (or any file, with `allow_overwrite`),
-/// sized to `size`; returns the file opened for reading and writing and whether it was created.
+/// locks it and sizes it to `size`. A file another process holds the lock on (a run filling or
+/// testing it, another verify) is refused naming that process, before anything is written.
+/// Where the file system takes no lock, the warning says so.
 pub fn create_or_claim(
     path: &Path,
     size: u64,
     allow_overwrite: bool,
-) -> Result<(File, bool), VerifyError> {
+    warnings: &mut Vec<String>,
+) -> Result<Claimed, VerifyError> {
     let shown = path.display().to_string();
     let rw = |create: bool| {
         let mut o = OpenOptions::new();
@@ -58,10 +73,22 @@ pub fn create_or_claim(
         // what `decide` let through is a missing path or a regular file, opened
         _ => return Err(changed(&shown)),
     };
+    // locked before the first byte is written: a run on the file keeps verify off it, and the
+    // other way round (docs/safety.md, rule 9)
+    let (lock, warning) = iocap_engine::lock_file(&file, &shown).inspect_err(|_| {
+        if created {
+            let _ = std::fs::remove_file(path);
+        }
+    })?;
+    warnings.extend(warning);
     set_marker(&file, path, MarkAs::Incomplete, size)?;
     file.set_len(size)
         .map_err(io_err(format!("cannot size {shown}")))?;
-    Ok((file, created))
+    Ok(Claimed {
+        file,
+        created,
+        lock,
+    })
 }
 
 /// How far [`set_marker`] says the file was written.

@@ -23,6 +23,8 @@ pub(crate) struct Target {
     /// The descriptor that created or claimed the file; the I/O descriptor must be its inode.
     claim: File,
     created: bool,
+    /// Held for the whole run: no test, replay or other verify writes the file meanwhile.
+    _lock: iocap_engine::FileLock,
     /// The I/O descriptor.
     pub f: File,
     /// Whether `f` is O_DIRECT.
@@ -34,7 +36,11 @@ impl Target {
     /// `allow_overwrite`), and opens it for the I/O.
     pub fn open(cfg: &VerifyConfig, warnings: &mut Vec<String>) -> Result<Self, VerifyError> {
         let path = &cfg.target;
-        let (claim, created) = file::create_or_claim(path, cfg.file_bytes(), cfg.allow_overwrite)?;
+        let file::Claimed {
+            file: claim,
+            created,
+            lock,
+        } = file::create_or_claim(path, cfg.file_bytes(), cfg.allow_overwrite, warnings)?;
         let (f, direct) = file::open_io(
             path,
             Open {
@@ -47,6 +53,7 @@ impl Target {
         Ok(Self {
             claim,
             created,
+            _lock: lock,
             f,
             direct,
         })

@@ -268,6 +268,26 @@ mod tests {
         assert!(run(&c, &AtomicBool::new(false)).is_err_and(|e| e.is_refusal()));
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_whose_lock_another_holds_is_refused_and_left_alone() {
+        use std::os::fd::AsRawFd;
+        let d = tempfile::tempdir().unwrap();
+        let c = cfg(d.path());
+        run(&c, &AtomicBool::new(false)).unwrap();
+        let before = std::fs::read(&c.target).unwrap();
+        // another open file description holds the lock, as another process's run would
+        let other = std::fs::File::open(&c.target).unwrap();
+        // SAFETY: flock on a descriptor `other` owns, alive for the call
+        let rc = unsafe { libc::flock(other.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        assert_eq!(rc, 0);
+        let e = run(&c, &AtomicBool::new(false)).unwrap_err();
+        assert!(e.is_refusal() && e.to_string().contains("is in use"), "{e}");
+        assert_eq!(std::fs::read(&c.target).unwrap(), before, "nothing written");
+        drop(other);
+        assert!(run(&c, &AtomicBool::new(false)).unwrap().verify.passed);
+    }
+
     #[test]
     fn a_file_iocap_did_not_create_is_refused() {
         let d = tempfile::tempdir().unwrap();
