@@ -135,16 +135,25 @@ impl Encoder {
         self.comm_list.clear();
         self.comm_idx.clear();
         let (mut last_kind, mut last_dev) = (None, None);
+        let mut last_comm: Option<([u8; COMM_LEN], u32)> = None;
         for r in recs {
             let k = index_of(&mut self.kinds, &mut last_kind, kind(r));
             self.kind_idx.push(k);
             let d = index_of(&mut self.devs, &mut last_dev, r.dev);
             self.dev_idx.push(d);
-            let next = self.comm_list.len() as u32;
-            let c = *self.comms.entry(r.comm).or_insert(next);
-            if c == next {
-                self.comm_list.push(r.comm);
-            }
+            // the previous record's name is the usual answer: no hashing then
+            let c = match last_comm {
+                Some((name, i)) if name == r.comm => i,
+                _ => {
+                    let next = self.comm_list.len() as u32;
+                    let c = *self.comms.entry(r.comm).or_insert(next);
+                    if c == next {
+                        self.comm_list.push(r.comm);
+                    }
+                    c
+                }
+            };
+            last_comm = Some((r.comm, c));
             self.comm_idx.push(c);
         }
     }
