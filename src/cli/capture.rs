@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::claim::Claim;
 use iocap_console::files::Existing;
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
@@ -89,7 +90,10 @@ fn comm_arg(s: &str) -> Result<String, String> {
 
 pub fn capture(a: CaptureArgs) -> Result<Exit> {
     a.save.check()?;
-    refuse_existing_profile(a.as_profile.as_ref(), a.force)?;
+    let claim = Claim::new(Existing::replace_if(a.force))
+        .writes("-o", a.trace.as_deref())
+        .writes("--as-profile", a.as_profile.as_deref())
+        .check()?;
     let req = CaptureRequest {
         target: a.target.clone(),
         duration_s: a.duration,
@@ -100,9 +104,7 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
     };
     let mut run = new_run(RunCommand::Capture);
     let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
-    let mut open = |p: &std::path::Path| {
-        iocap_console::files::create_new_file(p, Existing::replace_if(a.force))
-    };
+    let mut open = |p: &std::path::Path| claim.create(p);
     let outcome =
         iocap_session::capture(&req, &run.started_at, &INTERRUPTED, &mut open, &mut |t| {
             let lost = iocap_report::fmt::count(t.lost as f64);
@@ -126,15 +128,8 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
     } else {
         Exit::Ok
     };
-    finish(
-        &mut run,
-        w,
-        &a.output,
-        &a.save,
-        a.as_profile.as_ref(),
-        a.force,
-    )
-    .map(|_| code)
+    let profile = a.as_profile.as_ref();
+    finish(&mut run, w, &a.output, &a.save, profile, &claim).map(|_| code)
 }
 
 #[derive(Args, Debug)]
@@ -166,7 +161,11 @@ pub struct CharacteriseArgs {
 
 pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     a.save.check()?;
-    refuse_existing_profile(a.as_profile.as_ref(), a.force)?;
+    // the profile is never written over the trace, by any name (issue 35)
+    let claim = Claim::new(Existing::replace_if(a.force))
+        .reads("the trace", &a.inputs)
+        .writes("--as-profile", a.as_profile.as_deref())
+        .check()?;
     // the curve is found before the trace is read: a long trace costs nothing on a typo
     let curve = match &a.against {
         Some(r) => Some(saturate_run(r, a.save.store.db.as_deref())?),
@@ -180,7 +179,7 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     let damaged = w.read_error.clone();
     let mut run = new_run(RunCommand::Characterise);
     let profile = a.as_profile.as_ref();
-    finish(&mut run, w, &a.output, &a.save, profile, a.force)?;
+    finish(&mut run, w, &a.output, &a.save, profile, &claim)?;
     match damaged {
         Some(e) => {
             eprintln!("iocap: error: {}", iocap_report::fmt::printable(&e));
@@ -202,13 +201,6 @@ fn dir_spec(s: &str) -> Result<DirSpec, String> {
     DirSpec::parse(s)
 }
 
-fn refuse_existing_profile(p: Option<&PathBuf>, force: bool) -> Result<()> {
-    match p {
-        Some(p) if !force => iocap_console::files::refuse_existing(p),
-        _ => Ok(()),
-    }
-}
-
 /// Prints the workload, writes the profile if asked, saves the run.
 fn finish(
     run: &mut iocap_model::RunResult,
@@ -216,7 +208,7 @@ fn finish(
     output: &OutputArg,
     save: &SaveArgs,
     profile: Option<&PathBuf>,
-    force: bool,
+    claim: &Claim,
 ) -> Result<()> {
     save.stamp(run);
     let mut w = w;
@@ -229,7 +221,7 @@ fn finish(
             .file_stem()
             .map_or("captured".into(), |s| s.to_string_lossy().into_owned());
         let toml = iocap_plan::profile_from_workload(&w, &name);
-        iocap_console::files::write_new_file(p, &toml, Existing::replace_if(force))?;
+        claim.write(p, &toml)?;
         eprintln!(
             "iocap: profile written to {}: iocap suite run profile:{} measures it",
             iocap_report::fmt::printable(&p.display().to_string()),

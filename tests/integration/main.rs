@@ -9,6 +9,7 @@
 mod assess;
 mod audit;
 mod cachescan;
+mod claims;
 mod cost;
 mod devices;
 mod diskspd;

@@ -1,7 +1,9 @@
 //! The files iocap writes for the user (an HTML report, an export, man pages): always new
 //! files, never over one the user has unless they said `--force`. Every `-o`, `--output` and
 //! `--html` file, and every trace, goes through [`create_new_file`] ([`write_new_file`] for a
-//! text written at once), so this is where the rules are kept:
+//! text written at once; a command that reads files as well opens its outputs through its
+//! [`crate::claim::Claim`], which refuses an output that is one of its inputs, then here), so
+//! this is where the rules are kept:
 //! - a symbolic link is never written through, not even with `--force` (docs/safety.md, rule 3):
 //!   `-o LINK --force` would replace the file the link points to, somewhere the user did not
 //!   name. It is refused naming the link, before opening and again by `O_NOFOLLOW` at the open,
@@ -50,6 +52,27 @@ fn refuse_unreplaceable(p: &Path) -> Result<()> {
         ),
         _ => Ok(()),
     }
+}
+
+/// Whether [`create_new_file`] would open `p` as `existing` says, decided without opening it:
+/// a symbolic link, anything but a regular file, and (without `--force`) an existing file are
+/// refused in the words the open would use. For a command that checks its outputs before a
+/// long read or capture ([`crate::claim::Claim`]); the open checks again.
+pub fn check_output(p: &Path, existing: Existing) -> Result<()> {
+    refuse_unreplaceable(p)?;
+    if existing == Existing::Refuse && std::fs::symlink_metadata(p).is_ok() {
+        return Err(already_exists(p));
+    }
+    Ok(())
+}
+
+/// The refusal of an existing file without `--force`.
+fn already_exists(p: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} already exists; iocap does not overwrite files (remove it, give another name, or \
+         add --force)",
+        p.display()
+    )
 }
 
 /// What [`write_new_file`] and [`create_new_file`] do with a regular file already at the path
@@ -101,11 +124,7 @@ pub fn create_new_file(p: &Path, existing: Existing) -> Result<std::fs::File> {
     );
     opts.open(p).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
-            anyhow::anyhow!(
-                "{} already exists; iocap does not overwrite files (remove it, give another \
-                 name, or add --force)",
-                p.display()
-            )
+            already_exists(p)
         } else if is_symlink_refused(&e) {
             symlink(p)
         } else {

@@ -1,13 +1,15 @@
 //! The console of an iocap process: what a command line needs around a session that is
 //! neither a flag nor a view of a result. The terminal's progress ([`progress`]: the fill bar,
 //! the live line, the progress lines), Ctrl-C ([`interrupt`]), the files iocap writes for the
-//! user, never over one they have ([`files`]), the result store opened and saved into with what
+//! user, never over one they have ([`files`]) nor over what the command reads ([`claim`]), the
+//! result store opened and saved into with what
 //! it says on stderr ([`keep`]), and the man pages rendered from the clap definition ([`man`]).
 //!
 //! Why a crate of its own: the command modules in `src/cli` only turn flags into a config, call
 //! a library and print; these are the process-level pieces several of them share, and a
 //! session (`iocap-session`) stays free of any terminal or file the user sees.
 
+pub mod claim;
 pub mod files;
 pub mod interrupt;
 pub mod keep;
