@@ -163,7 +163,7 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     a.save.check()?;
     // the profile is never written over the trace, by any name (issue 35)
     let claim = Claim::new(Existing::replace_if(a.force))
-        .reads("the trace", &a.inputs)
+        .reads("the trace", &iocap_trace::trace_files(&a.inputs)?)
         .writes("--as-profile", a.as_profile.as_deref())
         .check()?;
     // the curve is found before the trace is read: a long trace costs nothing on a typo

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::claim::Claim;
 use iocap_console::files::Existing;
 use iocap_flags::choices;
 use iocap_trace::ExportFormat;
@@ -33,10 +34,14 @@ pub struct ConvertArgs {
 }
 
 pub fn convert(a: ConvertArgs) -> Result<Exit> {
-    // the inputs are checked before the output exists, and never written over by it
+    // the inputs are checked before the output exists, and never written over by it: every
+    // file read, blktrace's found from a base name too (issue 35)
     iocap_trace::open_trace(&a.inputs)?;
-    iocap_trace::convert::refuse_output_among_inputs(&a.inputs, &a.output)?;
-    let file = iocap_console::files::create_new_file(&a.output, Existing::replace_if(a.force))?;
+    let claim = Claim::new(Existing::replace_if(a.force))
+        .reads("the trace", &iocap_trace::trace_files(&a.inputs)?)
+        .writes("-o", Some(&a.output))
+        .check()?;
+    let file = claim.create(&a.output)?;
     let c = iocap_trace::convert(&a.inputs, a.to, (file, &a.output), a.filename.as_deref())?;
     let skipped = match c.written.skipped {
         0 => String::new(),

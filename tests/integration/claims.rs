@@ -80,3 +80,66 @@ fn a_profile_is_never_written_over_its_trace() {
     assert_eq!(std::fs::read(d.join("old.iotrace")).unwrap(), theirs);
     assert!(!d.join("new.iotrace").exists());
 }
+
+/// blktrace's file for one CPU (version 7, little-endian): `n` 4 KiB reads of device 8:0 from
+/// `sector` on, each issued and completed, at `dir/name`; its bytes.
+fn blktrace_cpu(dir: &Path, name: &str, sector: u64, n: u64) -> Vec<u8> {
+    const ISSUE: u32 = 7 | (1 << 6 | 1 << 8 | 1) << 16;
+    const COMPLETE: u32 = 8 | (1 << 7 | 1 << 8 | 1) << 16;
+    let mut b = Vec::new();
+    let mut seq = 0u32;
+    for i in 0..n {
+        for (t, action) in [(i * 1_000_000, ISSUE), (i * 1_000_000 + 100_000, COMPLETE)] {
+            seq += 1;
+            b.extend_from_slice(&0x6561_7407u32.to_le_bytes());
+            b.extend_from_slice(&seq.to_le_bytes());
+            b.extend_from_slice(&t.to_le_bytes());
+            b.extend_from_slice(&(sector + i * 8).to_le_bytes());
+            b.extend_from_slice(&4096u32.to_le_bytes());
+            b.extend_from_slice(&action.to_le_bytes());
+            b.extend_from_slice(&1u32.to_le_bytes()); // pid
+            b.extend_from_slice(&(8u32 << 20).to_le_bytes()); // 8:0
+            b.extend_from_slice(&0u32.to_le_bytes()); // cpu
+            b.extend_from_slice(&[0; 4]); // error, pdu_len
+        }
+    }
+    std::fs::write(dir.join(name), &b).unwrap();
+    b
+}
+
+/// Defect 3: `convert sd --to csv -o sd.blktrace.1 --force`, sd.blktrace.0 and .1 being the
+/// files the base name stands for, wrote over .1 and reported half the requests.
+#[test]
+fn convert_never_writes_over_a_file_a_base_name_stands_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cpu0 = blktrace_cpu(d, "sd.blktrace.0", 0, 50);
+    let cpu1 = blktrace_cpu(d, "sd.blktrace.1", 1 << 20, 50);
+    for (inputs, out) in [
+        (&["sd"][..], "sd.blktrace.1"),
+        (&["sd"], "./sd.blktrace.0"),
+        (&["sd.blktrace.0"], "sd.blktrace.1"),
+    ] {
+        let args = [
+            &["convert"][..],
+            inputs,
+            &["--to", "csv", "--force", "-o", out],
+        ]
+        .concat();
+        let err = unwrapped(&refused(d, &args));
+        assert!(
+            err.contains(&format!("-o {out} is the trace being read")),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(d.join("sd.blktrace.0")).unwrap(), cpu0);
+        assert_eq!(std::fs::read(d.join("sd.blktrace.1")).unwrap(), cpu1);
+    }
+    // to a file of its own, every request of both files
+    let out = iocap(d)
+        .args(["convert", "sd", "--to", "csv", "-o", "sd.csv"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(unwrapped(&err).contains("100 requests"), "{err}");
+}

@@ -76,6 +76,23 @@ pub fn open_trace(paths: &[PathBuf]) -> Result<Box<dyn TraceSource>, TraceError>
     })
 }
 
+/// The files [`open_trace`] reads for `paths`: blktrace's per-CPU files for its base name
+/// (`sda`) or for one CPU's file (`sda.blktrace.0` stands for all of them), else `paths`
+/// themselves. What a command that writes beside a trace must not write over.
+pub fn trace_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TraceError> {
+    let [first, ..] = paths else {
+        return Err(TraceError::NoPaths);
+    };
+    let missing = std::fs::symlink_metadata(first).map_err(|e| e.kind());
+    if paths.len() == 1 && missing.err() == Some(std::io::ErrorKind::NotFound) {
+        return blktrace::per_cpu_files(first);
+    }
+    match detect_file(first)? {
+        TraceFormat::Blktrace => with_siblings(paths),
+        _ => Ok(paths.to_vec()),
+    }
+}
+
 /// One CPU's file (`sda.blktrace.0`) alone would drop the other CPUs' requests without a word:
 /// it stands for every `sda.blktrace.N` beside it.
 fn with_siblings(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TraceError> {

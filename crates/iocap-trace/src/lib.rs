@@ -23,7 +23,7 @@ pub mod meta;
 pub mod record;
 
 pub use convert::{convert, Converted, ExportFormat};
-pub use detect::{detect_file, open_trace, TraceFormat};
+pub use detect::{detect_file, open_trace, trace_files, TraceFormat};
 pub use error::TraceError;
 pub use file::{read_maps, TraceReader, TraceWriter};
 pub use filemap::{FileIndex, FileMap};

@@ -353,6 +353,21 @@ fn a_base_name_opens_every_cpus_file_as_blkparse_does() {
     assert_eq!(files.len(), 3);
     let t = crate::open_trace(&files[..2]).unwrap();
     assert_eq!(t.count(), 3);
+    // what a command reading them must not write over: every file it reads, by any naming
+    for named in [
+        &["sda"][..],
+        &["sda.blktrace.1"],
+        &["sda.blktrace.0", "sda.blktrace.2"],
+    ] {
+        let paths: Vec<PathBuf> = named.iter().map(|n| dir.path().join(n)).collect();
+        let read = crate::trace_files(&paths).unwrap();
+        let want = if named.len() == 2 {
+            paths
+        } else {
+            files.clone()
+        };
+        assert_eq!(read, want, "{named:?}");
+    }
 }
 
 #[test]
