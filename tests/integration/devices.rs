@@ -18,6 +18,7 @@ mod capture;
 mod layout;
 mod pgloop;
 mod replay;
+mod roundtrip;
 
 use std::fs::{self, File};
 use std::io::Write;
