@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
+use iocap_console::claim::Claim;
+use iocap_console::files::Existing;
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
 use iocap_flags::{choices, size_arg, EngineArg, OutputArg, SafetyArgs, SaveArgs};
@@ -109,6 +111,12 @@ fn config(a: &ReplayArgs) -> Result<ReplayConfig> {
 pub fn replay(a: ReplayArgs) -> Result<Exit> {
     a.save.check()?;
     let cfg = config(&a)?;
+    // the target is never the trace, by any name or link (issue 35)
+    let trace = iocap_trace::trace_files(std::slice::from_ref(&a.trace))?;
+    Claim::new(Existing::Refuse)
+        .reads("the trace", &trace)
+        .target("TARGET", &iocap_replay::target_path(&cfg.target))
+        .check()?;
     let mut run = new_run(RunCommand::Replay);
     let exec = super::ranks::engine();
     let label = format!("iocap replay {}", a.trace.display());

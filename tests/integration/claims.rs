@@ -56,7 +56,7 @@ fn a_profile_is_never_written_over_its_trace() {
             err.contains(&format!("--as-profile {out} is the trace being read {how}")),
             "{out}: {err}"
         );
-        assert!(err.contains("--force or not"), "{err}");
+        assert!(err.contains("not even with --force"), "{err}");
         assert_eq!(std::fs::read(d.join("in.log")).unwrap(), before, "{out}");
     }
     assert!(std::fs::symlink_metadata(d.join("link.log"))
@@ -142,4 +142,44 @@ fn convert_never_writes_over_a_file_a_base_name_stands_for() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(unwrapped(&err).contains("100 requests"), "{err}");
+}
+
+/// Defect 4: `replay x.iotrace x.iotrace --map wrap --allow-overwrite` replayed the trace's
+/// writes over the trace itself.
+#[test]
+fn replay_never_writes_over_its_own_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let before = iolog(d, "x.log", 300);
+    std::fs::hard_link(d.join("x.log"), d.join("hard.log")).unwrap();
+    std::os::unix::fs::symlink("x.log", d.join("link.log")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let testfile = d.join("sub").join(iocap_model::DEFAULT_TARGET);
+    std::fs::hard_link(d.join("x.log"), &testfile).unwrap();
+    for (trace, target) in [
+        ("x.log", "x.log"),
+        ("x.log", "./x.log"),
+        ("x.log", "hard.log"),
+        ("x.log", "link.log"),
+        ("link.log", "x.log"),
+        ("x.log", "sub"),
+    ] {
+        let args = [
+            "replay",
+            trace,
+            target,
+            "--map",
+            "wrap",
+            "--allow-overwrite",
+        ];
+        let err = unwrapped(&refused(d, &[&args[..], &["--no-save"]].concat()));
+        assert!(
+            err.contains("is the trace being read") && err.contains("TARGET"),
+            "{target}: {err}"
+        );
+        assert_eq!(std::fs::read(d.join("x.log")).unwrap(), before, "{target}");
+    }
+    assert!(std::fs::symlink_metadata(d.join("link.log"))
+        .unwrap()
+        .is_symlink());
 }

@@ -183,8 +183,8 @@ fn among_inputs(out: &Named, input: &Named) -> String {
         ", the same file by another name".into()
     };
     format!(
-        "{} is {} being read ({}{how}); iocap never writes over what a command reads, --force \
-         or not (give another name)",
+        "{} is {} being read ({}{how}); iocap never writes over what a command reads, not \
+         even with --force or --allow-overwrite (give another name)",
         out.shown(),
         input.role,
         input.path.display()

@@ -41,6 +41,7 @@ use thiserror::Error;
 pub use drive::Tick;
 pub use map::MapMode;
 pub use schedule::Timing;
+pub use target::target_path;
 
 /// The most I/Os in flight by default: a recording's depth rarely passes it, and a device that
 /// falls this far behind is already reported as falling behind.

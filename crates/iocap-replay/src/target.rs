@@ -15,7 +15,7 @@ use crate::survey::Survey;
 use crate::{ReplayConfig, ReplayError};
 
 /// A directory names iocap's default file in it, as `iocap run` takes it.
-pub(crate) fn target_path(p: &Path) -> std::path::PathBuf {
+pub fn target_path(p: &Path) -> std::path::PathBuf {
     if p.is_dir() {
         p.join(DEFAULT_TARGET)
     } else {
