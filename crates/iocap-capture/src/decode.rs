@@ -125,6 +125,8 @@ pub struct Assembler {
     held: VecDeque<IoRecord>,
     newest_ns: u64,
     pub filtered_out: u64,
+    /// Devices on which the filters kept a write since the device's last flush.
+    wrote: std::collections::HashSet<DevId>,
     /// Completions with data and no issue in the first window after the start.
     pub before_start: u64,
     /// Completions with data and no issue after it: requests whose issue was not seen.
@@ -148,6 +150,7 @@ impl Assembler {
             held: VecDeque::new(),
             newest_ns: 0,
             filtered_out: 0,
+            wrote: Default::default(),
             before_start: 0,
             missed_issues: 0,
             zero_byte: 0,
@@ -250,7 +253,7 @@ impl Assembler {
     }
 
     fn hold(&mut self, rec: IoRecord) {
-        if !self.filter.keeps(&rec) {
+        if !self.passes(&rec) {
             self.filtered_out += 1;
             return;
         }
@@ -287,6 +290,31 @@ impl Assembler {
     /// Whether `rec` passes the `--comm`/`--pid` filters.
     pub fn keeps(&self, rec: &IoRecord) -> bool {
         self.filter.keeps(rec)
+    }
+
+    /// The filters, with one exception: the block layer's own worker (`kworker/`, kblockd)
+    /// sends every cache flush on, whoever's fdatasync asked for it, so a bare flush from it
+    /// passes when the filters kept a write on its device since that device's last flush: it
+    /// is the flush those writes waited for. (Another process's fdatasync right after a kept
+    /// write is taken for the kept one's: the kernel does not say whose a flush is.)
+    fn passes(&mut self, rec: &IoRecord) -> bool {
+        if self.filter.comm.is_none() && self.filter.pid.is_none() {
+            return true;
+        }
+        let kept = self.filter.keeps(rec);
+        match rec.op {
+            Op::Write if kept => {
+                self.wrote.insert(rec.dev);
+            }
+            Op::Flush if !kept && rec.comm.starts_with(b"kworker/") => {
+                return self.wrote.remove(&rec.dev);
+            }
+            Op::Flush if kept => {
+                self.wrote.remove(&rec.dev);
+            }
+            _ => {}
+        }
+        kept
     }
 
     /// Lets out the records the window no longer holds back, or all of them.
@@ -386,6 +414,33 @@ mod tests {
         );
         assert_eq!((rec.dev.major, rec.dev.minor), (7, 1));
         assert_eq!(rec.comm_str(), "postgres");
+    }
+
+    #[test]
+    fn a_kernel_workers_flush_after_a_kept_write_is_kept_and_others_are_not() {
+        let filter = Filter {
+            comm: Some("postgres".into()),
+            pid: None,
+        };
+        let mut a = Assembler::new(0, 10, filter);
+        let mut out: Vec<IoRecord> = vec![];
+        let mut sink = |r: &IoRecord| out.push(*r);
+        let kblockd = |mut r: Raw| {
+            r.comm = IoRecord::comm_from("kworker/1:1H");
+            r
+        };
+        // the WAL write, then the flush its fdatasync asked kblockd to send
+        a.push(&raw(100, 200, 8, b"WS", KIND_BOTH), &mut sink);
+        a.push(&kblockd(raw(300, 400, 0, b"FF", KIND_BOTH)), &mut sink);
+        // a second flush with no kept write before it: someone else's
+        a.push(&kblockd(raw(500, 600, 0, b"FF", KIND_BOTH)), &mut sink);
+        // another process's write is left out, and so is the flush after it
+        a.push(&kblockd(raw(700, 800, 16, b"WS", KIND_BOTH)), &mut sink);
+        a.push(&kblockd(raw(900, 1000, 0, b"FF", KIND_BOTH)), &mut sink);
+        a.finish(&mut sink);
+        let got: Vec<(u64, Op)> = out.iter().map(|r| (r.issue_ns, r.op)).collect();
+        assert_eq!(got, [(100, Op::Write), (300, Op::Flush)]);
+        assert_eq!(a.filtered_out, 3);
     }
 
     #[test]
