@@ -183,3 +183,52 @@ fn replay_never_writes_over_its_own_trace() {
         .unwrap()
         .is_symlink());
 }
+
+/// Defect 5: `--db LINK`, LINK pointing where nothing is, created the store where it pointed,
+/// where every `-o` and `--html` refuses such a link.
+#[test]
+fn a_db_that_is_a_dangling_link_is_refused_and_nothing_is_made_where_it_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink("elsewhere/r.db", d.join("dangling.db")).unwrap();
+    iolog(d, "in.log", 10);
+    let run = [
+        &["run"][..],
+        &crate::QUICK,
+        &["--db", "dangling.db", "t.dat"],
+    ]
+    .concat();
+    for (args, env) in [
+        (&run[..], None),
+        (&["characterise", "in.log", "--db", "dangling.db"][..], None),
+        (&["characterise", "in.log"][..], Some("dangling.db")),
+    ] {
+        let mut cmd = iocap(d);
+        if let Some(db) = env {
+            cmd.env("IOCAP_DB", db);
+        }
+        let out = cmd.args(args).output().unwrap();
+        let err = unwrapped(&String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("dangling.db is a symbolic link (to elsewhere/r.db, where nothing is)"),
+            "{args:?}: {err}"
+        );
+        let made: Vec<_> = std::fs::read_dir(d.join("elsewhere")).unwrap().collect();
+        assert!(made.is_empty(), "{args:?}: {made:?}");
+        assert!(!d.join("t.dat").exists(), "refused before the test");
+    }
+    // a link to an existing store is followed, as before
+    let args = ["characterise", "in.log", "--db", "elsewhere/r.db"];
+    assert!(iocap(d).args(args).output().unwrap().status.success());
+    let out = iocap(d)
+        .args(["history", "--db", "dangling.db"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -15,7 +15,8 @@
 //! checks the path once more against the inputs (capture's default trace name is made later)
 //! and opens it as `files` does: `O_NOFOLLOW`, never through a link, in one wording. A target
 //! the engine writes under its own rules (replay's) is claimed for the overlap only: the engine
-//! opens it.
+//! opens it. The result store (`--db`) is checked by [`store`]: a dangling link there is
+//! refused, as an output's is, instead of a store being made where it points.
 //!
 //! What a claim does not yet do (issue 35, §1): take the lock and hand out the one writable
 //! handle of a test's target, verify's file and fsync's; those keep their own checks
@@ -191,6 +192,13 @@ fn among_inputs(out: &Named, input: &Named) -> String {
     )
 }
 
+/// The result store's file (`--db`, `IOCAP_DB`, the default): a symbolic link that points
+/// nowhere is refused, since SQLite would create the store where it points, somewhere the user
+/// did not name; a link to an existing store is followed (a store kept elsewhere).
+pub fn store(p: &Path) -> Result<()> {
+    files::refuse_dangling(p)
+}
+
 /// Device and inode of what `p` names, through links; `None` where nothing is (or, off Unix,
 /// always: the canonical path decides there).
 fn identity(p: &Path) -> Option<(u64, u64)> {
@@ -297,5 +305,18 @@ mod tests {
         let e = c.create(&input).unwrap_err();
         assert!(e.to_string().contains("the output"), "{e}");
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "the trace");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_behind_a_dangling_link_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let link = d.path().join("r.db");
+        std::os::unix::fs::symlink(d.path().join("elsewhere.db"), &link).unwrap();
+        let e = store(&link).unwrap_err();
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
+        std::fs::write(d.path().join("elsewhere.db"), "").unwrap();
+        store(&link).unwrap();
+        store(&d.path().join("new.db")).unwrap();
     }
 }

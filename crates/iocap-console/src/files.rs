@@ -41,6 +41,24 @@ fn symlink(p: &Path) -> anyhow::Error {
     )
 }
 
+/// Refuses a symbolic link at `p` that points nowhere: whatever opened `p` to create a file
+/// would create it where the link points, somewhere the user did not name. For a path where a
+/// link to an existing file is followed (the result store).
+pub fn refuse_dangling(p: &Path) -> Result<()> {
+    let link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if link && std::fs::metadata(p).is_err() {
+        let to = std::fs::read_link(p)
+            .map(|t| format!(" (to {}, where nothing is)", t.display()))
+            .unwrap_or_default();
+        bail!(
+            "{} is a symbolic link{to}; iocap never creates a file through a symbolic link \
+             (give the real path, or remove the link)",
+            p.display()
+        );
+    }
+    Ok(())
+}
+
 /// What `--force` may not replace at `p`: a symbolic link, or anything but a regular file.
 fn refuse_unreplaceable(p: &Path) -> Result<()> {
     match std::fs::symlink_metadata(p) {

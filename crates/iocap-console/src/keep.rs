@@ -9,9 +9,12 @@ use iocap_model::{RunResult, TestResult};
 use iocap_store::{Location, Store};
 
 /// Opens the store named by `--db`, `IOCAP_DB` or the default, creating it if needed: for
-/// commands that save runs.
+/// commands that save runs. A dangling symbolic link there is refused ([`crate::claim::store`]).
 pub fn open_store(db: Option<&str>) -> Result<Store> {
     let loc = Location::resolve(db)?;
+    if let Location::Sqlite(p) = &loc {
+        crate::claim::store(p)?;
+    }
     Store::open(&loc).with_context(|| format!("cannot use the result store {loc}"))
 }
 
