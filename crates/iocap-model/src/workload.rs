@@ -202,6 +202,11 @@ pub struct Stream {
     /// Bytes made durable per busy second: writes followed by a flush of their stream, and
     /// FUA writes.
     pub durable_bytes_per_s: f64,
+    /// How its requests arrive while busy: the coefficient of variation of the gaps between
+    /// one issue and the next (gaps under a second): about 0 evenly spaced, about 1 independent
+    /// (Poisson) arrivals, above 1 in batches. Absent with fewer than 100 gaps.
+    #[serde(default)]
+    pub arrival_cv: Option<f64>,
     /// Its own on/off periods.
     pub bursts: Bursts,
     /// Device latency of its reads and writes; absent without completions.

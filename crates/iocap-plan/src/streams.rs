@@ -6,7 +6,9 @@
 //! - role: the log's workload goes to `--log`, temp's to `--temp`, every other stream's to
 //!   `--data`;
 //! - rate: its IOPS over its busy seconds (`rate_iops`, raised by one in `fsync_every` where
-//!   it flushes: the engine paces fsyncs as operations), and its on/off cycle (`burst`) when it was busy for
+//!   it flushes: the engine paces fsyncs as operations), spaced at random (`rate_process =
+//!   "poisson"`) where its recorded gaps were as irregular as independent clients' (their
+//!   coefficient of variation 0.7 or more), and its on/off cycle (`burst`) when it was busy for
 //!   less than 85 % of the recording in two or more periods;
 //! - depth: a ceiling (`qd`): the most of its requests the recording had in flight, or twice
 //!   its mean depth if more (paced at the recorded rate on the same storage, the depth settles
@@ -28,6 +30,9 @@ use iocap_model::workload::{Stream, StreamRole, Workload};
 
 use crate::captured::{bs_text, one_line, CAPTURED_FAMILY};
 
+/// Arrivals at least this irregular (the gaps' coefficient of variation) are spaced at random
+/// (`rate_process = "poisson"`), as independent clients' are; more regular ones evenly.
+const POISSON_CV: f64 = 0.7;
 /// Sizes kept per stream.
 const SIZES_KEPT: usize = 6;
 /// A stream with fewer reads and writes than this share of all is left out (its rate is
@@ -147,6 +152,10 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
     }
     let bs = bs_text(&s.sizes, SIZES_KEPT);
     let _ = writeln!(o, "{bs}\nqd = {qd}\nrate_iops = {:.0}", rate.max(1.0));
+    // independent clients arrive at random, and queue behind each other as they did
+    if s.arrival_cv.is_some_and(|cv| cv >= POISSON_CV) {
+        let _ = writeln!(o, "rate_process = \"poisson\"");
+    }
     if let Some(n) = fsync_every {
         // a recorded flush is a bare cache flush: fdatasync's, not fsync's journal commit
         let _ = writeln!(o, "fsync_every = {n}\ndatasync = true");

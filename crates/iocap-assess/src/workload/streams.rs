@@ -81,6 +81,9 @@ struct One {
     fua: u64,
     /// Writes (and their bytes) since this stream's last flush.
     pending: (u64, u64),
+    /// The last issue, and the gaps between issues under a second: count, sum, sum of squares.
+    last_issue_ns: Option<u64>,
+    gaps: (u64, f64, f64),
     durable_writes: u64,
     durable_bytes: u64,
     flushed_writes: u64,
@@ -106,6 +109,8 @@ impl Default for One {
             write_bytes: 0,
             fua: 0,
             pending: (0, 0),
+            last_issue_ns: None,
+            gaps: (0, 0.0, 0.0),
             durable_writes: 0,
             durable_bytes: 0,
             flushed_writes: 0,
@@ -135,6 +140,14 @@ impl One {
     /// A read or write: `seq_class` 0 sequential, 1 near, 2 far.
     fn data(&mut self, r: &IoRecord, t: u64, file: Option<u32>, seq_class: usize) {
         self.mix.push(r);
+        if let Some(prev) = self.last_issue_ns.replace(r.issue_ns) {
+            let gap = r.issue_ns.saturating_sub(prev) as f64;
+            if gap < 1e9 {
+                self.gaps.0 += 1;
+                self.gaps.1 += gap;
+                self.gaps.2 += gap * gap;
+            }
+        }
         self.classes[seq_class.min(2)] += 1;
         if let Some(f) = file {
             if self.files.len() < 1 << 20 {
@@ -238,6 +251,7 @@ impl One {
                 0.0
             },
             durable_bytes_per_s: per(self.durable_bytes as f64),
+            arrival_cv: cv(self.gaps),
             bursts: bursts(&self.buckets, width_s, per(rw as f64)),
             latency: self.has_lat.then(|| percentiles(&self.lat)),
         }
@@ -252,6 +266,16 @@ impl One {
             self.fua as f64 * self.write_bytes as f64 / self.writes as f64
         }
     }
+}
+
+/// The coefficient of variation of the gaps `(n, sum, sum of squares)`; `None` under 100.
+fn cv((n, sum, sq): (u64, f64, f64)) -> Option<f64> {
+    if n < 100 || sum <= 0.0 {
+        return None;
+    }
+    let mean = sum / n as f64;
+    let var = (sq / n as f64 - mean * mean).max(0.0);
+    Some(var.sqrt() / mean)
 }
 
 /// Two neighbouring buckets as one.

@@ -32,6 +32,7 @@ fn pgbench() -> Workload {
                 sizes: vec![size("read", 8192, 66_000), size("write", 8192, 600)],
                 sequential_pct: 3.0,
                 near_pct: 2.0,
+                arrival_cv: Some(1.1),
                 ..Stream::default()
             },
             Stream {
@@ -99,6 +100,11 @@ fn each_stream_becomes_a_workload_at_its_own_rate_depth_sizes_and_flushes() {
         "the recorded write sizes: {text}"
     );
     assert_eq!(log.concurrent_with.as_deref(), Some("stream-data"));
+    assert_eq!(
+        log.spec.rate_process,
+        iocap_model::RateProcess::Linear,
+        "no gaps known"
+    );
     assert_eq!(p.suite().tests.len(), 1, "the streams run together");
     assert_eq!(p.suite().tests[0].workloads.len(), 2);
 }
