@@ -66,7 +66,10 @@ pub fn export(a: ExportArgs) -> Result<Exit> {
     match &a.output {
         Some(p) => {
             write_new_file(p, &text, Existing::replace_if(a.force))?;
-            eprintln!("iocap: wrote {}", p.display());
+            eprintln!(
+                "iocap: wrote {}",
+                iocap_report::fmt::printable(&p.display().to_string())
+            );
         }
         None => print_stdout(&text),
     }
@@ -110,7 +113,7 @@ pub fn report(a: ReportArgs) -> Result<Exit> {
     eprintln!(
         "iocap: report of {} run(s) written to {}",
         runs.len(),
-        a.output.display()
+        iocap_report::fmt::printable(&a.output.display().to_string())
     );
     Ok(Exit::Ok)
 }

@@ -125,6 +125,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
     let outcome = match outcome {
         Ok(o) => o,
         Err(e) if iocap_console::interrupt::interrupted() => {
+            let e = iocap_report::fmt::printable(&e.to_string()).into_owned();
             eprintln!("iocap: interrupted before anything was measured: {e}");
             return Ok(Exit::Interrupted);
         }

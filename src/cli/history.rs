@@ -35,7 +35,11 @@ pub fn history(a: HistoryArgs) -> Result<Exit> {
     let runs = store.list(&filter)?;
     match a.output.output {
         OutputFormat::Text if runs.is_empty() => {
-            eprintln!("iocap: no runs in {} match", store.location())
+            let at = store.location().to_string();
+            eprintln!(
+                "iocap: no runs in {} match",
+                iocap_report::fmt::printable(&at)
+            )
         }
         OutputFormat::Text => {
             // each run's key figure by its kind (a preflight's capacity, a saturate run's

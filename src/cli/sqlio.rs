@@ -115,9 +115,9 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
         if args.output.is_text() || args.dry_run {
             eprintln!(
                 "== {} line {}: sqlio {}",
-                args.file,
+                iocap_report::fmt::printable(&args.file),
                 l.line,
-                l.args.join(" ")
+                iocap_report::fmt::printable(&l.args.join(" "))
             );
         }
         if args.dry_run {

@@ -129,7 +129,7 @@ fn finish_suite(run: &RunResult, a: &SuiteRunArgs, s: &Suite, code: Exit) -> Res
              run {} --resume {}",
             name,
             s.tests.len(),
-            a.suite,
+            iocap_report::fmt::printable(&a.suite),
             run.run_id
         );
     } else if !a.common.save.no_save {

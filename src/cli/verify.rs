@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::Args;
 use iocap_model::{format_bytes, RunCommand, Verify};
+use iocap_report::fmt::printable;
 use iocap_report::verify::render;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
@@ -103,7 +104,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
         if args.output.is_text() {
             eprintln!(
                 "iocap: verifying {} ({}): fill, {:.1} s of mixed I/O, then every page once more",
-                cfg.target.display(),
+                printable(&cfg.target.display().to_string()),
                 format_bytes(cfg.size_bytes),
                 args.duration.duration
             );
@@ -113,6 +114,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
     let v = match res {
         Ok(v) => v,
         Err(VerifyError::Interrupted(what)) => {
+            let what = printable(&what);
             eprintln!("iocap: interrupted while filling {what}; nothing was verified");
             return Ok(Exit::Interrupted);
         }

@@ -26,6 +26,7 @@ mod nonsense;
 mod partial;
 mod pg;
 mod pgcost;
+mod printing;
 mod replay;
 mod run;
 mod safety;

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use iocap_model::text::printable;
 use iocap_model::{RunResult, TestResult};
 use iocap_store::{Location, Store};
 
@@ -67,7 +68,8 @@ pub fn save(db: Option<&str>, run: &RunResult, saving: Saving) -> Result<()> {
         )
     })?;
     if !growing {
-        eprintln!("iocap: saved run {} in {}", run.run_id, store.location());
+        let at = store.location().to_string();
+        eprintln!("iocap: saved run {} in {}", run.run_id, printable(&at));
     }
     Ok(())
 }
@@ -90,7 +92,8 @@ pub fn checkpoint(run: &RunResult, db: Option<String>) -> impl FnMut(&[TestResul
                 .map_or(mark.clone(), |n| format!("{n}\n{mark}")),
         );
         if let Err(e) = save(db.as_deref(), &so_far, Saving::Progress) {
-            eprintln!("iocap: the run so far could not be saved: {e:#}");
+            let e = printable(&format!("{e:#}")).into_owned();
+            eprintln!("iocap: the run so far could not be saved: {e}");
         }
     }
 }
@@ -102,7 +105,8 @@ pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
     }
     let html = iocap_report::html::render(runs);
     crate::files::write_new_file(p, &html, crate::files::Existing::Refuse)?;
-    eprintln!("iocap: report written to {}", p.display());
+    let p = p.display().to_string();
+    eprintln!("iocap: report written to {}", printable(&p));
     Ok(())
 }
 

@@ -36,7 +36,7 @@ impl FillObserver for FillBar {
             eprintln!(
                 "iocap: writing {} of test data to {}",
                 iocap_model::format_bytes(total),
-                path.display()
+                fmt::printable(&path.display().to_string())
             );
             return;
         }
@@ -49,7 +49,7 @@ impl FillObserver for FillBar {
         // the bar ({wide_bar}) takes what the name leaves of the terminal's width
         bar.set_message(format!(
             "writing test file {}",
-            fit(&path.display().to_string(), 28)
+            fit(&fmt::printable(&path.display().to_string()), 28)
         ));
         self.bar = Some(bar);
     }
@@ -90,12 +90,14 @@ impl LiveLine {
     }
 
     /// Shows `what` after the label, replacing the line (on a terminal only): a command's
-    /// own progress (`iocap capture`'s seconds and requests).
+    /// own progress (`iocap capture`'s seconds and requests). The label may name a user's path
+    /// (`iocap replay TRACE`): its controls read escaped.
     pub fn show(&mut self, what: &str) {
         if !self.tty {
             return;
         }
-        let line = fit(&format!("{}{what}", self.label), columns() - 1);
+        let line = fmt::printable(&format!("{}{what}", self.label)).into_owned();
+        let line = fit(&line, columns() - 1);
         eprint!("\r\x1b[2K{line}");
         let _ = std::io::stderr().flush();
         self.shown = true;
@@ -194,7 +196,7 @@ impl PointLine {
         self.n += 1;
         if self.live {
             let line = format!("{}: {what} ({}/{})", self.prefix, self.n, self.total);
-            eprint!("\r\x1b[2K{}", fit(&line, columns() - 1));
+            eprint!("\r\x1b[2K{}", fit(&fmt::printable(&line), columns() - 1));
             let _ = std::io::stderr().flush();
         }
     }

@@ -34,12 +34,12 @@ fn target(t: &Resolved) -> String {
         (fs, mp, _) => format!(
             "{} on {}",
             fs.as_deref().unwrap_or("unknown file system"),
-            mp.as_deref().unwrap_or(UNKNOWN)
+            printable(mp.as_deref().unwrap_or(UNKNOWN))
         ),
     };
     format!(
         "{}: {on}{}, devices {}\n",
-        t.path,
+        printable(&t.path),
         t.partition
             .as_deref()
             .map(|p| format!(", partition {p}"))
@@ -90,8 +90,8 @@ fn todo(checks: &[Check]) -> String {
                 "{:<7} {} ({}): {}\n",
                 c.severity.name(),
                 c.id,
-                c.subject,
-                c.recommendation
+                printable(&c.subject),
+                crate::fmt::printable_lines(&c.recommendation)
             ));
         }
     }

@@ -9,7 +9,9 @@ pub const SHOWN_FAILURES: usize = 20;
 /// Lost pages named in the view of a check.
 const SHOWN_LOST_PAGES: usize = 50;
 
-/// The text view of a verify run or check.
+/// The text view of a verify run or check. The file's path, the journal's, the dumps' and the
+/// warnings and failures naming them come from the user (or a saved run): the view's control
+/// characters read escaped (`iocap_model::text::printable_lines`), its line breaks kept.
 pub fn render(v: &Verify) -> String {
     let mut o = String::new();
     match &v.check {
@@ -22,7 +24,7 @@ pub fn render(v: &Verify) -> String {
         o.push_str(&format!("  warning: {w}\n"));
     }
     first_failures(&mut o, v);
-    o
+    crate::fmt::printable_lines(&o).into_owned()
 }
 
 /// One `key  value` line of the summary.
@@ -298,6 +300,24 @@ mod tests {
             "  page 3 at 24576 B: stale during check, expected generation 2, found 1; \
              persistent over re-reads\n    older than acknowledged\n    dump: /t/v.dumps/page-3.txt\n"
         ));
+    }
+
+    #[test]
+    fn paths_reach_the_terminal_escaped() {
+        let v = Verify {
+            mode: "run".into(),
+            target: "f\x1b[31mRED\u{202e}evil\x07.dat".into(),
+            warnings: vec!["\x1b]0;title\x07".into()],
+            ..Default::default()
+        };
+        let t = render(&v);
+        assert!(
+            t.starts_with("iocap verify: f\\e[31mRED\\u{202e}evil\\a.dat\n"),
+            "{t}"
+        );
+        assert!(!t
+            .chars()
+            .any(|c| c != '\n' && iocap_model::text::acts_on_terminal(c)));
     }
 
     #[test]

@@ -1,0 +1,71 @@
+//! One printing path (issue 35, §6): every line that carries a path or a user's text reaches
+//! the terminal through the model's escape (`iocap_model::text::printable`), an interrupted
+//! verify is PARTIAL everywhere, and lines fit 80 columns.
+
+use iocap_model::text::acts_on_terminal;
+
+use crate::iocap;
+
+/// A file name holding ESC (a colour), U+202E (right-to-left override) and BEL.
+const EVIL: &str = "f\x1b[31mRED\u{202e}evil\x07.dat";
+/// [`EVIL`] as the escape shows it.
+const SHOWN: &str = "f\\e[31mRED\\u{202e}evil\\a.dat";
+
+/// `iocap ARGS` in `dir`: exit code, stdout, stderr.
+fn output(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = iocap(dir).args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+/// Asserts that `text` holds no character that acts on a terminal but a line break or a tab
+/// (DiskSpd's text indents with tabs).
+fn no_raw_controls(what: &str, text: &str) {
+    let raw: Vec<char> = text
+        .chars()
+        .filter(|c| !matches!(c, '\n' | '\t') && acts_on_terminal(*c))
+        .collect();
+    assert!(raw.is_empty(), "{what}: {raw:?} raw in:\n{text}");
+}
+
+/// Defect 6: raw ESC, U+202E and BEL reached the terminal in run's and diskspd's "writing …
+/// test data to PATH", in verify's "verifying …" line and its header, and in audit's path line.
+#[test]
+fn a_path_with_terminal_controls_reaches_the_terminal_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = [&["run"][..], &crate::QUICK, &["--no-save", EVIL]].concat();
+    let (code, out, err) = output(d, &run);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!("writing 16M of test data to {SHOWN}")),
+        "{err}"
+    );
+    no_raw_controls("run", &(out + &err));
+    let disk = format!("d{EVIL}");
+    let (code, out, err) = output(d, &["diskspd", "-c16M", "-d1", "-W0", "--no-save", &disk]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(&format!("test data to d{SHOWN}")), "{err}");
+    no_raw_controls("diskspd", &(out + &err));
+    let v = format!("v{EVIL}");
+    let args = [
+        "verify",
+        "--size",
+        "16M",
+        "--duration",
+        "0.3s",
+        "--no-save",
+        &v,
+    ];
+    let (code, out, err) = output(d, &args);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(&format!("verifying v{SHOWN}")), "{err}");
+    assert!(
+        out.starts_with(&format!("iocap verify: v{SHOWN}\n")),
+        "{out}"
+    );
+    no_raw_controls("verify", &(out + &err));
+    let (_, out, err) = output(d, &["audit", EVIL]);
+    assert!(out.starts_with(&format!("{SHOWN}: ")), "{out}{err}");
+    no_raw_controls("audit", &(out + &err));
+}
