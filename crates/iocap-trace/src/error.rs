@@ -45,7 +45,7 @@ pub enum TraceError {
     UnknownFormat { path: PathBuf, first_bytes: String },
     #[error(
         "{}: written by a newer iocap (trace format version {version}; this iocap reads \
-         version {})",
+         versions 1 to {})",
         path.display(),
         crate::file::VERSION
     )]
