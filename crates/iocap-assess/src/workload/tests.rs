@@ -289,7 +289,11 @@ fn with_a_file_map_the_wal_is_a_sequential_durable_log_apart_from_the_table_read
     // four slots issuing every 100 µs, 1 µs apart: gaps of 1 µs and 97 µs, far from even
     assert!(data.arrival_cv.unwrap() > 0.9, "{:?}", data.arrival_cv);
     // the WAL's group commits every 10 ms, each a write then its flush: evenly spaced writes
-    assert!(w.streams[1].arrival_cv.unwrap() < 0.1, "{:?}", w.streams[1].arrival_cv);
+    assert!(
+        w.streams[1].arrival_cv.unwrap() < 0.1,
+        "{:?}",
+        w.streams[1].arrival_cv
+    );
     let log = &w.streams[1];
     assert_eq!((log.read_pct, log.writes, log.flushes), (0.0, 200, 200));
     assert!(log.sequential_pct > 99.0, "four writers, one file: {log:?}");
