@@ -8,9 +8,10 @@
 //! write-back, whatever file it lands in; a request of the file system's journal thread
 //! (`jbd2/...`) or marked as metadata is `fs`; else the role of the file it falls in (the file
 //! map); else `other`. A flush carries no address: it belongs to the stream of the last write
-//! of the process that issued it (an fdatasync's flush follows that process's writes), else
-//! (a flush sent on by the kernel's worker, or by a process that wrote nothing) of the last
-//! write a process made on its device.
+//! of the process that issued it (an fdatasync's flush follows that process's writes); a flush
+//! the kernel's worker sent on (kblockd sends every flush on recent kernels) belongs to the
+//! process's write on its device that completed last before the flush was sent (an fdatasync
+//! sends its flush once its writes are done), else to the last write issued there.
 //!
 //! Busy time: a stream's per-second buckets in runs of consecutive busy buckets; a run's busy
 //! time is the span from its first to its last request, scaled by n/(n−1) for its n requests
@@ -373,7 +374,12 @@ pub struct Streams {
     by_role: HashMap<StreamRole, One, super::Fast>,
     last_write_by_pid: HashMap<u32, StreamRole, super::Fast>,
     last_write_by_dev: HashMap<DevId, StreamRole, super::Fast>,
+    /// Per device, the latest processes' writes: (completion, stream), at most [`RECENT`].
+    recent_done: HashMap<DevId, std::collections::VecDeque<(u64, StreamRole)>, super::Fast>,
 }
+
+/// Writes remembered per device for a kernel-sent flush.
+const RECENT: usize = 64;
 
 impl Streams {
     /// A read or write (its role decided by [`role_of`]), or a flush.
@@ -388,19 +394,27 @@ impl Streams {
                     }
                     if role != StreamRole::Writeback {
                         self.last_write_by_dev.insert(r.dev, role);
+                        if let Some(done) = r.complete_ns {
+                            let q = self.recent_done.entry(r.dev).or_default();
+                            if q.len() == RECENT {
+                                q.pop_front();
+                            }
+                            q.push_back((done, role));
+                        }
                     }
                 }
                 self.by_role.entry(role).or_default().data(r, t, file, seq);
             }
             Op::Flush => {
-                // a flush the block layer's own worker sent on (flushes pending together are
-                // sent as one from kblockd) belongs to the last write a process made
+                // a flush the block layer's own worker sent on (every flush, on recent
+                // kernels) belongs to the write a process made that completed last before the
+                // flush was sent: an fdatasync sends its flush once its writes are done
                 let kernel = r.comm.starts_with(b"kworker/");
                 let role = (!kernel)
-                    .then(|| self.last_write_by_pid.get(&r.pid))
+                    .then(|| self.last_write_by_pid.get(&r.pid).copied())
                     .flatten()
-                    .or_else(|| self.last_write_by_dev.get(&r.dev))
-                    .copied()
+                    .or_else(|| self.done_before(r.dev, r.issue_ns))
+                    .or_else(|| self.last_write_by_dev.get(&r.dev).copied())
                     .unwrap_or(role_of(r, None));
                 let one = self.by_role.entry(role).or_default();
                 one.flush();
@@ -408,6 +422,16 @@ impl Streams {
             }
             _ => {}
         }
+    }
+
+    /// The stream of the write on `dev` that completed last at or before `t`.
+    fn done_before(&self, dev: DevId, t: u64) -> Option<StreamRole> {
+        self.recent_done
+            .get(&dev)?
+            .iter()
+            .filter(|(done, _)| *done <= t)
+            .max_by_key(|(done, _)| *done)
+            .map(|&(_, role)| role)
     }
 
     /// The streams, busiest (most requests) first.
