@@ -15,6 +15,7 @@ mod rig;
 mod assess;
 mod badblock;
 mod capture;
+mod innodb;
 mod layout;
 mod pgloop;
 mod replay;

@@ -19,6 +19,7 @@ mod fsync;
 mod hazards;
 mod headroom;
 mod install;
+mod mariadb;
 mod monitor;
 #[cfg(feature = "mpi")]
 mod mpi;
