@@ -162,6 +162,18 @@ pub(crate) type Threads = Count<1, MAX_THREADS>;
 pub(crate) type Percent = Count<0, 100>;
 pub(crate) type Every = Count<0, { u32::MAX }>;
 
+/// An I/O engine by its `--engine` name on this system (`psync`, `io_uring`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub(crate) struct Engine(pub iocap_model::EngineChoice);
+
+impl TryFrom<String> for Engine {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        iocap_model::EngineChoice::parse(&s).map(Engine)
+    }
+}
+
 /// An access pattern by its `--rw` name.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(try_from = "String")]
