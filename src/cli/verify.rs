@@ -9,7 +9,6 @@ use anyhow::{bail, Result};
 use clap::Args;
 use iocap_model::{format_bytes, RunCommand, Verify};
 use iocap_report::fmt::printable;
-use iocap_report::verify::render;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
 use super::execute::new_run;
@@ -121,11 +120,18 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
         Err(e) => return Err(e.into()),
     };
     let code = exit_code(&v);
+    if v.interrupted {
+        run.interrupted_by = Some(
+            iocap_console::interrupt::stopped_by()
+                .unwrap_or("stop")
+                .into(),
+        );
+    }
     run.verify = Some(v);
     args.save.stamp(&mut run);
-    let v = run.verify.as_ref().expect("just set");
     if args.output.is_text() {
-        print_stdout(&render(v));
+        // PARTIAL first when interrupted, as every run's view
+        print_stdout(&iocap_report::run_text(&run));
     } else {
         print_stdout(&iocap_report::json(&run));
     }

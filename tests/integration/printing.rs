@@ -69,3 +69,61 @@ fn a_path_with_terminal_controls_reaches_the_terminal_escaped() {
     assert!(out.starts_with(&format!("{SHOWN}: ")), "{out}{err}");
     no_raw_controls("audit", &(out + &err));
 }
+
+/// Defect 7: an interrupted verify was saved as "PASS: interrupted": its first line was not
+/// PARTIAL and `history` said PASS. Interrupted once its fill is done (its journal's header is
+/// written then: an event, not a time), it is PARTIAL in its first line, its verdict, the saved
+/// run's `show` and JSON, and `history`.
+#[test]
+fn an_interrupted_verify_is_partial_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = ["verify", "v.dat", "--size", "16M", "--duration", "600s"];
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iocap"))
+        .current_dir(d)
+        .env("XDG_DATA_HOME", crate::data_home())
+        .env_remove("IOCAP_DB")
+        .args(args)
+        .args(["--journal", "j.log", "--db", "r.db"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::metadata(d.join("j.log")).map_or(0, |m| m.len()) == 0 {
+        assert!(std::time::Instant::now() < end, "the fill never ended");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: kill(2) on our own child, not yet waited for, with a plain signal
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let (text, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(130), "{text}{err}");
+    assert!(
+        text.starts_with("PARTIAL: this verify was interrupted by SIGINT (Ctrl-C); the"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  verdict         PARTIAL: interrupted: not every page was checked\n"),
+        "{text}"
+    );
+    assert!(!text.contains("PASS"), "{text}");
+    let (code, listed, err) = output(d, &["history", "--db", "r.db"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(listed.contains("partial: verify: PARTIAL, "), "{listed}");
+    assert!(!listed.contains("PASS"), "{listed}");
+    let (_, shown, _) = output(d, &["show", "last", "--db", "r.db"]);
+    assert!(
+        shown.starts_with("PARTIAL: this verify was interrupted"),
+        "{shown}"
+    );
+    assert!(!shown.contains("PASS"), "{shown}");
+    let (_, json, _) = output(d, &["show", "last", "--db", "r.db", "--output", "json"]);
+    let run: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(run["interrupted_by"], "SIGINT", "{json}");
+    assert_eq!(run["verify"]["passed"], false, "{json}");
+    assert_eq!(run["verify"]["interrupted"], true, "{json}");
+}

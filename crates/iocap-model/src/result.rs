@@ -157,10 +157,12 @@ impl RunResult {
     /// Whether, and why, the run's figures cover only part of what it set out to measure: an
     /// interruption (by which signal), an I/O error that stopped a test, or a suite that did
     /// not reach its last test (a killed process leaves no other mark). `None` for a whole run.
-    /// Every view says so first.
+    /// Every view says so first. A verify whose checking was interrupted is cut short too,
+    /// saved before `interrupted_by` was set for it or after.
     pub fn cut_short(&self) -> Option<CutShort> {
         let failed = self.tests.iter().any(|t| t.error.is_some());
-        let interrupted = self.tests.iter().any(|t| t.interrupted);
+        let interrupted = self.tests.iter().any(|t| t.interrupted)
+            || self.verify.as_ref().is_some_and(|v| v.interrupted);
         let cause = match (&self.interrupted_by, failed, interrupted) {
             (_, true, _) => StopCause::IoError,
             (Some(by), _, _) => StopCause::Signal(by.clone()),
@@ -531,6 +533,25 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A verify interrupted before every page was checked is partial, with or without the
+    /// signal recorded (a run saved before it was).
+    #[test]
+    fn an_interrupted_verify_is_cut_short() {
+        let mut r = RunResult {
+            verify: Some(crate::Verify::default()),
+            ..crate::fixture::run(&crate::fixture::FixtureRun::default())
+        };
+        r.tests.clear();
+        assert_eq!(r.cut_short(), None);
+        r.verify.as_mut().unwrap().interrupted = true;
+        assert_eq!(r.cut_short().unwrap().cause, StopCause::Unknown);
+        r.interrupted_by = Some("SIGINT".into());
+        assert_eq!(
+            r.cut_short().unwrap().cause,
+            StopCause::Signal("SIGINT".into())
+        );
+    }
 
     /// Whether a run is partial, and why: the signal that interrupted it (even between tests,
     /// where no test is marked), an I/O error, or a run saved before the signal was recorded.

@@ -82,8 +82,30 @@ pub struct Verify {
     pub dump_dir: Option<String>,
     pub interrupted: bool,
     pub warnings: Vec<String>,
-    /// True when no page failed and no acknowledged write was lost.
+    /// True when every page was checked (the run or check was not interrupted), no page failed
+    /// and no acknowledged write was lost.
     pub passed: bool,
+}
+
+impl Verify {
+    /// `PASS`, `FAIL`, or `PARTIAL` for a run or check interrupted before it found a failure
+    /// (not every page was checked): the word every view and the store's listing give it.
+    pub fn verdict_word(&self) -> &'static str {
+        let lost = self
+            .check
+            .as_ref()
+            .is_some_and(|c| !c.lost_pages.is_empty());
+        match (
+            self.classes.total() > 0 || lost,
+            self.interrupted,
+            self.passed,
+        ) {
+            (true, _, _) => "FAIL",
+            (false, true, _) => "PARTIAL",
+            (false, false, true) => "PASS",
+            (false, false, false) => "FAIL",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]

@@ -113,7 +113,7 @@ fn verify(r: &RunResult) -> Option<Headline> {
         "verify",
         format!(
             "{}, {} pages checked, {} {}",
-            if v.passed { "PASS" } else { "FAIL" },
+            v.verdict_word(),
             fmt::count(v.counts.pages_checked as f64),
             fmt::count(failures as f64),
             if failures == 1 { "failure" } else { "failures" }

@@ -33,11 +33,15 @@ pub fn sentence(run: &RunResult) -> Option<String> {
     } = run.cut_short()?;
     let Some(planned) = planned else {
         let what = run.command.as_ref().map_or("run", |c| c.name());
+        // a command that runs no engine tests (verify, replay): no count of tests to give
+        let after = match run.tests.is_empty() {
+            true => String::new(),
+            false => format!(" after {}", crate::plural(done as usize, "complete test")),
+        };
         return Some(format!(
-            "this {} was {} after {}; the figures cover only what ran",
+            "this {} was {}{after}; the figures cover only what ran",
             printable(what),
             cause(&c),
-            crate::plural(done as usize, "complete test")
         ));
     };
     let why = match c {

@@ -175,15 +175,21 @@ fn classes(v: &Verify) -> String {
 }
 
 fn verdict(v: &Verify) -> String {
-    let words = match (v.passed, v.interrupted, v.check.is_some()) {
-        (_, true, _) => "interrupted: not every page was checked",
-        (true, _, false) => "every page read back as written",
-        (true, _, true) => "every acknowledged write is there",
-        (false, _, false) => "the storage did not give back what was written",
-        (false, _, true) => "acknowledged writes were lost or damaged",
+    let words = match (v.verdict_word(), v.check.is_some()) {
+        ("PARTIAL", _) => "interrupted: not every page was checked",
+        ("PASS", false) => "every page read back as written",
+        ("PASS", true) => "every acknowledged write is there",
+        (_, false) if v.interrupted => {
+            "the storage did not give back what was written (interrupted: not every page was \
+             checked)"
+        }
+        (_, true) if v.interrupted => {
+            "acknowledged writes were lost or damaged (interrupted: not every page was checked)"
+        }
+        (_, false) => "the storage did not give back what was written",
+        (_, true) => "acknowledged writes were lost or damaged",
     };
-    let verdict = if v.passed { "PASS" } else { "FAIL" };
-    format!("{verdict}: {words}")
+    format!("{}: {words}", v.verdict_word())
 }
 
 /// The first [`SHOWN_FAILURES`] failures, each with what was expected and found.
@@ -300,6 +306,24 @@ mod tests {
             "  page 3 at 24576 B: stale during check, expected generation 2, found 1; \
              persistent over re-reads\n    older than acknowledged\n    dump: /t/v.dumps/page-3.txt\n"
         ));
+    }
+
+    #[test]
+    fn an_interrupted_run_is_partial_unless_it_found_a_failure() {
+        let mut v = Verify {
+            mode: "run".into(),
+            interrupted: true,
+            ..Default::default()
+        };
+        let t = render(&v);
+        assert!(
+            t.contains("  verdict         PARTIAL: interrupted: not every page was checked\n"),
+            "{t}"
+        );
+        assert!(!t.contains("PASS"), "{t}");
+        v.classes.add(FailureClass::Stale);
+        assert_eq!(v.verdict_word(), "FAIL");
+        assert!(render(&v).contains("FAIL: the storage did not give back what was written"));
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
         format!(
             "verify{} {}",
             if v.mode == "check" { " --check" } else { "" },
-            if v.passed { "PASS" } else { "FAIL" }
+            v.verdict_word()
         )
     });
     let h = &run.host;
