@@ -109,10 +109,12 @@ impl FileMap {
 }
 
 /// A file's role by its path: the log (PostgreSQL's `pg_wal`/`pg_xlog`, InnoDB's
-/// `ib_logfile*` and `#innodb_redo`, SQLite's `-wal`, SQL Server's `.ldf`, iocap's own
-/// `iocap-log.testfile`), InnoDB's doublewrite files (`.dblwr`, `ib_doublewrite`), temp files
-/// (`pgsql_tmp`, `ibtmp1`, `#innodb_temp`, MySQL's `#sql` tables, `iocap-temp.testfile`), and
-/// data for every other file.
+/// `ib_logfile*` and `#innodb_redo`, MariaDB's Aria log `aria_log.NNNNNNNN`, SQLite's `-wal`,
+/// SQL Server's `.ldf`, iocap's own `iocap-log.testfile`), InnoDB's doublewrite files
+/// (`.dblwr`, `ib_doublewrite`; MariaDB has none: its doublewrite buffer is pages 64-191 of
+/// the system tablespace, `ibdata1`, which is data), temp files (`pgsql_tmp`, `ibtmp1`,
+/// `#innodb_temp`, MySQL's `#sql` tables, `iocap-temp.testfile`), and data for every other
+/// file.
 pub fn role_of_path(path: &str) -> StreamRole {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let name = parts.last().copied().unwrap_or("");
@@ -124,6 +126,9 @@ pub fn role_of_path(path: &str) -> StreamRole {
     };
     if dir_is(&["pg_wal", "pg_xlog", "#innodb_redo"])
         || lower.starts_with("ib_logfile")
+        || (lower.len() > 9
+            && lower.starts_with("aria_log.")
+            && lower[9..].bytes().all(|b| b.is_ascii_digit()))
         || lower.ends_with("-wal")
         || lower.ends_with(".ldf")
         || lower == "iocap-log.testfile"

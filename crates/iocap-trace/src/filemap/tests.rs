@@ -19,6 +19,11 @@ fn roles_follow_the_databases_own_file_names() {
     );
     assert_eq!(r("/var/lib/mysql/ib_logfile0"), StreamRole::Log);
     assert_eq!(r("/var/lib/mysql/#innodb_redo/#ib_redo9"), StreamRole::Log);
+    // MariaDB: the Aria engine's log (its system tables' WAL) is a log, its control file not;
+    // the doublewrite buffer lives in the system tablespace, which is data
+    assert_eq!(r("/var/lib/mysql/aria_log.00000001"), StreamRole::Log);
+    assert_eq!(r("/var/lib/mysql/aria_log_control"), StreamRole::Data);
+    assert_eq!(r("/var/lib/mysql/ibdata1"), StreamRole::Data);
     assert_eq!(r("/srv/app.db-wal"), StreamRole::Log);
     assert_eq!(r("E:\\sql\\prod_log.ldf"), StreamRole::Log);
     assert_eq!(r("/t/iocap-log.testfile"), StreamRole::Log);
