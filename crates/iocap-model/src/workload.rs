@@ -162,8 +162,8 @@ pub struct RoleCount {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Stream {
     pub role: StreamRole,
-    /// Reads, writes and flushes (a flush belongs to the stream of the last write of the process
-    /// that issued it).
+    /// Reads, writes, and the flushes it asked for (the issuing process's stream; for a flush
+    /// the kernel's worker sent on, the stream that had waited least for one).
     pub reads: u64,
     pub writes: u64,
     pub flushes: u64,
@@ -194,13 +194,14 @@ pub struct Stream {
     /// the same process) ended, and within 1 MiB of it.
     pub sequential_pct: f64,
     pub near_pct: f64,
-    /// Flushes (and FUA writes) per busy second; writes and bytes made durable by each flush.
+    /// Flushes it asked for (and FUA writes) per busy second; its writes (not FUA) and their
+    /// bytes per flush it asked for.
     pub flushes_per_s: f64,
     pub fua_writes: u64,
     pub writes_per_flush: f64,
     pub bytes_per_flush: f64,
-    /// Bytes made durable per busy second: writes followed by a flush of their stream, and
-    /// FUA writes.
+    /// Bytes made durable per busy second: its writes that a cache flush of their device (any
+    /// stream's) followed after they completed, and its FUA writes.
     pub durable_bytes_per_s: f64,
     /// How its requests arrive while busy: the coefficient of variation of the gaps between
     /// one issue and the next (gaps under a second): about 0 evenly spaced, about 1 independent

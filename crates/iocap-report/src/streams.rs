@@ -57,15 +57,15 @@ pub fn render(o: &mut String, w: &Workload) {
     for s in w.streams.iter().filter(|s| s.flushes > 0 && s.writes > 0) {
         let _ = writeln!(
             o,
-            "  {}: {:.1} writes ({}) made durable per flush",
+            "  {}: a flush every {:.1} writes ({})",
             s.role.name(),
             s.writes_per_flush,
-            format_bytes(s.bytes_per_flush.round().max(0.0) as u64)
+            iocap_model::human_bytes(s.bytes_per_flush.round().max(0.0) as u64)
         );
     }
     let _ = writeln!(
         o,
-        "  (rates and depth over each stream's busy seconds; flushes go to the stream of the \
-         last write of the process that issued them)"
+        "  (rates and depth over each stream's busy seconds; a flush is the stream's that \
+         asked for it, durable bytes any flush's after the write)"
     );
 }

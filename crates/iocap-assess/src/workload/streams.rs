@@ -7,11 +7,16 @@
 //! Who a request belongs to ([`role_of`]): a write the kernel's flusher threads issued is
 //! write-back, whatever file it lands in; a request of the file system's journal thread
 //! (`jbd2/...`) or marked as metadata is `fs`; else the role of the file it falls in (the file
-//! map); else `other`. A flush carries no address: it belongs to the stream of the last write
-//! of the process that issued it (an fdatasync's flush follows that process's writes); a flush
-//! the kernel's worker sent on (kblockd sends every flush on recent kernels) belongs to the
-//! process's write on its device that completed last before the flush was sent (an fdatasync
-//! sends its flush once its writes are done), else to the last write issued there.
+//! map); else `other`.
+//!
+//! Durability: a cache flush makes every write on its device that had completed durable,
+//! whichever stream's it was (the device knows no streams); a FUA write is durable itself. A
+//! flush carries no address, so who asked for it is told apart by its issuer: the stream of the
+//! last write of the process that issued it (an fdatasync's flush follows that process's
+//! writes), or, for one the kernel's worker sent on (kblockd sends every flush on recent
+//! kernels), the stream that had waited least for a flush (see `Streams::flush`). Who asked
+//! gives a stream's flushes and writes per flush (what a profile replays); the durable bytes
+//! do not depend on it.
 //!
 //! Busy time: a stream's per-second buckets in runs of consecutive busy buckets; a run's busy
 //! time is the span from its first to its last request, scaled by n/(n−1) for its n requests
@@ -80,14 +85,11 @@ struct One {
     read_bytes: u64,
     write_bytes: u64,
     fua: u64,
-    /// Writes (and their bytes) since this stream's last flush.
-    pending: (u64, u64),
     /// The last issue, and the gaps between issues under a second: count, sum, sum of squares.
     last_issue_ns: Option<u64>,
     gaps: (u64, f64, f64),
     durable_writes: u64,
     durable_bytes: u64,
-    flushed_writes: u64,
 }
 
 impl Default for One {
@@ -109,12 +111,10 @@ impl Default for One {
             read_bytes: 0,
             write_bytes: 0,
             fua: 0,
-            pending: (0, 0),
             last_issue_ns: None,
             gaps: (0, 0.0, 0.0),
             durable_writes: 0,
             durable_bytes: 0,
-            flushed_writes: 0,
         }
     }
 }
@@ -164,16 +164,9 @@ impl One {
             _ => {
                 self.writes += 1;
                 self.write_bytes += bytes;
-                if r.flags.has(IoFlags::PREFLUSH) {
-                    self.flush();
-                }
                 if r.flags.has(IoFlags::FUA) {
                     self.fua += 1;
-                    self.durable_writes += 1;
-                    self.durable_bytes += bytes;
-                } else {
-                    self.pending.0 += 1;
-                    self.pending.1 += bytes;
+                    self.durable(1, bytes);
                 }
             }
         }
@@ -195,13 +188,10 @@ impl One {
         }
     }
 
-    /// A flush of this stream: the writes since the last one become durable.
-    fn flush(&mut self) {
-        self.flushes += 1;
-        self.durable_writes += self.pending.0;
-        self.flushed_writes += self.pending.0;
-        self.durable_bytes += self.pending.1;
-        self.pending = (0, 0);
+    /// `writes` of this stream, `bytes` in all, became durable.
+    fn durable(&mut self, writes: u64, bytes: u64) {
+        self.durable_writes += writes;
+        self.durable_bytes += bytes;
     }
 
     fn finish(self, role: StreamRole, duration_s: f64) -> Stream {
@@ -242,12 +232,12 @@ impl One {
             flushes_per_s: per((self.flushes + self.fua) as f64),
             fua_writes: self.fua,
             writes_per_flush: if self.flushes > 0 {
-                self.flushed_writes as f64 / groups
+                (self.writes - self.fua) as f64 / groups
             } else {
                 0.0
             },
             bytes_per_flush: if self.flushes > 0 {
-                (self.durable_bytes as f64 - self.fua_bytes_guess()) / groups
+                (self.write_bytes as f64 - self.fua_bytes_guess()) / groups
             } else {
                 0.0
             },
@@ -374,12 +364,13 @@ pub struct Streams {
     by_role: HashMap<StreamRole, One, super::Fast>,
     last_write_by_pid: HashMap<u32, StreamRole, super::Fast>,
     last_write_by_dev: HashMap<DevId, StreamRole, super::Fast>,
-    /// Per device, the latest processes' writes: (completion, stream), at most [`RECENT`].
-    recent_done: HashMap<DevId, std::collections::VecDeque<(u64, StreamRole)>, super::Fast>,
+    /// Per device, the writes not yet made durable: (completion, bytes, stream), at most
+    /// [`MAX_PENDING`] (the oldest dropped beyond: a device never flushed makes none durable).
+    pending: HashMap<DevId, Vec<(u64, u64, StreamRole)>, super::Fast>,
 }
 
-/// Writes remembered per device for a kernel-sent flush.
-const RECENT: usize = 64;
+/// Writes awaiting a flush per device at most.
+const MAX_PENDING: usize = 65_536;
 
 impl Streams {
     /// A read or write (its role decided by [`role_of`]), or a flush.
@@ -394,44 +385,62 @@ impl Streams {
                     }
                     if role != StreamRole::Writeback {
                         self.last_write_by_dev.insert(r.dev, role);
-                        if let Some(done) = r.complete_ns {
-                            let q = self.recent_done.entry(r.dev).or_default();
-                            if q.len() == RECENT {
-                                q.pop_front();
-                            }
-                            q.push_back((done, role));
+                    }
+                    if r.flags.has(IoFlags::PREFLUSH) {
+                        self.flush(r, t, Some(role));
+                    }
+                    if !r.flags.has(IoFlags::FUA) {
+                        let q = self.pending.entry(r.dev).or_default();
+                        if q.len() == MAX_PENDING {
+                            q.remove(0);
                         }
+                        let done = r.complete_ns.unwrap_or(r.issue_ns);
+                        q.push((done, u64::from(r.bytes), role));
                     }
                 }
                 self.by_role.entry(role).or_default().data(r, t, file, seq);
             }
             Op::Flush => {
-                // a flush the block layer's own worker sent on (every flush, on recent
-                // kernels) belongs to the write a process made that completed last before the
-                // flush was sent: an fdatasync sends its flush once its writes are done
                 let kernel = r.comm.starts_with(b"kworker/");
-                let role = (!kernel)
+                let asked = (!kernel)
                     .then(|| self.last_write_by_pid.get(&r.pid).copied())
-                    .flatten()
-                    .or_else(|| self.done_before(r.dev, r.issue_ns))
-                    .or_else(|| self.last_write_by_dev.get(&r.dev).copied())
-                    .unwrap_or(role_of(r, None));
-                let one = self.by_role.entry(role).or_default();
-                one.flush();
-                one.bucket(t).flushes += 1;
+                    .flatten();
+                self.flush(r, t, asked);
             }
             _ => {}
         }
     }
 
-    /// The stream of the write on `dev` that completed last at or before `t`.
-    fn done_before(&self, dev: DevId, t: u64) -> Option<StreamRole> {
-        self.recent_done
-            .get(&dev)?
-            .iter()
-            .filter(|(done, _)| *done <= t)
-            .max_by_key(|(done, _)| *done)
-            .map(|&(_, role)| role)
+    /// A cache flush of `r.dev` issued at `r.issue_ns`: every write there that had completed
+    /// is durable now, whoever's it was. It counts as a flush of the stream that `asked` (the
+    /// issuing process's), else, for one the kernel's worker sent on, of the stream that had
+    /// waited least for it: whose oldest write awaiting a flush completed last (a log writer
+    /// syncs right after its write; a table's write-back waits for a checkpoint). Which of
+    /// several streams asked, the kernel does not say; the bytes made durable do not depend on
+    /// it.
+    fn flush(&mut self, r: &IoRecord, t: u64, asked: Option<StreamRole>) {
+        let mut oldest: Vec<(StreamRole, u64)> = Vec::new();
+        if let Some(q) = self.pending.get_mut(&r.dev) {
+            let by_role = &mut self.by_role;
+            q.retain(|&(done, bytes, role)| {
+                if done > r.issue_ns {
+                    return true;
+                }
+                by_role.entry(role).or_default().durable(1, bytes);
+                match oldest.iter_mut().find(|o| o.0 == role) {
+                    Some(o) => o.1 = o.1.min(done),
+                    None => oldest.push((role, done)),
+                }
+                false
+            });
+        }
+        let owner = asked
+            .or_else(|| oldest.iter().max_by_key(|o| o.1).map(|o| o.0))
+            .or_else(|| self.last_write_by_dev.get(&r.dev).copied())
+            .unwrap_or(role_of(r, None));
+        let one = self.by_role.entry(owner).or_default();
+        one.flushes += 1;
+        one.bucket(t).flushes += 1;
     }
 
     /// The streams, busiest (most requests) first.

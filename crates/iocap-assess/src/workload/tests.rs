@@ -369,11 +369,22 @@ fn a_kernel_sent_flush_belongs_to_the_write_that_completed_just_before_it() {
         // the WAL write, done 100 µs later; a table write issued 50 µs after it, still in
         // flight when the flush goes out at 150 µs; the flush (sent by kblockd)
         recs.push(rec(t, 100_000, i * 16, 8192, Op::Write));
-        recs.push(rec(t + 50_000, 500_000, (1 << 21) + i * 64, 8192, Op::Write));
+        recs.push(rec(
+            t + 50_000,
+            500_000,
+            (1 << 21) + i * 64,
+            8192,
+            Op::Write,
+        ));
         recs.push(kblockd(rec(t + 150_000, 50_000, 0, 0, Op::Flush)));
     }
     let w = describe_with(&recs, Some(&pg_map()));
-    let flushes = |r: StreamRole| w.streams.iter().find(|s| s.role == r).map_or(0, |s| s.flushes);
+    let flushes = |r: StreamRole| {
+        w.streams
+            .iter()
+            .find(|s| s.role == r)
+            .map_or(0, |s| s.flushes)
+    };
     assert_eq!(flushes(StreamRole::Log), 100, "{:#?}", w.streams);
     assert_eq!(flushes(StreamRole::Data), 0);
 }
