@@ -141,8 +141,8 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
             u64_at(data, "/size_mode_bytes")
         ),
     );
-    // The redo log: writes only, each starting in the 4 KiB the previous one ended in (it
-    // writes the last, partly filled blocks again: "near", within 1 MiB, not "sequential"),
+    // The redo log: writes only, each starting 0.5 to 4 KiB before the previous one ended (it
+    // writes the last blocks again: "near", within 1 MiB, not "sequential"),
     // except the checkpoint blocks at the file's head (one about every ten writes here, each
     // a jump there and back), and each made durable by the fdatasync of a commit.
     let log = stream(&rw.workload, "log");
@@ -617,9 +617,9 @@ impl Round {
         ));
         // The redo log: one write call a request (the checkpoints, written to the file's
         // head, are not counted by Innodb_log_writes and are left out here); each write
-        // begins where the 4 KiB block the previous one ended in begins (measured: 0.5 to
-        // 4 KiB before its end), writing those blocks again, and pads its end to 512 B, so
-        // the bytes are Innodb_os_log_written plus up to 4.5 KiB a write.
+        // begins 0.5 to 4 KiB before the previous one ended (measured), writing its last
+        // blocks again, and pads its end to 512 B, so the bytes are Innodb_os_log_written
+        // plus up to 4.5 KiB a write.
         let lw = self.inno("Innodb_log_writes");
         v.push(Check::new(
             "log writes",
