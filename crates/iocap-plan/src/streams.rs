@@ -17,8 +17,7 @@
 //! - pattern: sequential when most of its requests started where the previous one to the same
 //!   file ended (or within 1 MiB), else random;
 //! - durability: a flush after as many writes as each recorded flush made durable
-//!   (`fsync_every`, by fdatasync: `datasync`; at queue depth 1 on the synchronous engine, so
-//!   that the sync follows its write at once, from the same thread), or every write durable (`write_through`) when most were FUA.
+//!   (`fsync_every`, by fdatasync: `datasync`), or every write durable (`write_through`) when most were FUA.
 //!
 //! What it cannot carry: the order of requests across streams, think time within a burst,
 //! locality beyond random and sequential, sizes beyond the six kept, and files: each stream's
@@ -160,11 +159,6 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
     if let Some(n) = fsync_every {
         // a recorded flush is a bare cache flush: fdatasync's, not fsync's journal commit
         let _ = writeln!(o, "fsync_every = {n}\ndatasync = true");
-        if qd == 1 {
-            // a log writer's write, then its fdatasync from the same thread at once, as a
-            // database's: io_uring would hand the sync to a kernel worker, later
-            let _ = writeln!(o, "engine = \"psync\"");
-        }
     }
     if write_through {
         let _ = writeln!(o, "write_through = true");

@@ -90,8 +90,7 @@ fn each_stream_becomes_a_workload_at_its_own_rate_depth_sizes_and_flushes() {
     assert_eq!(log.spec.rw, RwMode::Write, "sequential: {text}");
     assert_eq!((log.spec.qd, log.spec.fsync_every), (1, 2));
     assert!(log.spec.datasync, "a recorded flush is fdatasync's: {text}");
-    assert_eq!(log.spec.engine, iocap_model::EngineChoice::Psync, "{text}");
-    assert_eq!(data.spec.engine, iocap_model::EngineChoice::Auto);
+    assert_eq!(log.spec.engine, iocap_model::EngineChoice::Auto, "{text}");
     assert_eq!(
         log.spec.rate_iops,
         Some(900.0),
