@@ -1,7 +1,7 @@
-//! A MariaDB server of a test's own: its own data directory, socket, port, pid file and error
-//! log, made by `mariadb-install-db`, started as `mariadbd --no-defaults ...` and stopped by the
-//! test (never a system service, never /var/lib/mysql), and sysbench run against it. Used by
-//! `devices::innodb` (issue 34).
+//! A MariaDB server of a test's own: its own data directory, socket (and no TCP port), pid file
+//! and error log, made by `mariadb-install-db`, started as `mariadbd --no-defaults ...` and
+//! stopped by the test (never a system service, never /var/lib/mysql), and sysbench run against
+//! it. Used by `devices::innodb` (issue 34).
 
 use std::collections::HashMap;
 use std::os::unix::net::UnixStream;
@@ -66,7 +66,6 @@ pub struct Server {
     /// socket, pid file and error log: outside the data directory, so that a capture's
     /// `--files DATADIR` sees the database's files only
     run_dir: PathBuf,
-    port: u16,
     options: Vec<String>,
     child: Option<Child>,
 }
@@ -74,13 +73,7 @@ pub struct Server {
 impl Server {
     /// Makes a new data directory `datadir` (which must not exist yet) with
     /// `mariadb-install-db`; the server, once started, runs with `options` (`--name=value`).
-    pub fn install(
-        tools: &Tools,
-        datadir: &Path,
-        run_dir: &Path,
-        port: u16,
-        options: &[&str],
-    ) -> Server {
+    pub fn install(tools: &Tools, datadir: &Path, run_dir: &Path, options: &[&str]) -> Server {
         assert!(!datadir.exists(), "{} exists already", datadir.display());
         let out = Command::new(&tools.install_db)
             .arg("--no-defaults")
@@ -104,7 +97,6 @@ impl Server {
             tools: tools.clone(),
             datadir: datadir.to_path_buf(),
             run_dir: run_dir.to_path_buf(),
-            port,
             options: options.iter().map(|s| s.to_string()).collect(),
             child: None,
         }
@@ -137,13 +129,13 @@ impl Server {
         cmd.arg("--no-defaults")
             .arg(format!("--datadir={}", self.datadir.display()))
             .arg(format!("--socket={}", socket.display()))
-            .arg(format!("--port={}", self.port))
             .arg(format!(
                 "--pid-file={}",
                 self.run_dir.join("mariadb.pid").display()
             ))
             .arg(format!("--log-error={}", self.error_log().display()))
-            .args(["--bind-address=127.0.0.1", "--skip-name-resolve"]);
+            // the socket only: no TCP port another server (or another run of the test) holds
+            .args(["--skip-networking", "--skip-name-resolve"]);
         // SAFETY: geteuid has no preconditions and cannot fail.
         if unsafe { libc::geteuid() } == 0 {
             cmd.arg("--user=root");

@@ -31,8 +31,6 @@ use super::rig::*;
 use super::MIB;
 use crate::mariadb::{tools_or_skip, Server};
 
-/// Not MariaDB's 3306 (a system server's), nor the PostgreSQL tests' ports.
-const PORT: u16 = 33071;
 const PAGE: u64 = 16384;
 /// sysbench's tables: 2 x 100,000 rows, 60 MB of tables and indexes, four times the buffer
 /// pool, so that the reads keep reaching the device; prepared in about 5 s.
@@ -89,7 +87,7 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
     let mnt = rig.path("mnt");
     rig.mount(&dev, &mnt);
     // declared after `rig`: dropped (the server stopped) before the file system is unmounted
-    let mut db = Server::install(&tools, &mnt.join("mysql"), run_dir.path(), PORT, OPTIONS);
+    let mut db = Server::install(&tools, &mnt.join("mysql"), run_dir.path(), OPTIONS);
     db.start();
     db.query("CREATE DATABASE sbtest");
     db.sysbench("oltp_read_write", &[TABLES, ROWS, THREADS], "prepare");
