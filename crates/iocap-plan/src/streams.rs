@@ -13,7 +13,8 @@
 //! - depth: a ceiling (`qd`): the most of its requests the recording had in flight, or twice
 //!   its mean depth if more (paced at the recorded rate on the same storage, the depth settles
 //!   where it was, and the room keeps a slower moment from capping the rate); the log at 1;
-//! - sizes: its commonest read and write sizes (`bs_split`);
+//! - sizes: its commonest read and write sizes (`bs_split`, in hundredths of a per cent), the
+//!   rest as one size of their mean, so its bytes per request are the recorded ones;
 //! - pattern: sequential when most of its requests started where the previous one to the same
 //!   file ended (or within 1 MiB), else random;
 //! - durability: a flush after as many writes as each recorded flush made durable
@@ -28,7 +29,7 @@ use std::fmt::Write as _;
 use iocap_model::format_bytes;
 use iocap_model::workload::{Stream, StreamRole, Workload};
 
-use crate::captured::{bs_text, one_line, CAPTURED_FAMILY};
+use crate::captured::{one_line, CAPTURED_FAMILY};
 
 /// Arrivals at least this irregular (the gaps' coefficient of variation) are spaced at random
 /// (`rate_process = "poisson"`), as independent clients' are; more regular ones evenly.
@@ -150,7 +151,7 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
     if !matches!(write_pct, 0 | 100) {
         let _ = writeln!(o, "write_pct = {write_pct}");
     }
-    let bs = bs_text(&s.sizes, SIZES_KEPT);
+    let bs = sizes_text(s);
     let _ = writeln!(o, "{bs}\nqd = {qd}\nrate_iops = {:.0}", rate.max(1.0));
     // independent clients arrive at random, and queue behind each other as they did
     if s.arrival_cv.is_some_and(|cv| cv >= POISSON_CV) {
@@ -171,6 +172,60 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
             b.on_s_median,
             b.off_s_median.max(1.0)
         );
+    }
+}
+
+/// `bs = "8K"` or `bs_split = "8K:5400,24K:2600,...,448K:120"`: the stream's commonest read and
+/// write sizes by count, in hundredths of a per cent, and the rest as one size of their mean
+/// (rounded up to 4 KiB), so that its bytes per request are the recorded ones: a WAL's rare
+/// 256 KiB segment fills are few requests but much of its bytes.
+fn sizes_text(s: &Stream) -> String {
+    let mut v: Vec<(u64, u64)> = vec![];
+    for c in s
+        .sizes
+        .iter()
+        .filter(|c| (c.op == "read" || c.op == "write") && c.size_bytes > 0)
+    {
+        match v.iter_mut().find(|x| x.0 == c.size_bytes) {
+            Some(x) => x.1 += c.count,
+            None => v.push((c.size_bytes, c.count)),
+        }
+    }
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(SIZES_KEPT - 1);
+    let total = s.reads + s.writes;
+    let kept: u64 = v.iter().map(|x| x.1).sum();
+    let kept_bytes: u64 = v.iter().map(|x| x.0 * x.1).sum();
+    let rest_bytes = (s.read_bytes + s.write_bytes).saturating_sub(kept_bytes);
+    let rest = total.saturating_sub(kept);
+    if rest > 0 && rest_bytes > 0 {
+        let mean = (rest_bytes / rest).div_ceil(4096).clamp(1, 16 * 1024) * 4096;
+        match v.iter_mut().find(|x| x.0 == mean) {
+            Some(x) => x.1 += rest,
+            None => v.push((mean, rest)),
+        }
+    }
+    let all: u64 = v.iter().map(|x| x.1).sum();
+    let shares: Vec<(u64, u64)> = v
+        .iter()
+        .map(|&(size, c)| {
+            (
+                size.div_ceil(512) * 512,
+                (c * 10_000 + all / 2) / all.max(1),
+            )
+        })
+        .filter(|&(_, w)| w > 0)
+        .collect();
+    match shares.as_slice() {
+        [] => "bs = \"8K\"".into(),
+        [(size, _)] => format!("bs = \"{}\"", format_bytes(*size)),
+        many => format!(
+            "bs_split = \"{}\"",
+            many.iter()
+                .map(|(size, w)| format!("{}:{w}", format_bytes(*size)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
     }
 }
 

@@ -376,6 +376,9 @@ impl Streams {
     /// A read or write (its role decided by [`role_of`]), or a flush.
     pub fn push(&mut self, r: &IoRecord, t: u64, role: StreamRole, file: Option<u32>, seq: usize) {
         match r.op {
+            // a write without data is the flush machinery's envelope of a preflush (its flush
+            // is a request of its own): neither a write nor a second flush
+            Op::Write if r.bytes == 0 => {}
             Op::Read | Op::Write => {
                 if r.op == Op::Write {
                     if self.last_write_by_pid.len() < MAX_PIDS

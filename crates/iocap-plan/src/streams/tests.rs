@@ -49,6 +49,7 @@ fn pgbench() -> Workload {
                     size("write", 16384, 2_500),
                     size("write", 57344, 1_500),
                 ],
+                write_bytes: 8192 * 5_000 + 16384 * 2_500 + 57344 * 1_500,
                 sequential_pct: 99.0,
                 writes_per_flush: 2.0,
                 ..Stream::default()
@@ -97,7 +98,7 @@ fn each_stream_becomes_a_workload_at_its_own_rate_depth_sizes_and_flushes() {
         "writes and flushes are paced: {text}"
     );
     assert!(
-        text.contains("bs_split = \"8K:56,16K:28,56K:17\""),
+        text.contains("bs_split = \"8K:5556,16K:2778,56K:1667\""),
         "the recorded write sizes: {text}"
     );
     assert_eq!(log.concurrent_with.as_deref(), Some("stream-data"));
@@ -108,6 +109,50 @@ fn each_stream_becomes_a_workload_at_its_own_rate_depth_sizes_and_flushes() {
     );
     assert_eq!(p.suite().tests.len(), 1, "the streams run together");
     assert_eq!(p.suite().tests[0].workloads.len(), 2);
+}
+
+#[test]
+fn the_sizes_beyond_those_kept_keep_their_bytes_as_one_size_of_their_mean() {
+    let mut w = pgbench();
+    let log = &mut w.streams[1];
+    // 9,000 writes of five sizes, then 90 WAL segment fills of 256 KiB, 3 of 1 MiB
+    log.sizes = [8, 16, 24, 32, 40, 256]
+        .iter()
+        .zip([4000, 2500, 1500, 600, 400, 90])
+        .map(|(&k, n)| size("write", k << 10, n))
+        .collect();
+    log.writes = 9_093;
+    log.write_bytes = log
+        .sizes
+        .iter()
+        .map(|s| s.size_bytes * s.count)
+        .sum::<u64>()
+        + 3 * (1 << 20);
+    let text = crate::profile_from_workload(&w, "wal");
+    // the five commonest, then the 93 others at their mean: (90 x 256K + 3 x 1M) / 93 = 281K,
+    // rounded up to 284K
+    assert!(
+        text.contains("bs_split = \"8K:4399,16K:2749,24K:1650,32K:660,40K:440,284K:102\""),
+        "{text}"
+    );
+    let p = crate::parse_profile(&text).unwrap();
+    let spec = &p.workload("stream-log").unwrap().spec;
+    let total: u64 = spec.bs_split.iter().map(|b| u64::from(b.weight)).sum();
+    let mean: f64 = spec
+        .bs_split
+        .iter()
+        .map(|b| b.bs_bytes as f64 * f64::from(b.weight))
+        .sum::<f64>()
+        / total as f64;
+    let recorded = log_bytes(&w) as f64 / 9_093.0;
+    assert!(
+        (mean / recorded - 1.0).abs() < 0.01,
+        "{mean} against {recorded}"
+    );
+}
+
+fn log_bytes(w: &Workload) -> u64 {
+    w.streams[1].write_bytes
 }
 
 #[test]
