@@ -1,5 +1,5 @@
-//! A profile of streams (`characterise --as-profile`): one workload per recorded stream, all
-//! run together, each at its own rate, depth, sizes, pattern and durability, so that
+//! A profile of streams (`characterise --as-profile`): one workload per recorded stream (two,
+//! its reads and its writes, where each is at least 5 % of it), all run together, each at its own rate, depth, sizes, pattern and durability, so that
 //! `suite run profile:FILE` sends the storage what the database sent it, stream by stream.
 //!
 //! Per stream ([`iocap_model::workload::Stream`]):
@@ -34,6 +34,8 @@ use crate::captured::{one_line, CAPTURED_FAMILY};
 /// Arrivals at least this irregular (the gaps' coefficient of variation) are spaced at random
 /// (`rate_process = "poisson"`), as independent clients' are; more regular ones evenly.
 const POISSON_CV: f64 = 0.7;
+/// Reads and writes each at least this share of a stream are their own workloads.
+const SPLIT_SHARE: f64 = 0.05;
 /// Sizes kept per stream.
 const SIZES_KEPT: usize = 6;
 /// A stream with fewer reads and writes than this share of all is left out (its rate is
@@ -92,21 +94,52 @@ pub fn profile_from_streams(w: &Workload, name: &str) -> Option<String> {
         o,
         "\n[defaults]\nduration = \"{secs:.0}s\"\nwarmup = \"2s\""
     );
-    for s in &kept {
-        let lead_key = (s.role != lead.role).then(|| key(lead));
-        workload(&mut o, s, w.duration_s, lead_key.as_deref());
+    let all: Vec<Part> = kept.iter().flat_map(|s| parts(s)).collect();
+    let lead_key = all.first()?.key.clone();
+    for (i, p) in all.iter().enumerate() {
+        let lead = (i > 0).then_some(lead_key.as_str());
+        workload(&mut o, p, w.duration_s, lead);
     }
     Some(o)
 }
 
-fn key(s: &Stream) -> String {
-    format!("stream-{}", s.role.name())
+/// One stream's `[[workload]]`.
+/// One workload of a stream: all of it, or its reads or its writes alone.
+struct Part<'a> {
+    s: &'a Stream,
+    /// `read`, `write`, or `None` for both.
+    op: Option<&'static str>,
+    key: String,
 }
 
-/// One stream's `[[workload]]`.
-fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
+/// A stream's workloads: one, or its reads and its writes apart where each is at least
+/// [`SPLIT_SHARE`] of it (a table's page reads and its write-back differ in size and timing,
+/// and one size mix for both would give the writes the reads' read-ahead sizes).
+fn parts(s: &Stream) -> Vec<Part<'_>> {
+    let key = format!("stream-{}", s.role.name());
+    let share = s.read_pct / 100.0;
+    if share >= SPLIT_SHARE && 1.0 - share >= SPLIT_SHARE {
+        ["read", "write"]
+            .into_iter()
+            .map(|op| Part {
+                s,
+                op: Some(op),
+                key: format!("{key}-{op}"),
+            })
+            .collect()
+    } else {
+        vec![Part { s, op: None, key }]
+    }
+}
+
+fn workload(o: &mut String, p: &Part, duration_s: f64, lead: Option<&str>) {
+    let s = p.s;
     let sequential = s.sequential_pct + s.near_pct >= 50.0;
-    let write_pct = (100.0 - s.read_pct).round().clamp(0.0, 100.0) as u8;
+    let write_pct = match p.op {
+        Some("read") => 0,
+        Some(_) => 100,
+        None => (100.0 - s.read_pct).round().clamp(0.0, 100.0) as u8,
+    };
     let rw = match (write_pct, sequential) {
         (0, false) => "randread",
         (0, true) => "read",
@@ -129,21 +162,27 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
             .max((2.0 * mean.unwrap_or(0.0)).ceil() as u64)
             .clamp(1, 256),
     };
-    let fsync_every = (s.flushes > 0 && s.writes > 0 && s.writes_per_flush > 0.0)
+    let writes = p.op != Some("read");
+    let fsync_every = (writes && s.flushes > 0 && s.writes > 0 && s.writes_per_flush > 0.0)
         .then(|| s.writes_per_flush.round().max(1.0) as u64);
-    let write_through = s.writes > 0 && s.fua_writes * 2 > s.writes;
+    let write_through = writes && s.writes > 0 && s.fua_writes * 2 > s.writes;
+    let iops = match p.op {
+        Some("read") => s.iops * s.read_pct / 100.0,
+        Some(_) => s.iops * (1.0 - s.read_pct / 100.0),
+        None => s.iops,
+    };
     // the engine paces its fsyncs as operations: one after every `fsync_every` writes
-    let rate = s.iops * (1.0 + fsync_every.map_or(0.0, |n| 1.0 / n as f64));
+    let rate = iops * (1.0 + fsync_every.map_or(0.0, |n| 1.0 / n as f64));
     let _ = writeln!(
         o,
         "\n[[workload]]\nkey = \"{}\"\ntitle = \"{}: {}, {} {}, {:.0} IOPS while busy, depth up to {qd}\"\n\
          role = \"{role}\"\nrw = \"{rw}\"",
-        key(s),
+        p.key,
         s.role.name(),
         mix_words(write_pct),
         format_bytes(s.size_mode_bytes.max(512)),
         if sequential { "sequential" } else { "random" },
-        s.iops,
+        iops,
     );
     if let Some(l) = lead {
         let _ = writeln!(o, "concurrent_with = \"{l}\"");
@@ -151,7 +190,7 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
     if !matches!(write_pct, 0 | 100) {
         let _ = writeln!(o, "write_pct = {write_pct}");
     }
-    let bs = sizes_text(s);
+    let bs = sizes_text(s, p.op);
     let _ = writeln!(o, "{bs}\nqd = {qd}\nrate_iops = {:.0}", rate.max(1.0));
     // independent clients arrive at random, and queue behind each other as they did
     if s.arrival_cv.is_some_and(|cv| cv >= POISSON_CV) {
@@ -179,13 +218,10 @@ fn workload(o: &mut String, s: &Stream, duration_s: f64, lead: Option<&str>) {
 /// write sizes by count, in hundredths of a per cent, and the rest as one size of their mean
 /// (rounded up to 4 KiB), so that its bytes per request are the recorded ones: a WAL's rare
 /// 256 KiB segment fills are few requests but much of its bytes.
-fn sizes_text(s: &Stream) -> String {
+fn sizes_text(s: &Stream, op: Option<&str>) -> String {
     let mut v: Vec<(u64, u64)> = vec![];
-    for c in s
-        .sizes
-        .iter()
-        .filter(|c| (c.op == "read" || c.op == "write") && c.size_bytes > 0)
-    {
+    let wanted = |o: &str| op.map_or(o == "read" || o == "write", |w| w == o);
+    for c in s.sizes.iter().filter(|c| wanted(&c.op) && c.size_bytes > 0) {
         match v.iter_mut().find(|x| x.0 == c.size_bytes) {
             Some(x) => x.1 += c.count,
             None => v.push((c.size_bytes, c.count)),
@@ -193,10 +229,14 @@ fn sizes_text(s: &Stream) -> String {
     }
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v.truncate(SIZES_KEPT - 1);
-    let total = s.reads + s.writes;
+    let (total, bytes) = match op {
+        Some("read") => (s.reads, s.read_bytes),
+        Some(_) => (s.writes, s.write_bytes),
+        None => (s.reads + s.writes, s.read_bytes + s.write_bytes),
+    };
     let kept: u64 = v.iter().map(|x| x.1).sum();
     let kept_bytes: u64 = v.iter().map(|x| x.0 * x.1).sum();
-    let rest_bytes = (s.read_bytes + s.write_bytes).saturating_sub(kept_bytes);
+    let rest_bytes = bytes.saturating_sub(kept_bytes);
     let rest = total.saturating_sub(kept);
     if rest > 0 && rest_bytes > 0 {
         let mean = (rest_bytes / rest).div_ceil(4096).clamp(1, 16 * 1024) * 4096;

@@ -178,3 +178,40 @@ fn a_workload_without_streams_keeps_the_one_mix() {
     let text = crate::profile_from_workload(&w, "old");
     assert!(text.contains("captured-mix"), "{text}");
 }
+
+#[test]
+fn a_stream_of_reads_and_writes_runs_them_apart_each_with_its_own_sizes() {
+    let mut w = pgbench();
+    let data = &mut w.streams[0];
+    (data.reads, data.writes, data.read_pct) = (6_500, 3_500, 65.0);
+    data.sizes = vec![
+        size("read", 8192, 6_000),
+        size("read", 32768, 500),
+        size("write", 8192, 3_000),
+        size("write", 65536, 500),
+    ];
+    data.read_bytes = 8192 * 6_000 + 32768 * 500;
+    data.write_bytes = 8192 * 3_000 + 65536 * 500;
+    (data.iops, data.flushes, data.writes_per_flush) = (1000.0, 50, 70.0);
+    let text = crate::profile_from_workload(&w, "split");
+    let p = crate::parse_profile(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert!(p.workload("stream-data").is_none(), "{text}");
+    let r = &p.workload("stream-data-read").unwrap().spec;
+    let wr = &p.workload("stream-data-write").unwrap();
+    assert_eq!(
+        (r.rw, r.rate_iops, r.fsync_every),
+        (RwMode::RandRead, Some(650.0), 0)
+    );
+    assert!(text.contains("bs_split = \"8K:9231,32K:769\""), "{text}");
+    assert_eq!(wr.spec.rw, RwMode::RandWrite);
+    assert_eq!(wr.spec.fsync_every, 70);
+    assert_eq!(
+        wr.spec.rate_iops,
+        Some(355.0),
+        "350 writes and one sync in 70: {text}"
+    );
+    assert!(text.contains("bs_split = \"8K:8571,64K:1429\""), "{text}");
+    assert_eq!(wr.concurrent_with.as_deref(), Some("stream-data-read"));
+    assert_eq!(p.suite().tests.len(), 1);
+    assert_eq!(p.suite().tests[0].workloads.len(), 3, "with the log");
+}
