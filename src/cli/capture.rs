@@ -182,7 +182,7 @@ pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
     finish(&mut run, w, &a.output, &a.save, profile, &claim)?;
     match damaged {
         Some(e) => {
-            eprintln!("iocap: error: {}", iocap_report::fmt::printable(&e));
+            eprintln!("{}", iocap_report::fmt::error_line(&e));
             Ok(Exit::Error)
         }
         None => Ok(Exit::Ok),

@@ -43,10 +43,7 @@ pub fn finish(run: &RunResult, output: OutputFormat, text: impl FnOnce() -> Stri
     if run.tests.iter().any(|t| t.error.is_some()) {
         if output != OutputFormat::Text && super::ranks::is_root() {
             for e in run.tests.iter().filter_map(|t| t.error.as_ref()) {
-                eprintln!(
-                    "iocap: error: {}",
-                    iocap_report::fmt::printable(&e.to_string())
-                );
+                eprintln!("{}", iocap_report::fmt::error_line(&e.to_string()));
             }
         }
         return Exit::Error;

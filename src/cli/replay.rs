@@ -139,10 +139,7 @@ pub fn replay(a: ReplayArgs) -> Result<Exit> {
     let mut code = super::execute::finish(&run, a.output.output, || iocap_report::run_text(&run));
     // a request the storage failed is an I/O fault, as in any test: named, and exit 2
     if let Some(f) = run.replay.as_ref().and_then(|r| r.fault.as_ref()) {
-        eprintln!(
-            "iocap: error: {}",
-            iocap_report::fmt::printable(&f.to_string())
-        );
+        eprintln!("{}", iocap_report::fmt::error_line(&f.to_string()));
         code = Exit::Error;
     }
     a.save.keep(std::slice::from_ref(&run))?;

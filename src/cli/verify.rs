@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::Args;
 use iocap_model::{format_bytes, RunCommand, Verify};
-use iocap_report::fmt::printable;
+use iocap_report::fmt::note_line;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
 
 use super::execute::new_run;
@@ -102,10 +102,13 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
         cfg.validate()?;
         if args.output.is_text() {
             eprintln!(
-                "iocap: verifying {} ({}): fill, {:.1} s of mixed I/O, then every page once more",
-                printable(&cfg.target.display().to_string()),
-                format_bytes(cfg.size_bytes),
-                args.duration.duration
+                "{}",
+                note_line(&format!(
+                    "verifying {} ({}): fill, {:.1} s of mixed I/O, then every page once more",
+                    cfg.target.display(),
+                    format_bytes(cfg.size_bytes),
+                    args.duration.duration
+                ))
             );
         }
         iocap_verify::run(&cfg, &INTERRUPTED).map(|o| o.verify)
@@ -113,8 +116,8 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
     let v = match res {
         Ok(v) => v,
         Err(VerifyError::Interrupted(what)) => {
-            let what = printable(&what);
-            eprintln!("iocap: interrupted while filling {what}; nothing was verified");
+            let line = format!("interrupted while filling {what}; nothing was verified");
+            eprintln!("{}", note_line(&line));
             return Ok(Exit::Interrupted);
         }
         Err(e) => return Err(e.into()),

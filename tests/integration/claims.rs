@@ -29,7 +29,7 @@ fn refused(dir: &Path, args: &[&str]) -> String {
     err
 }
 
-/// Error text as one line: a refusal wraps to the terminal's width.
+/// Error text as one line of words, however it was wrapped (on a terminal it is).
 fn unwrapped(err: &str) -> String {
     err.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -127,3 +127,104 @@ fn an_interrupted_verify_is_partial_everywhere() {
     assert_eq!(run["verify"]["passed"], false, "{json}");
     assert_eq!(run["verify"]["interrupted"], true, "{json}");
 }
+
+/// `iocap ARGS` in `dir` with `COLUMNS=80`: exit code, stdout, stderr.
+fn at_80(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = iocap(dir).env("COLUMNS", "80").args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+/// Asserts that every line of `text` fits 80 columns.
+fn fits(what: &str, text: &str) {
+    let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(
+        long.is_empty(),
+        "{what}: over 80 columns:\n{}",
+        long.join("\n")
+    );
+}
+
+/// Defect 8: verify's lines ran to 205 columns, cost's findings to 247, `iocap diskspd` with no
+/// target to 95, and one-line errors on stderr to 212. The views wrap at the width wherever
+/// they go; the lines on stderr (errors, verify's "verifying") wrap on a terminal (`script`),
+/// and off one stay whole, so a search for an error's words in a log still finds them.
+#[test]
+fn verify_cost_diskspd_and_errors_fit_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let name = "a-verify-file-with-a-name-long-enough-to-push-its-lines-past-80.dat";
+    let args = [
+        "verify",
+        "--size",
+        "16M",
+        "--duration",
+        "0.3s",
+        "--no-save",
+        name,
+    ];
+    let (code, out, err) = at_80(d, &args);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("  reads           "), "{out}");
+    fits("verify", &out);
+    // cost's findings: sentences under `In plain words` and `Notes`
+    let cost = ["cost", "--quick", "--duration", "0.3s", "--warmup", "0.2s"];
+    let targets = [
+        "--size",
+        "64M",
+        "--target-iops",
+        "200000",
+        "--target-mbps",
+        "2000",
+    ];
+    let (code, out, err) = at_80(d, &[&cost[..], &targets, &["--no-save"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    let at = out.find("In plain words").expect("findings");
+    fits("cost's findings", &out[at..]);
+    // on a terminal: verify's lines, diskspd with no target, a claim's and a foreign file's
+    // refusals, each wrapped
+    std::fs::write(d.join("in.log"), "fio version 3 iolog\n0 /dev/sdx add\n").unwrap();
+    std::fs::write(d.join("theirs.dat"), vec![7u8; 1 << 20]).unwrap();
+    let at = |f: &str| d.join(f).display().to_string();
+    let quick = crate::QUICK.join(" ");
+    // a path shorter than a line (a longer word would stand alone on its line)
+    let (log, theirs, v) = (
+        at("in.log"),
+        at("theirs.dat"),
+        at("a-verify-file-named-at-length.dat"),
+    );
+    for (args, says) in [
+        (
+            format!("verify --size 16M --duration 0.3s --no-save {v}"),
+            "iocap: verifying",
+        ),
+        ("diskspd".to_string(), "DiskSpd needs at least one target"),
+        (
+            format!("characterise {log} --as-profile {log} --force --no-save"),
+            "is the trace being read",
+        ),
+        (
+            format!("run --rw randwrite {quick} {theirs}"),
+            "iocap did not",
+        ),
+    ] {
+        let Some(shown) = crate::on_a_terminal(&args) else {
+            return;
+        };
+        assert!(shown.contains(says), "{args}: {shown}");
+        fits(&args, &shown);
+    }
+    // off a terminal an error stays one line
+    let profile = [
+        "characterise",
+        "in.log",
+        "--as-profile",
+        "in.log",
+        "--force",
+        "--no-save",
+    ];
+    let (code, _, err) = at_80(d, &profile);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.chars().count() > 80, "{err}");
+}

@@ -114,17 +114,54 @@ pub fn render(c: &CostReport) -> String {
         ]);
     }
     out.push_str(&m.to_string());
+    // the findings are sentences: wrapped to the width, under their text
+    let width = crate::width();
     if !c.answers.is_empty() {
         out.push_str("\n\nIn plain words (process CPU; system-wide as the upper bound):\n");
         for a in &c.answers {
-            out.push_str(&format!("- {}\n", a.text));
+            out.push_str(&crate::assess::wrap("- ", &fmt::printable(&a.text), width));
         }
     }
     if !c.notes.is_empty() {
         out.push_str("\nNotes:\n");
         for n in &c.notes {
-            out.push_str(&format!("- {n}\n"));
+            out.push_str(&crate::assess::wrap("- ", &fmt::printable(n), width));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use iocap_model::CostAnswer;
+
+    use super::*;
+
+    #[test]
+    fn findings_wrap_under_their_text() {
+        let long = "io_uring randread 4K at qd 32 completes about 410,000 IOPS per core of the \
+                    process's own CPU (1.0 core at 410,000 IOPS), and at most 380,000 per core \
+                    counting every CPU of the host, which is the upper bound here";
+        let c = CostReport {
+            answers: vec![CostAnswer {
+                text: long.into(),
+                ..Default::default()
+            }],
+            notes: vec![format!("{long} \x1b[2J")],
+            ..Default::default()
+        };
+        let t = render(&c);
+        let at = t.find("In plain words").unwrap();
+        let findings = &t[at..];
+        assert!(findings.lines().all(|l| l.chars().count() <= 80), "{t}");
+        assert!(
+            findings.contains("\n- io_uring randread 4K at qd 32 completes"),
+            "{t}"
+        );
+        assert!(findings.contains("\n  "), "wrapped under the text: {t}");
+        assert!(
+            findings.contains("\\e[2J") && !findings.contains('\x1b'),
+            "{t}"
+        );
+    }
 }

@@ -15,28 +15,7 @@ pub fn render(r: &Replay) -> String {
     heading(&mut o, r);
     sides(&mut o, r);
     lag(&mut o, r);
-    let width = crate::width().max(40);
-    o.lines()
-        .map(|l| match l.chars().count() > width {
-            true => wrap(l, width),
-            false => format!("{l}\n"),
-        })
-        .collect()
-}
-
-/// A long line wrapped under its text: after its label column (`  verdict        ...`) when it
-/// has one, else two columns in.
-fn wrap(l: &str, width: usize) -> String {
-    let lead = l.len() - l.trim_start().len();
-    let rest = &l[lead..];
-    let (head, indent) = match rest.find("  ") {
-        Some(i) if lead + i < 24 => {
-            let gap = rest[i..].len() - rest[i..].trim_start().len();
-            (&l[..lead + i + gap], lead + i + gap)
-        }
-        _ => (&l[..lead], lead + 2),
-    };
-    crate::assess::wrap_indented(head, &l[head.len()..], width, indent)
+    crate::assess::wrap_long_lines(&o, crate::width())
 }
 
 fn heading(o: &mut String, r: &Replay) {

@@ -11,7 +11,8 @@ const SHOWN_LOST_PAGES: usize = 50;
 
 /// The text view of a verify run or check. The file's path, the journal's, the dumps' and the
 /// warnings and failures naming them come from the user (or a saved run): the view's control
-/// characters read escaped (`iocap_model::text::printable_lines`), its line breaks kept.
+/// characters read escaped (`iocap_model::text::printable_lines`), its line breaks kept. A
+/// line longer than the width is wrapped under its text.
 pub fn render(v: &Verify) -> String {
     let mut o = String::new();
     match &v.check {
@@ -24,7 +25,8 @@ pub fn render(v: &Verify) -> String {
         o.push_str(&format!("  warning: {w}\n"));
     }
     first_failures(&mut o, v);
-    crate::fmt::printable_lines(&o).into_owned()
+    let o = crate::fmt::printable_lines(&o);
+    crate::assess::wrap_long_lines(&o, crate::width())
 }
 
 /// One `key  value` line of the summary.
@@ -303,9 +305,13 @@ mod tests {
             "{t}"
         );
         assert!(t.contains(
-            "  page 3 at 24576 B: stale during check, expected generation 2, found 1; \
+            "  page 3 at 24576 B: stale during check, expected generation 2, found 1;\n    \
              persistent over re-reads\n    older than acknowledged\n    dump: /t/v.dumps/page-3.txt\n"
         ));
+        // every line fits 80 columns, the 50 lost pages' wrapped under their label's text
+        assert!(t.lines().all(|l| l.chars().count() <= 80), "{t}");
+        let mut lost = t.lines().skip_while(|l| !l.starts_with("  lost writes"));
+        assert!(lost.nth(1).unwrap().starts_with(&" ".repeat(18)), "{t}");
     }
 
     #[test]

@@ -104,6 +104,34 @@ pub(crate) fn wrap(head: &str, body: &str, width: usize) -> String {
 
 pub(crate) use iocap_model::text::wrap_indented;
 
+/// `text` with every line longer than `width` (at least 40) wrapped under its own text:
+/// after its label column (`  verdict        ...`) when it has one, else two columns in.
+/// The views made of `key  value` lines (replay's, verify's) fit the width so.
+pub(crate) fn wrap_long_lines(text: &str, width: usize) -> String {
+    let width = width.max(40);
+    text.lines()
+        .map(|l| match l.chars().count() > width {
+            true => wrap_line(l, width),
+            false => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// A long line wrapped under its text: after its label column when it has one (a run of two
+/// spaces in its first 24 columns), else two columns in.
+fn wrap_line(l: &str, width: usize) -> String {
+    let lead = l.len() - l.trim_start().len();
+    let rest = &l[lead..];
+    let (head, indent) = match rest.find("  ") {
+        Some(i) if lead + i < 24 => {
+            let gap = rest[i..].len() - rest[i..].trim_start().len();
+            (&l[..lead + i + gap], lead + i + gap)
+        }
+        _ => (&l[..lead], lead + 2),
+    };
+    wrap_indented(head, &l[head.len()..], width, indent)
+}
+
 pub(crate) fn trim_pct(v: f64) -> String {
     if v.fract() == 0.0 {
         format!("{v:.0}")

@@ -13,7 +13,9 @@ pub const PERMISSION_HINT: &str =
     "iocap: hint: run iocap as a user who may use that path (as root for a device)";
 
 /// `iocap: error: ` and the message with its causes, terminal controls escaped, and a hint on
-/// a line of its own where the cause is a refused permission.
+/// a line of its own where the cause is a refused permission. On a terminal it is wrapped to
+/// the width ([`crate::width`]), a long line continued two columns in; off one (a log, a pipe,
+/// a script searching stderr for its words) each line stays whole.
 pub fn error_text(e: &(dyn Error + 'static)) -> String {
     let mut msg = format!("iocap: error: {e}");
     let mut denied = is_denied(e);
@@ -38,7 +40,46 @@ pub fn error_text(e: &(dyn Error + 'static)) -> String {
         msg.push('\n');
         msg.push_str(PERMISSION_HINT);
     }
-    super::printable_lines(&msg).into_owned()
+    for_stderr(&super::printable_lines(&msg))
+}
+
+/// `iocap: error: MESSAGE` for an error a command prints itself (a damaged trace, a replay's
+/// failed request): escaped and wrapped as [`error_text`] is.
+pub fn error_line(msg: &str) -> String {
+    for_stderr(&super::printable_lines(&format!("iocap: error: {msg}")))
+}
+
+/// `iocap: MESSAGE`, a line a command says on stderr (`iocap: verifying PATH ...`): escaped and
+/// wrapped as [`error_text`] is.
+pub fn note_line(msg: &str) -> String {
+    for_stderr(&super::printable_lines(&format!("iocap: {msg}")))
+}
+
+/// `text` for stderr: wrapped to the width on a terminal, whole off one.
+fn for_stderr(text: &str) -> String {
+    use std::io::IsTerminal;
+    match std::io::stderr().is_terminal() {
+        true => wrapped(text, crate::width()),
+        false => text.to_string(),
+    }
+}
+
+/// Each line of `text` longer than `width` wrapped at spaces, continued two columns further
+/// in than it starts; shorter lines (a quoted line of a suite file) as they are.
+fn wrapped(text: &str, width: usize) -> String {
+    let width = width.max(40);
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.chars().count() <= width {
+                return l.to_string();
+            }
+            let lead = l.len() - l.trim_start().len();
+            let w = crate::assess::wrap_indented(&l[..lead], &l[lead..], width, lead + 2);
+            w.trim_end_matches('\n').to_string()
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// Whether `e` is the system refusing a permission (EACCES, EPERM; Windows' access denied).
@@ -100,6 +141,23 @@ mod tests {
             super::error_text(e.as_ref()),
             "iocap: error: reading /y: No such file or directory (os error 2)"
         );
+    }
+
+    #[test]
+    fn a_long_error_wraps_to_the_width() {
+        let e = anyhow::anyhow!(
+            "/data/db/iocap.testfile is in use: process 4242 (iocap) holds its lock, filling \
+             or testing it. iocap runs one test at a time on a file; wait for that run to end, \
+             or give another file"
+        );
+        let t = super::wrapped(&format!("iocap: error: {e}"), 80);
+        assert!(t.lines().all(|l| l.chars().count() <= 80), "{t}");
+        assert!(t.lines().skip(1).all(|l| l.starts_with("  ")), "{t}");
+        let words: Vec<&str> = t.split_whitespace().collect();
+        assert_eq!(words.join(" "), format!("iocap: error: {e}"));
+        // a short line, and a quoted one, as they are
+        let quoted = "iocap: error: line 2:\n  | rw  =  1";
+        assert_eq!(super::wrapped(quoted, 80), quoted);
     }
 
     #[test]

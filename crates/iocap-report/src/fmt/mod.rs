@@ -9,7 +9,7 @@
 
 mod error;
 
-pub use error::error_text;
+pub use error::{error_line, error_text, note_line};
 pub(crate) use iocap_model::text::push_escaped;
 pub use iocap_model::text::{acts_on_terminal, json_escaped, printable, printable_lines};
 /// Sizes as the parsers read them back (`8K`, `1.5G`) and for people (`77.5G`); latencies in
