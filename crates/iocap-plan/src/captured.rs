@@ -132,7 +132,12 @@ pub(crate) fn bs_text(sizes: &[SizeCount], kept: usize) -> String {
         .map(|&(s, c)| (s, (c * 100 + total / 2) / total.max(1)))
         .filter(|&(_, p)| p > 0)
         .collect();
-    match shares.as_slice() {
+    split_text(&shares)
+}
+
+/// `bs = "8K"` for one size, `bs_split = "8K:70,128K:30"` for several `(size, share)`.
+pub(crate) fn split_text(shares: &[(u64, u64)]) -> String {
+    match shares {
         [] => "bs = \"8K\"".into(),
         [(s, _)] => format!("bs = \"{}\"", format_bytes(*s)),
         many => format!(

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use iocap_model::format_bytes;
 use iocap_model::workload::{Stream, StreamRole, Workload};
 
-use crate::captured::{one_line, CAPTURED_FAMILY};
+use crate::captured::{one_line, split_text, CAPTURED_FAMILY};
 
 /// Arrivals at least this irregular (the gaps' coefficient of variation) are spaced at random
 /// (`rate_process = "poisson"`), as independent clients' are; more regular ones evenly.
@@ -256,17 +256,7 @@ fn sizes_text(s: &Stream, op: Option<&str>) -> String {
         })
         .filter(|&(_, w)| w > 0)
         .collect();
-    match shares.as_slice() {
-        [] => "bs = \"8K\"".into(),
-        [(size, _)] => format!("bs = \"{}\"", format_bytes(*size)),
-        many => format!(
-            "bs_split = \"{}\"",
-            many.iter()
-                .map(|(size, w)| format!("{}:{w}", format_bytes(*size)))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    }
+    split_text(&shares)
 }
 
 fn mix_words(write_pct: u8) -> String {

@@ -189,9 +189,31 @@ fn merge(c: &[Bucket]) -> Bucket {
 /// periods: the runs between two on periods (the trace's edges say nothing of the cycle).
 fn bursts(points: &[RatePoint], median: f64, width_s: f64) -> Bursts {
     let threshold = (2.0 * median).max(1.0);
+    let (on_periods, on_s_median, off_s_median) =
+        on_off(points.iter().map(|p| p.iops > threshold), width_s);
+    let hot: Vec<f64> = points
+        .iter()
+        .map(|p| p.iops)
+        .filter(|&x| x > threshold)
+        .collect();
+    Bursts {
+        threshold_iops: threshold,
+        on_periods,
+        on_s_median,
+        off_s_median,
+        on_iops_mean: if hot.is_empty() {
+            0.0
+        } else {
+            hot.iter().sum::<f64>() / hot.len() as f64
+        },
+    }
+}
+
+/// Runs of consecutive "on" buckets of `width_s`: how many, and the median length of the on
+/// runs and of the off runs between two on runs (the edges say nothing of the cycle), in s.
+pub(super) fn on_off(states: impl Iterator<Item = bool>, width_s: f64) -> (u64, f64, f64) {
     let mut runs: Vec<(bool, usize)> = vec![];
-    for p in points {
-        let on = p.iops > threshold;
+    for on in states {
         match runs.last_mut() {
             Some((state, n)) if *state == on => *n += 1,
             _ => runs.push((on, 1)),
@@ -205,24 +227,9 @@ fn bursts(points: &[RatePoint], median: f64, width_s: f64) -> Bursts {
         .filter(|&(i, r)| !r.0 && i > 0 && i < last)
         .map(|(_, r)| r.1)
         .collect();
-    let hot: Vec<f64> = points
-        .iter()
-        .map(|p| p.iops)
-        .filter(|&x| x > threshold)
-        .collect();
     let median_s = |v: &mut Vec<usize>| {
         v.sort_unstable();
         v.get(v.len() / 2).map_or(0.0, |&x| x as f64 * width_s)
     };
-    Bursts {
-        threshold_iops: threshold,
-        on_periods: on.len() as u64,
-        on_s_median: median_s(&mut on),
-        off_s_median: median_s(&mut off),
-        on_iops_mean: if hot.is_empty() {
-            0.0
-        } else {
-            hot.iter().sum::<f64>() / hot.len() as f64
-        },
-    }
+    (on.len() as u64, median_s(&mut on), median_s(&mut off))
 }

@@ -329,31 +329,13 @@ fn busy_seconds(buckets: &[Bucket], bucket_ns: u64) -> f64 {
 
 /// On periods: runs of buckets in which the stream was busy; off periods: the gaps between two.
 fn bursts(buckets: &[Bucket], width_s: f64, on_iops: f64) -> Bursts {
-    let mut runs: Vec<(bool, usize)> = vec![];
-    for b in buckets {
-        let on = b.rw + b.flushes > 0;
-        match runs.last_mut() {
-            Some((state, n)) if *state == on => *n += 1,
-            _ => runs.push((on, 1)),
-        }
-    }
-    let mut on: Vec<usize> = runs.iter().filter(|r| r.0).map(|r| r.1).collect();
-    let last = runs.len().saturating_sub(1);
-    let mut off: Vec<usize> = runs
-        .iter()
-        .enumerate()
-        .filter(|&(i, r)| !r.0 && i > 0 && i < last)
-        .map(|(_, r)| r.1)
-        .collect();
-    let median_s = |v: &mut Vec<usize>| {
-        v.sort_unstable();
-        v.get(v.len() / 2).map_or(0.0, |&x| x as f64 * width_s)
-    };
+    let busy = buckets.iter().map(|b| b.rw + b.flushes > 0);
+    let (on_periods, on_s_median, off_s_median) = super::rate::on_off(busy, width_s);
     Bursts {
         threshold_iops: 1.0 / width_s,
-        on_periods: on.len() as u64,
-        on_s_median: median_s(&mut on),
-        off_s_median: median_s(&mut off),
+        on_periods,
+        on_s_median,
+        off_s_median,
         on_iops_mean: on_iops,
     }
 }
