@@ -8,8 +8,8 @@ I/O) is restarted with its files out of the page cache; pgbench runs under
 `iocap capture MNT --files PGDATA --comm postgres`; `iocap characterise --as-profile` writes the
 profile; the server is stopped; `iocap suite run profile:FILE --data MNT/rt-data --log
 MNT/rt-log` runs it on the same file system (its test files made by a first, short run, so that
-their creation is not recorded) under `iocap capture MNT --files MNT/rt-data MNT/rt-log --comm
-iocap`; both traces are characterised and, per stream present in both, five figures are set
+their creation is not recorded) under `iocap capture MNT --files MNT/rt-data MNT/rt-log` (the
+whole device: the server is stopped); both traces are characterised and, per stream present in both, five figures are set
 side by side: IOPS over the stream's busy seconds, read share, commonest size, mean depth
 (requests in flight over its busy seconds) and durable bytes per second. Each should be within
 ±15 % of the recording. The CI test of the same loop is
@@ -123,7 +123,8 @@ class Capture:
         self.trace = trace
         self.err = open(trace + ".stderr", "w+")
         self.out = open(trace + ".json", "w+")
-        self.p = subprocess.Popen([iocap, "capture", mnt, "--files", *dirs, "--comm", comm,
+        comm_args = ["--comm", comm] if comm else []
+        self.p = subprocess.Popen([iocap, "capture", mnt, "--files", *dirs, *comm_args,
                                    "-o", trace, "--no-save", "--format", "json"],
                                   stdout=self.out, stderr=self.err)
         deadline = time.time() + 60
@@ -194,7 +195,9 @@ def profile_round(iocap, fs, name, profile, work):
     # profile's), reused by the recorded one
     suite("1s")
     trace = os.path.join(work, f"{name}-profile.iotrace")
-    cap = Capture(iocap, fs.mnt, [data, log], "iocap", trace)
+    # the whole device (the server is stopped): iocap's io_uring sends some of its writes and
+    # syncs from io-wq threads (iou-wrk-N), which --comm iocap would leave out
+    cap = Capture(iocap, fs.mnt, [data, log], None, trace)
     run = suite(f"{DURATION}s")
     cap.stop()
     return characterise(iocap, trace), run
