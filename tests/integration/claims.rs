@@ -232,3 +232,42 @@ fn a_db_that_is_a_dangling_link_is_refused_and_nothing_is_made_where_it_points()
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Found beside the eight: `export --db r.db -o r.db --force` wrote the CSV over the result
+/// store it read, and `report -o` could do the same.
+#[test]
+fn an_export_or_a_report_is_never_written_over_the_store_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    iolog(d, "in.log", 10);
+    let saved = iocap(d)
+        .args(["characterise", "in.log", "--db", "r.db"])
+        .output()
+        .unwrap();
+    assert!(saved.status.success(), "{saved:?}");
+    let before = std::fs::read(d.join("r.db")).unwrap();
+    std::os::unix::fs::symlink("r.db", d.join("link.db")).unwrap();
+    for args in [
+        &["export", "--all", "--db", "r.db", "-o", "r.db", "--force"][..],
+        &[
+            "export", "--all", "--db", "r.db", "-o", "link.db", "--force",
+        ],
+        &["report", "last", "--db", "r.db", "-o", "./r.db", "--force"],
+    ] {
+        let err = unwrapped(&refused(d, args));
+        assert!(
+            err.contains("is the result store being read"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(d.join("r.db")).unwrap(), before, "{args:?}");
+    }
+    // another file is written as before
+    let out = iocap(d)
+        .args(["export", "--all", "--db", "r.db", "-o", "runs.csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(std::fs::read_to_string(d.join("runs.csv"))
+        .unwrap()
+        .contains("characterise"));
+}
