@@ -241,20 +241,9 @@ fn writes_to_an_unmounted_device_need_allow_overwrite() {
 fn writes_to_a_mounted_device_are_always_refused() {
     require!("losetup", "mkfs.ext4", "mount", "umount", "e2fsck");
     let mut rig = Rig::new();
-    let file = rig.backing_file("disk", 64 * MIB, None);
-    let dev = rig.attach(&file);
-    must(
-        "mkfs.ext4",
-        &[
-            "-q",
-            "-F",
-            "-E",
-            "lazy_itable_init=0,lazy_journal_init=0",
-            &dev,
-        ],
-    );
     let mnt = rig.path("mnt");
-    rig.mount(&dev, &mnt);
+    let dev = rig.ext4("disk", 64 * MIB, &mnt);
+    let file = rig.path("disk");
     let precious: Vec<u8> = (0..MIB as u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();

@@ -72,20 +72,8 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
         .tempdir()
         .unwrap();
     let mut rig = Rig::new();
-    let file = rig.backing_file("disk", 1024 * MIB, None);
-    let dev = rig.attach(&file);
-    must(
-        "mkfs.ext4",
-        &[
-            "-q",
-            "-F",
-            "-E",
-            "lazy_itable_init=0,lazy_journal_init=0",
-            &dev,
-        ],
-    );
     let mnt = rig.path("mnt");
-    rig.mount(&dev, &mnt);
+    let dev = rig.ext4("disk", 1024 * MIB, &mnt);
     // declared after `rig`: dropped (the server stopped) before the file system is unmounted
     let mut db = Server::install(&tools, &mnt.join("mysql"), run_dir.path(), OPTIONS);
     db.start();

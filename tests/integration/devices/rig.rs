@@ -272,6 +272,18 @@ impl Rig {
         self.mounts.push(dir.to_path_buf());
     }
 
+    /// A new ext4 file system of `size` bytes on a loop device of its own (a backing file
+    /// `name` in the rig's directory, direct I/O where the kernel allows), mounted at `dir`;
+    /// its device.
+    pub(super) fn ext4(&mut self, name: &str, size: u64, dir: &Path) -> String {
+        let file = self.backing_file(name, size, None);
+        let dev = self.attach(&file);
+        let lazy = "lazy_itable_init=0,lazy_journal_init=0";
+        must("mkfs.ext4", &["-q", "-F", "-E", lazy, &dev]);
+        self.mount(&dev, dir);
+        dev
+    }
+
     pub(super) fn umount(&mut self, dir: &Path) {
         must("umount", &[dir.to_str().unwrap()]);
         self.mounts.retain(|m| m != dir);

@@ -58,20 +58,8 @@ fn pgbench_round_trip_gives_back_each_stream_within_15_percent() {
         .unwrap();
     set_mode(mnt_dir.path(), 0o755);
     let mut rig = Rig::new();
-    let file = rig.backing_file("disk", 1024 * MIB, None);
-    let dev = rig.attach(&file);
-    must(
-        "mkfs.ext4",
-        &[
-            "-q",
-            "-F",
-            "-E",
-            "lazy_itable_init=0,lazy_journal_init=0",
-            &dev,
-        ],
-    );
     let mnt = mnt_dir.path().join("mnt");
-    rig.mount(&dev, &mnt);
+    rig.ext4("disk", 1024 * MIB, &mnt);
     let root = mnt.join("pg");
     std::fs::create_dir(&root).unwrap();
     // declared after `rig`: dropped (the server stopped) before the file system is unmounted
