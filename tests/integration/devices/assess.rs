@@ -243,6 +243,7 @@ fn scaleup_refuses_writes_to_devices_it_did_not_create() {
 /// without --allow-overwrite, and says so).
 #[test]
 fn cachescan_on_a_direct_loop_device_finds_no_cache() {
+    let _alone = alone();
     require!("losetup");
     // in memory (tmpfs, which loop's direct I/O reads without a page cache): a file on the
     // virtual disk sat on the host's cache of what was just written, which measured as a

@@ -43,6 +43,7 @@ fn f64_at(v: &Value, p: &str) -> f64 {
 
 #[test]
 fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
+    let _alone = alone();
     require!("losetup");
     let mut rig = Rig::new();
     let file = rig.backing_file("disk", 128 * MIB, None);

@@ -60,6 +60,7 @@ const LOG_HEADER: u64 = 12 * 1024;
 
 #[test]
 fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
+    let _alone = alone();
     require!("losetup", "mkfs.ext4", "mount", "umount", "filefrag");
     let Some(tools) = tools_or_skip("InnoDB-in-the-loop test") else {
         return;

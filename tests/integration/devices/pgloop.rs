@@ -33,6 +33,7 @@ const CONF: &str = "shared_buffers = 16MB\nwal_sync_method = fdatasync\nautovacu
 
 #[test]
 fn pgbench_captured_on_its_own_loop_device_agrees_with_postgres_counters() {
+    let _alone = alone();
     require!("losetup", "mkfs.ext4", "mount", "umount", "filefrag");
     let Some(bin) = pg_bin_or_skip("PostgreSQL-in-the-loop test") else {
         return;

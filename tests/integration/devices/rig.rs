@@ -178,6 +178,17 @@ pub(super) fn stamped_offset(data: &[u8], pos: usize) -> u64 {
 
 /// What a test set up, torn down in reverse dependency order on drop: mounts, device-mapper
 /// devices, loop devices, FUSE servers, then the scratch directory with the backing files.
+/// Held by the device tests whose figures depend on the machine's load (a database under a
+/// benchmark, a queue depth or a cache found from latencies): they run one at a time, so that
+/// one's load does not bend another's timing. The other tests still run beside them.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits until no other such test runs; held until dropped (a test that panicked while holding
+/// it leaves it usable).
+pub(super) fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub(super) struct Rig {
     pub(super) mounts: Vec<PathBuf>,
     pub(super) dms: Vec<String>,

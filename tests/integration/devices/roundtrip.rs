@@ -45,6 +45,7 @@ const TOLERANCE: f64 = 0.15;
 
 #[test]
 fn pgbench_round_trip_gives_back_each_stream_within_15_percent() {
+    let _alone = alone();
     require!("losetup", "mkfs.ext4", "mount", "umount");
     let Some(bin) = pg_bin_or_skip("workload round-trip test") else {
         return;
