@@ -100,13 +100,23 @@ fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
     assert_eq!(u64_at(&w["sizes"][0], "/size_bytes"), 8192, "{w:#}");
     assert!(f64_at(&w["sizes"][0], "/pct") > 99.0, "{w:#}");
     assert!(f64_at(w, "/randomness/sequential_pct") < 5.0, "{w:#}");
-    assert_eq!(
-        u64_at(w, "/queue_depth/typical"),
-        4,
-        "{:#}",
-        w["queue_depth"]
-    );
-    assert_eq!(u64_at(w, "/queue_depth/max"), 4, "{:#}", w["queue_depth"]);
+    // The run keeps 4 in flight as it sees them; the device sees them leave and come back in
+    // the engine's batches, so the time at each depth from 1 to 4 follows the machine's load
+    // (on a quiet machine most of it at 4; in a CI run beside other tests 23 % at 1, 21 % at
+    // 4). What does not depend on the load: never more than the 4 asked, 4 reached for a good
+    // share of the time, and the mean, time-weighted over the busy time, between 1 and 4.
+    let q = &w["queue_depth"];
+    assert_eq!(u64_at(w, "/queue_depth/max"), 4, "{q:#}");
+    let at4 = q["depths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["depth"] == 4)
+        .map_or(0.0, |d| f64_at(d, "/time_pct"));
+    assert!(at4 >= 10.0, "{at4} % of the time at depth 4: {q:#}");
+    let idle = q["depths"][0]["time_pct"].as_f64().unwrap_or(0.0);
+    let busy_mean = f64_at(q, "/mean") * 100.0 / (100.0 - idle).max(1.0);
+    assert!((1.0..=4.0).contains(&busy_mean), "{busy_mean}: {q:#}");
     // the trace reads back to the same description
     let again = iocap(
         rig.dir.path(),
