@@ -41,7 +41,6 @@ use thiserror::Error;
 pub use drive::Tick;
 pub use map::MapMode;
 pub use schedule::Timing;
-pub use target::target_path;
 
 /// The most I/Os in flight by default: a recording's depth rarely passes it, and a device that
 /// falls this far behind is already reported as falling behind.
@@ -173,4 +172,13 @@ pub fn replay(
     Err(ReplayError::Invalid(
         "iocap replay runs on Linux only (io_uring or psync)".into(),
     ))
+}
+
+/// A directory names iocap's default file in it, as `iocap run` takes it.
+pub fn target_path(p: &std::path::Path) -> std::path::PathBuf {
+    if p.is_dir() {
+        p.join(iocap_model::DEFAULT_TARGET)
+    } else {
+        p.to_path_buf()
+    }
 }

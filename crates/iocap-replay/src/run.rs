@@ -16,7 +16,8 @@ use crate::feed::Feed;
 use crate::map::Mapper;
 use crate::stats::Stats;
 use crate::survey::{recorded_side, survey, Survey};
-use crate::target::{discard, open_target, refuse_unfit_new_file, target_path};
+use crate::target::{discard, open_target, refuse_unfit_new_file};
+use crate::target_path;
 use crate::verdict::{replayed_side, verdict, Ran};
 use crate::{ReplayConfig, ReplayError, Timing, BUFFER_BUDGET_BYTES};
 

@@ -8,20 +8,11 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use iocap_engine::{prepare_targets, NoFillProgress, PreparedTarget, TargetKind};
-use iocap_model::{JobSpec, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{JobSpec, RwMode, TargetSpec};
 
 use crate::map::Mapper;
 use crate::survey::Survey;
 use crate::{ReplayConfig, ReplayError};
-
-/// A directory names iocap's default file in it, as `iocap run` takes it.
-pub fn target_path(p: &Path) -> std::path::PathBuf {
-    if p.is_dir() {
-        p.join(DEFAULT_TARGET)
-    } else {
-        p.to_path_buf()
-    }
-}
 
 /// A new file asked smaller than the trace with no mapping is refused before it is created.
 pub(crate) fn refuse_unfit_new_file(
