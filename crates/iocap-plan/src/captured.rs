@@ -41,14 +41,7 @@ fn profile_from_mix(w: &Workload, name: &str) -> String {
         .checked_div(reads + writes)
         .unwrap_or(0);
     let sequential = w.randomness.sequential_pct + w.randomness.near_pct > 50.0;
-    let rw = match (write_pct, sequential) {
-        (0, false) => "randread",
-        (0, true) => "read",
-        (100, false) => "randwrite",
-        (100, true) => "write",
-        (_, false) => "randrw",
-        (_, true) => "rw",
-    };
+    let rw = rw_name(write_pct, sequential);
     let qd = w
         .queue_depth
         .as_ref()
@@ -175,6 +168,21 @@ fn durable(o: &mut String, w: &Workload) {
     );
 }
 
+/// The `rw` of a workload with `write_pct` % writes, sequential or random.
+pub(crate) fn rw_name(write_pct: u64, sequential: bool) -> &'static str {
+    iocap_model::RwMode::ALL
+        .into_iter()
+        .find(|m| {
+            m.is_random() != sequential
+                && match write_pct {
+                    0 => !m.is_mixed() && m.write_pct(0) == 0,
+                    100 => !m.is_mixed() && m.write_pct(0) == 100,
+                    _ => m.is_mixed(),
+                }
+        })
+        .map_or("randrw", |m| m.name())
+}
+
 pub(crate) fn clean_name(s: &str) -> String {
     let n: String = s
         .chars()
@@ -195,6 +203,25 @@ pub(crate) fn one_line(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_share_and_pattern_names_its_rw() {
+        let names: Vec<&str> = [
+            (0, false),
+            (0, true),
+            (100, false),
+            (100, true),
+            (30, false),
+            (30, true),
+        ]
+        .iter()
+        .map(|&(w, seq)| super::rw_name(w, seq))
+        .collect();
+        assert_eq!(
+            names,
+            ["randread", "read", "randwrite", "write", "randrw", "rw"]
+        );
+    }
+
     use super::*;
     use iocap_model::workload::*;
 

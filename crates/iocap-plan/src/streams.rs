@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use iocap_model::format_bytes;
 use iocap_model::workload::{Stream, StreamRole, Workload};
 
-use crate::captured::{one_line, split_text, CAPTURED_FAMILY};
+use crate::captured::{one_line, rw_name, split_text, CAPTURED_FAMILY};
 
 /// Arrivals at least this irregular (the gaps' coefficient of variation) are spaced at random
 /// (`rate_process = "poisson"`), as independent clients' are; more regular ones evenly.
@@ -140,14 +140,7 @@ fn workload(o: &mut String, p: &Part, duration_s: f64, lead: Option<&str>) {
         Some(_) => 100,
         None => (100.0 - s.read_pct).round().clamp(0.0, 100.0) as u8,
     };
-    let rw = match (write_pct, sequential) {
-        (0, false) => "randread",
-        (0, true) => "read",
-        (100, false) => "randwrite",
-        (100, true) => "write",
-        (_, false) => "randrw",
-        (_, true) => "rw",
-    };
+    let rw = rw_name(u64::from(write_pct), sequential);
     let role = match s.role {
         StreamRole::Log => "log",
         StreamRole::Temp => "temp",
