@@ -28,7 +28,7 @@
 //! them), its requests in flight, a size table as the workload's, and one histogram.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use hdrhistogram::Histogram;
 use iocap_model::workload::{Bursts, Stream, StreamRole};
@@ -348,7 +348,7 @@ pub struct Streams {
     last_write_by_dev: HashMap<DevId, StreamRole, super::Fast>,
     /// Per device, the writes not yet made durable: (completion, bytes, stream), at most
     /// [`MAX_PENDING`] (the oldest dropped beyond: a device never flushed makes none durable).
-    pending: HashMap<DevId, Vec<(u64, u64, StreamRole)>, super::Fast>,
+    pending: HashMap<DevId, VecDeque<(u64, u64, StreamRole)>, super::Fast>,
 }
 
 /// Writes awaiting a flush per device at most.
@@ -377,10 +377,10 @@ impl Streams {
                     if !r.flags.has(IoFlags::FUA) {
                         let q = self.pending.entry(r.dev).or_default();
                         if q.len() == MAX_PENDING {
-                            q.remove(0);
+                            q.pop_front();
                         }
                         let done = r.complete_ns.unwrap_or(r.issue_ns);
-                        q.push((done, u64::from(r.bytes), role));
+                        q.push_back((done, u64::from(r.bytes), role));
                     }
                 }
                 self.by_role.entry(role).or_default().data(r, t, file, seq);
