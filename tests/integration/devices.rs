@@ -20,6 +20,7 @@ mod layout;
 mod pgloop;
 mod replay;
 mod roundtrip;
+mod trip;
 
 use std::fs::{self, File};
 use std::io::Write;

@@ -7,6 +7,11 @@
 //! are checked: the redo log (`ib_logfile0`) a stream of sequential durable writes, the data
 //! files a stream of 16 KiB page reads. A table of both sides is printed.
 //!
+//! Then the round trip of issue 33 for `oltp_read_write` (issue 34, item 5), the server
+//! stopped: its capture made a profile, the profile run on the same file system under a capture
+//! of its own, and the streams compared as in [`super::roundtrip`], each figure within 15 %
+//! ([`super::trip`]).
+//!
 //! The whole device is recorded, not `--comm mariadbd`: every thread of the server is called
 //! `mariadbd` to the kernel, but the writes io_uring hands to its workers are issued by them
 //! (`iou-wrk-TID`: a doublewrite batch among them), and ext4's journal commits that InnoDB's
@@ -21,13 +26,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
 
-use super::capture::capture;
 use super::rig::*;
+use super::trip::{characterise, f, run_profile, size_pct, start_capture, Table, TOLERANCE};
 use super::MIB;
 use crate::mariadb::{tools_or_skip, Server};
 
@@ -86,6 +90,7 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
     let ro = round(&rig, &dev, &mnt, &mut db, "oltp_read_only");
     let rw = round(&rig, &dev, &mnt, &mut db, "oltp_read_write");
     db.stop();
+    let trip = round_trip(&rig, &mnt, "oltp_read_write");
     eprintln!(
         "MariaDB {version}, sysbench {TABLES} {ROWS} {THREADS} {SECONDS}, \
          innodb_buffer_pool_size 16M, ext4 on {dev}; set up in {:.0} s",
@@ -170,11 +175,33 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
     for r in [&ro, &rw] {
         eprintln!("{}: {}", r.name, streams_text(&r.workload));
     }
+    eprintln!("{}", trip.text());
+    problems.extend(trip.misses().into_iter().map(|m| {
+        format!(
+            "oltp_read_write's profile run misses the recording by more than {:.0} %: {m}",
+            TOLERANCE * 100.0
+        )
+    }));
     eprintln!(
         "the InnoDB-in-the-loop test took {:.0} s",
         t0.elapsed().as_secs_f64()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The round trip of issue 33 for the sysbench run `test` (issue 34, item 5), the server
+/// stopped: its capture turned into a profile, the profile run on the same file system under a
+/// capture of its own, and both traces' streams side by side.
+fn round_trip(rig: &Rig, mnt: &Path, test: &str) -> Table {
+    let profile = rig.path(&format!("{test}.toml"));
+    let recorded = characterise(rig, &rig.path(&format!("{test}.iotrace")), Some(&profile));
+    eprintln!(
+        "the profile written from {test}'s capture:\n{}",
+        std::fs::read_to_string(&profile).unwrap()
+    );
+    let (replayed, ran) = run_profile(rig, mnt, &profile);
+    eprintln!("{test}'s profile run: {ran}");
+    Table::new(recorded, replayed)
 }
 
 /// One sysbench run: the capture's requests, the device's counters and InnoDB's over the same
@@ -261,7 +288,7 @@ fn round(rig: &Rig, dev: &str, mnt: &Path, db: &mut Server, test: &'static str) 
     db.stop();
     db.start();
     let trace = rig.path(&format!("{test}.iotrace"));
-    let cap = start_capture(rig, mnt, db.datadir(), &trace);
+    let cap = start_capture(rig, mnt, &[db.datadir().to_str().unwrap()], None, &trace);
     let d0 = diskstats(dev);
     let s0 = db.status();
     let out = db.sysbench(test, &[TABLES, ROWS, THREADS, SECONDS], "run");
@@ -294,39 +321,6 @@ fn round(rig: &Rig, dev: &str, mnt: &Path, db: &mut Server, test: &'static str) 
             .collect(),
         workload,
     }
-}
-
-/// `iocap capture MNT --files DATADIR -o TRACE` in the background, returned once it records:
-/// the trace file is created only after the kernel side is attached.
-fn start_capture(rig: &Rig, mnt: &Path, datadir: &Path, trace: &Path) -> Child {
-    let mut cap = capture(
-        rig.dir.path(),
-        &[
-            mnt.to_str().unwrap(),
-            "--files",
-            datadir.to_str().unwrap(),
-            "-o",
-            trace.to_str().unwrap(),
-            "--no-save",
-            "--format",
-            "json",
-        ],
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !trace.exists() {
-        if cap.try_wait().unwrap().is_some() {
-            let out = cap.wait_with_output().unwrap();
-            panic!("iocap capture ended before recording:\n{}", shown(&out));
-        }
-        if Instant::now() > deadline {
-            // SAFETY: kill(2) on the child we started, with a valid signal.
-            unsafe { libc::kill(cap.id() as i32, libc::SIGKILL) };
-            let out = cap.wait_with_output().unwrap();
-            panic!("iocap capture made no trace file in 30 s:\n{}", shown(&out));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    cap
 }
 
 /// Reads, sectors read, writes, sectors written and flushes completed by `dev`, from
@@ -763,22 +757,6 @@ fn stream<'a>(w: &'a Value, role: &str) -> &'a Value {
         .flatten()
         .find(|s| s["role"].as_str() == Some(role))
         .unwrap_or_else(|| panic!("no {role} stream: {:#}", w["streams"]))
-}
-
-fn f(v: &Value, key: &str) -> f64 {
-    v[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("{key} is not a number in {v:#}"))
-}
-
-/// The share (%) of a stream's `op` requests that are of `size` bytes.
-fn size_pct(s: &Value, op: &str, size: u64) -> f64 {
-    s["sizes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|r| r["op"].as_str() == Some(op) && r["size_bytes"].as_u64() == Some(size))
-        .map_or(0.0, |r| f(r, "pct"))
 }
 
 /// The streams, a line each.
