@@ -6,11 +6,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::capture::capture;
+use super::capture::recording;
 use super::rig::*;
 
 /// Each figure of the profile run within this of the recording's.
@@ -89,25 +88,7 @@ pub(super) fn start_capture(
         "--format",
         "json",
     ]);
-    let mut cap = capture(rig.dir.path(), &args);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !trace.exists() {
-        if let Some(status) = cap.try_wait().unwrap() {
-            let out = cap.wait_with_output().unwrap();
-            panic!(
-                "iocap capture ended before recording ({status}):\n{}",
-                shown(&out)
-            );
-        }
-        if Instant::now() > deadline {
-            // SAFETY: kill(2) on the child we started, with a valid signal.
-            unsafe { libc::kill(cap.id() as i32, libc::SIGKILL) };
-            let out = cap.wait_with_output().unwrap();
-            panic!("iocap capture made no trace file in 30 s:\n{}", shown(&out));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    cap
+    recording(rig.dir.path(), &args, trace)
 }
 
 /// Ctrl-C, which is how a capture without --duration ends (exit 0, a complete trace).
