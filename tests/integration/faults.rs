@@ -416,11 +416,12 @@ fn injected_read_latency_shows_in_the_p50() {
     let added = with - without;
     // the lower bound is exact (iocap cannot see less than the delay); the upper one only
     // says it is this delay and not another: wake-ups after 2 ms of sleep come late on a
-    // loaded machine (+12.7 % seen while a build ran), and timing is not what this tests
+    // loaded machine (+12.7 % seen while a build ran, +32 % with two CPU hogs and fio beside
+    // the suite), and timing is not what this tests: below a 3 ms rule's is enough
     assert!(
-        (2000.0 * 0.99..=2000.0 * 1.25).contains(&added),
+        (2000.0 * 0.99..2000.0 * 1.5).contains(&added),
         "the rule added {added:.1} µs to the p50 ({without:.1} -> {with:.1} µs), not 2 ms \
-         -1 %/+25 %"
+         -1 %/+50 %"
     );
 }
 
