@@ -22,8 +22,8 @@ target_dir=${CARGO_TARGET_DIR:-target}
 out="$target_dir/x86_64-pc-windows-gnu/debug"
 cargo build --target x86_64-pc-windows-gnu -p iocap
 # the code only Windows compiles (its cfg'd modules) gets the lints Linux's code gets
-cargo clippy --target x86_64-pc-windows-gnu -p iocap -p iocap-engine -p iocap-verify \
-  -p iocap-fsync -p iocap-monitor -p iocap-cost --all-targets -- -D warnings
+cargo clippy --target x86_64-pc-windows-gnu -p iocap -p iocap-platform -p iocap-engine \
+  -p iocap-verify -p iocap-fsync -p iocap-monitor -p iocap-cost --all-targets -- -D warnings
 # the audit's library (its fixture tests read Linux's /sys layout and are Linux's)
 cargo clippy --target x86_64-pc-windows-gnu -p iocap-audit -- -D warnings
 
@@ -47,12 +47,14 @@ trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 # they hold /dev/null, and no test races another to start them.
 wine64 wineboot </dev/null >/dev/null 2>&1 || true
 
-# the engine's own tests as Windows programs: the IOCP and sync backends, the decoders, the
-# clock, and tests/engine.rs and workloads.rs on real files (byte counts, offsets, throttling,
-# fsync, queue depth) with both Windows engines; verify's unit tests (its runs on both engines,
+# the platform's and the engine's own tests as Windows programs: the decoders, the clock, the
+# host and the devices (iocap-platform), the IOCP and sync backends, and tests/engine.rs and
+# workloads.rs on real files (byte counts, offsets, throttling, fsync, queue depth) with both
+# Windows engines; verify's unit tests (its runs on both engines,
 # the journal and the check)
 IOCAP_WINE_SHIM="$shim" CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$PWD/.ci/wine/run.sh" \
-  cargo test --target x86_64-pc-windows-gnu -p iocap-engine -p iocap-verify -p iocap-fsync --lib --tests \
+  cargo test --target x86_64-pc-windows-gnu -p iocap-platform -p iocap-engine -p iocap-verify \
+  -p iocap-fsync --lib --tests \
   -- --test-threads=1
 
 # the binary under Wine: run (iocp, sync), engine names, refusals, marker, sqlio, diskspd,

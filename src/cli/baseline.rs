@@ -49,7 +49,7 @@ pub enum BaselineAction {
 }
 
 fn this_host() -> String {
-    iocap_engine::host::host_info().hostname
+    iocap_platform::host::host_info().hostname
 }
 
 pub fn baseline(a: BaselineArgs) -> Result<Exit> {

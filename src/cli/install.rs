@@ -43,11 +43,11 @@ pub fn print_version(flags: &VersionFlags) -> Exit {
             let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease");
             let kernel = kernel.as_deref().map(str::trim).unwrap_or("unknown");
             s += &format!("kernel:   {kernel}\n");
-            s += &format!("io_uring: {}\n", iocap_engine::host::io_uring_support());
+            s += &format!("io_uring: {}\n", iocap_engine::backend::io_uring_support());
         }
         #[cfg(not(target_os = "linux"))]
         {
-            s += &format!("os:       {}\n", iocap_engine::host::host_info().kernel);
+            s += &format!("os:       {}\n", iocap_platform::host::host_info().kernel);
             s += &format!("engines:  {}\n", super::platform::engines());
         }
     }

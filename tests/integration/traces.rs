@@ -269,7 +269,7 @@ fn the_working_set_is_placed_against_this_hosts_last_cache_scan() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     let mut run = iocap_model::fixture::run(&Default::default());
-    run.host.hostname = iocap_engine::host::host_info().hostname;
+    run.host.hostname = iocap_platform::host::host_info().hostname;
     run.cachescan = Some(CacheScan {
         target: "/data".into(),
         block_bytes: 4096,

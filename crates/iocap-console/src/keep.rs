@@ -115,7 +115,7 @@ pub fn write_html(p: &Path, runs: &[RunResult]) -> Result<()> {
 /// does not exist or holds none. For placing a recorded workload's working set.
 pub fn newest_cachescan(db: Option<&str>) -> Option<iocap_model::cachescan::CacheScan> {
     let mut store = open_existing_store(db).ok()?;
-    let host = iocap_engine::host::host_info().hostname;
+    let host = iocap_platform::host::host_info().hostname;
     let filter = iocap_store::Filter {
         host: Some(host),
         limit: 50,

@@ -1,15 +1,16 @@
 //! System-wide CPU time from `/proc/stat` on the engine's window edges: a [`RunObserver`] that
 //! reads it there, so the system-wide figure covers the same window as the process's own
 //! (`getrusage`, read by the engine on the same monitor thread just before each edge). The
-//! parser lives in the engine (`iocap_engine::procstat`), which reads steal with it.
+//! parser and the reader are the platform layer's (`iocap_platform::procstat`); the engine's
+//! monitor reads steal with them.
 //!
 //! Busy time is `user + nice + system + irq + softirq`. Not busy: `idle` and `iowait` (a CPU
 //! waiting for I/O with nothing to run is idle), and `steal` (time the hypervisor ran someone
 //! else on this virtual CPU: not CPU we got; reported on its own). `guest` and `guest_nice` are
 //! already inside `user` and `nice` and are not added again.
 
-pub use iocap_engine::procstat::{parse, read, ticks_per_s, CpuTimes, PROC_STAT};
 use iocap_engine::{LiveSample, RunObserver};
+pub use iocap_platform::procstat::{parse, read, ticks_per_s, CpuTimes, PROC_STAT};
 
 /// System-wide CPU over the measured window, from its first and last edge.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

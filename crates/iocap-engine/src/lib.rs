@@ -8,31 +8,19 @@
 //! ([`backend::drive`]), `worker` is the hot loop, `pace` its throttle and `buffers` what it
 //! writes, `offsets` says where each I/O goes and how long it is, `runner` plans threads (for
 //! one test or several run together) and samples them, `stats` records latencies and `live`
-//! publishes them for the series and the progress line; `host`, `topology` and `procstat` read
-//! the host, where its CPUs sit and their times. Most are private: other crates come in by the
-//! front door below.
+//! publishes them for the series and the progress line. The clock, the host's facts and what the
+//! system says of a device are `iocap-platform`'s, which the engine uses like any other crate.
+//! Most modules are private: other crates come in by the front door below.
 
 // The front door (docs/ARCHITECTURE.md, "The engine's front door"): other crates use what
 // these public modules and the re-exports below name, nothing else. The rest is the engine's
 // own, and may change without a change elsewhere; `tests/tidy.rs` checks that this list of
-// public modules is the one the architecture names.
+// public modules, and the `pub use` list below, are the ones the architecture names.
 pub mod backend;
-pub mod clock;
-#[cfg(target_os = "linux")]
-pub mod devinfo;
-#[cfg(windows)]
-#[path = "devinfo_windows.rs"]
-pub mod devinfo;
-pub mod host;
 pub mod input;
 pub mod marker;
 pub mod probe;
-pub mod procstat;
 pub mod safety;
-pub mod topology;
-#[cfg(windows)]
-pub mod win;
-pub mod winstruct;
 
 mod affinity;
 mod aligned;

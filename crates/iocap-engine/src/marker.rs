@@ -152,7 +152,7 @@ mod plat {
     use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
 
     use super::*;
-    use crate::win;
+    use iocap_platform::win;
 
     /// GetVolumeInformation's flag for a file system with named streams (winnt.h).
     const FILE_NAMED_STREAMS: u32 = 0x0004_0000;

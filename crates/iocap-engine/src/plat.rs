@@ -30,7 +30,7 @@ mod imp {
     use iocap_model::JobSpec;
 
     use super::TargetKind;
-    use crate::devinfo;
+    use iocap_platform::devinfo;
 
     pub const LINK: &str = "symbolic link";
     pub const DEVICE: &str = "block device";
@@ -162,7 +162,7 @@ mod imp {
     };
 
     use super::TargetKind;
-    use crate::winstruct::{device_path, DevicePath};
+    use iocap_platform::winstruct::{device_path, DevicePath};
 
     pub const LINK: &str = "symbolic link or reparse point";
     pub const DEVICE: &str = "volume or physical disk";
@@ -190,7 +190,7 @@ mod imp {
     }
 
     pub fn device_in_use(_: Option<&Metadata>, path: &Path) -> Option<String> {
-        crate::devinfo::device_in_use(path)
+        iocap_platform::devinfo::device_in_use(path)
     }
 
     pub fn open_test(

@@ -19,8 +19,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
 
 use crate::buffers::{fill_random, AlignedBuf};
-use crate::clock::now_ns;
 use crate::target::PreparedTarget;
+use iocap_platform::clock::now_ns;
 
 /// Positioned whole reads and writes on Windows (`seek_read`/`seek_write` on the target's
 /// synchronous handle), as Unix's `FileExt` has them.

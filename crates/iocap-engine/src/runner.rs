@@ -18,12 +18,12 @@ use thiserror::Error;
 
 use crate::backend::{self, Backend, Drive, EngineKind, Handle, Opened, Options, Registration};
 use crate::buffers::SlotBuffers;
-use crate::clock::{self, now_ns};
 use crate::live::LiveCounters;
 use crate::offsets::OffsetGen;
 use crate::stats::WorkerStats;
 use crate::target::PreparedTarget;
 use crate::worker::{self, Timeline, WorkerConfig};
+use iocap_platform::clock::{self, now_ns};
 use plan::{to_ns, Context, Job};
 
 #[derive(Debug, Error)]

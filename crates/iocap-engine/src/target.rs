@@ -25,7 +25,6 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::buffers::{fill_random, SlotBuffers};
-use crate::devinfo;
 use crate::error::IoFailure;
 pub use crate::error::TargetError;
 use crate::lock::{self, FileLock};
@@ -33,6 +32,7 @@ use crate::marker::{self, Marker};
 use crate::plat;
 pub use crate::plat::TargetKind;
 use crate::safety::{self, Found, Intent};
+use iocap_platform::devinfo;
 
 /// A target ready for I/O.
 #[derive(Debug)]
@@ -553,7 +553,7 @@ pub fn worker_handle(t: &PreparedTarget, writes: bool, overlapped: bool) -> io::
     if t.write_through {
         flags |= FILE_FLAG_WRITE_THROUGH;
     }
-    match crate::win::reopen(&t.file, writes, flags) {
+    match iocap_platform::win::reopen(&t.file, writes, flags) {
         Ok(f) => Ok(f),
         // a device: its name cannot be swapped for another file, so opening it again is the same
         Err(_) if t.kind == TargetKind::BlockDevice => {

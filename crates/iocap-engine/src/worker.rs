@@ -45,11 +45,11 @@ use std::sync::OnceLock;
 use crate::autosubmit::AutoTrial;
 use crate::backend::{Backend, Io, Op};
 use crate::buffers::SlotBuffers;
-use crate::clock;
 use crate::live::{Class, LiveCounters};
 use crate::offsets::OffsetGen;
 use crate::pace::{Pacer, Process};
 use crate::stats::WorkerStats;
+use iocap_platform::clock;
 
 /// Timeline and stop signals shared by all workers of a test; read-mostly.
 pub struct Timeline {

@@ -7,9 +7,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_engine::clock::now_ns;
 use iocap_engine::{prepare_targets, whiten, NoFillProgress, OpRecorder, SlotBuffers};
 use iocap_model::{format_bytes, DbFamily, FsyncPoint, FsyncReport, JobSpec, RwMode, TargetSpec};
+use iocap_platform::clock::now_ns;
 
 use crate::analyse::{implausibility_warnings, recommendation};
 use crate::durable::{DurableWrite, OnError, OpenError};

@@ -41,7 +41,7 @@ pub(crate) struct Site {
 impl Site {
     /// From the engine's prepared `file` at `path`.
     pub fn new(file: File, path: &Path, kind: TargetKind) -> Result<Site, FsyncError> {
-        let (device, fs_type) = iocap_engine::devinfo::device_and_fs(&file);
+        let (device, fs_type) = iocap_platform::devinfo::device_and_fs(&file);
         let checked = file.metadata().map_err(|e| FsyncError::Io {
             context: format!("cannot stat {}", path.display()),
             source: e,

@@ -75,7 +75,7 @@ pub(crate) struct Site {
 impl Site {
     /// From the engine's prepared `file` at `path`.
     pub fn new(file: File, path: &Path, kind: TargetKind) -> Result<Site, FsyncError> {
-        let (device, fs_type) = iocap_engine::devinfo::device_and_fs(&file);
+        let (device, fs_type) = iocap_platform::devinfo::device_and_fs(&file);
         Ok(Site {
             file,
             path: path.to_path_buf(),
@@ -130,7 +130,7 @@ impl Site {
 
     /// The prepared handle reopened with `flags`, or a device opened again by its name.
     fn reopen(&self, flags: u32) -> io::Result<File> {
-        match iocap_engine::win::reopen(&self.file, true, flags) {
+        match iocap_platform::win::reopen(&self.file, true, flags) {
             Ok(f) => Ok(f),
             Err(_) if self.kind == TargetKind::BlockDevice => std::fs::OpenOptions::new()
                 .read(true)
@@ -175,7 +175,7 @@ pub(crate) struct Writer {
 impl DurableWrite for Writer {
     #[inline]
     fn write_durably(&mut self, buf: &[u8], off: u64) -> io::Result<()> {
-        let h = iocap_engine::win::raw(&self.file);
+        let h = iocap_platform::win::raw(&self.file);
         if let Some(event) = &self.event {
             use std::os::windows::io::AsRawHandle;
             return write_overlapped(h, event.as_raw_handle() as HANDLE, buf, off);

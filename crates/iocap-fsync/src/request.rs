@@ -62,8 +62,8 @@ impl Request {
 /// has no metadata to stat: the engine's checks judge it by its name.
 fn names_device(target: &str) -> bool {
     cfg!(windows)
-        && iocap_engine::winstruct::device_path(target)
-            != iocap_engine::winstruct::DevicePath::NotADevice
+        && iocap_platform::winstruct::device_path(target)
+            != iocap_platform::winstruct::DevicePath::NotADevice
 }
 
 #[cfg(test)]

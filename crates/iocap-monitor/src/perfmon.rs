@@ -1,6 +1,6 @@
 //! Windows' disk counters, as perfmon's PhysicalDisk object computes its counters: each
 //! physical disk's `DISK_PERFORMANCE` (IOCTL_DISK_PERFORMANCE, decoded by
-//! `iocap_engine::winstruct`), read on `\\.\PhysicalDriveN` opened with no access rights.
+//! `iocap_platform::winstruct`), read on `\\.\PhysicalDriveN` opened with no access rights.
 //! [`perf_delta`] turns two readings into the same [`DeviceSample`] fields [`crate::delta`]
 //! fills from `/proc/diskstats`; [`PhysicalDisks`] reads the disks for the samplers.
 //!
@@ -35,8 +35,8 @@
 
 use std::io;
 
-use iocap_engine::winstruct::DiskPerformance;
 use iocap_model::{DeviceSample, DISK_PERFORMANCE_SOURCE};
+use iocap_platform::winstruct::DiskPerformance;
 
 use crate::source::CounterSource;
 use crate::{counter_delta, ratio, MonitorError, Watch};
@@ -118,7 +118,7 @@ pub fn perf_delta(prev: &DiskPerformance, cur: &DiskPerformance, interval_s: f64
 }
 
 /// Physical disks by number, read with `read` (on Windows,
-/// `iocap_engine::devinfo::disk_performance`; in tests, made-up readings).
+/// `iocap_platform::devinfo::disk_performance`; in tests, made-up readings).
 pub struct PhysicalDisks<R> {
     disks: Vec<u32>,
     read: R,
@@ -208,13 +208,13 @@ pub type SystemDisks = PhysicalDisks<fn(u32) -> io::Result<DiskPerformance>>;
 /// The physical disks `disks`, read from Windows.
 #[cfg(windows)]
 pub fn system_disks(disks: Vec<u32>) -> SystemDisks {
-    PhysicalDisks::new(disks, iocap_engine::devinfo::disk_performance)
+    PhysicalDisks::new(disks, iocap_platform::devinfo::disk_performance)
 }
 
 /// `iocap monitor`'s watch on Windows ([`Watch::physical_disks`] over Windows' disks).
 #[cfg(windows)]
 pub fn system_watch(devices: &[String]) -> Result<Watch<SystemDisks>, MonitorError> {
-    let read: fn(u32) -> io::Result<DiskPerformance> = iocap_engine::devinfo::disk_performance;
+    let read: fn(u32) -> io::Result<DiskPerformance> = iocap_platform::devinfo::disk_performance;
     Watch::physical_disks(devices, read)
 }
 

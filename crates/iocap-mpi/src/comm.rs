@@ -86,7 +86,7 @@ pub fn broadcast_json<T: Serialize + DeserializeOwned>(
 
 /// Every rank's host (name, kernel, CPU, memory), on every rank.
 pub fn all_hosts(world: &SimpleCommunicator) -> Vec<iocap_model::HostInfo> {
-    let all = gather_json(world, &iocap_engine::host::host_info());
+    let all = gather_json(world, &iocap_platform::host::host_info());
     broadcast_json(world, all.as_ref())
 }
 

@@ -95,5 +95,5 @@ pub fn place() -> Option<&'static Place> {
 
 /// This host's name.
 pub fn hostname() -> String {
-    iocap_engine::host::host_info().hostname
+    iocap_platform::host::host_info().hostname
 }

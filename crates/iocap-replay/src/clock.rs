@@ -30,11 +30,11 @@ pub struct Monotonic;
 
 impl Clock for Monotonic {
     fn now_ns(&self) -> u64 {
-        iocap_engine::clock::now_ns()
+        iocap_platform::clock::now_ns()
     }
     fn sleep_until(&self, deadline_ns: u64) {
         if deadline_ns > self.now_ns() {
-            iocap_engine::clock::sleep_until(deadline_ns);
+            iocap_platform::clock::sleep_until(deadline_ns);
         }
     }
 }

@@ -52,7 +52,7 @@ pub fn replay(
         fast_depth: cfg.fast_depth,
         discard: cfg.discard,
     };
-    iocap_engine::clock::tighten_timer_slack();
+    iocap_platform::clock::tighten_timer_slack();
     let feed = Feed::start(iocap_trace::open_trace(&cfg.trace)?)
         .map_err(ReplayError::io("cannot start the trace's reader thread"))?;
     let ran = drive(engine, &target, &mut bufs, mapper, plan, feed, stop, tick);

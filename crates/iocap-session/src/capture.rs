@@ -116,7 +116,7 @@ pub fn capture(
     let meta = TraceMeta {
         source: iocap_trace::meta::source::CAPTURE.into(),
         started_at: started_at.into(),
-        host: iocap_engine::host::host_info().hostname,
+        host: iocap_platform::host::host_info().hostname,
         devices: devices.clone(),
         target: req.target.clone(),
         filters: filters(req),

@@ -185,7 +185,7 @@ impl Executor for EngineExecutor {
     }
 
     fn mem_available_bytes(&self) -> Option<u64> {
-        iocap_engine::host::mem_available_bytes()
+        iocap_platform::host::mem_available_bytes()
     }
 
     /// Block-size mixes are fitted to the targets' logical block (see [`fit_mix`]), with a
@@ -226,14 +226,14 @@ impl Executor for EngineExecutor {
 
     fn is_device(&self, path: &str) -> bool {
         if cfg!(windows) {
-            use iocap_engine::winstruct::{device_path, DevicePath};
+            use iocap_platform::winstruct::{device_path, DevicePath};
             return device_path(path) != DevicePath::NotADevice;
         }
         std::fs::metadata(path).is_ok_and(|m| !m.is_file())
     }
 
     fn rotational(&self, device: &str) -> Option<bool> {
-        iocap_engine::devinfo::rotational(device)
+        iocap_platform::devinfo::rotational(device)
     }
 
     fn config(&self, paths: &[PathBuf]) -> Vec<ConfigCheck> {
@@ -255,7 +255,7 @@ impl Executor for EngineExecutor {
     }
 
     fn free_bytes(&self, dir: &Path) -> Option<u64> {
-        iocap_engine::devinfo::free_bytes(dir)
+        iocap_platform::devinfo::free_bytes(dir)
     }
 
     fn file_len(&self, path: &Path) -> Option<u64> {

@@ -12,7 +12,7 @@ use iocap_model::{ConfigCheck, IoFault, JobSpec, TestResult};
 
 use crate::executor::{CostRun, Executor};
 use iocap_cost::{Cache, WindowCpu};
-use iocap_engine::procstat::CpuTimes;
+use iocap_platform::procstat::CpuTimes;
 
 /// What a modelled device does with one spec: (IOPS, median latency in µs).
 pub type DeviceModel = Box<dyn Fn(&JobSpec) -> (f64, f64)>;

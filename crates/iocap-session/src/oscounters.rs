@@ -198,7 +198,7 @@ fn find_devices(targets: &[&PreparedTarget]) -> Found {
     }
     for t in targets {
         let shown = t.path.display().to_string();
-        let (device, fs) = iocap_engine::devinfo::device_and_fs(&t.file);
+        let (device, fs) = iocap_platform::devinfo::device_and_fs(&t.file);
         let Some(device) = device else {
             let why = format!(
                 "{shown}: no block device under it ({}), so the OS has no disk counters for it",
@@ -236,7 +236,7 @@ fn find_devices(targets: &[&PreparedTarget]) -> Found {
     let mut unavailable = Vec::new();
     for t in targets {
         let shown = t.path.display().to_string();
-        match iocap_engine::devinfo::disks_of(&t.path, &t.file) {
+        match iocap_platform::devinfo::disks_of(&t.path, &t.file) {
             Ok(disks) if disks.len() == 1 => add_target(&mut devices, &disk_name(disks[0]), &shown),
             Ok(disks) => {
                 let names: Vec<String> = disks.iter().map(|&d| disk_name(d)).collect();

@@ -5,8 +5,8 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
-use iocap_engine::host;
 use iocap_model::{rfc3339_utc, JobSpec, Role, RunCommand, RunResult, TestResult};
+use iocap_platform::host;
 
 use crate::executor::Executor;
 
@@ -54,8 +54,8 @@ pub fn new_run(command: RunCommand) -> RunResult {
         scaleup: None,
         preflight: None,
         config: vec![],
-        timer: Some(iocap_engine::clock::self_check(
-            iocap_engine::clock::SELF_CHECK_NS,
+        timer: Some(iocap_platform::clock::self_check(
+            iocap_platform::clock::SELF_CHECK_NS,
         )),
         verify: None,
         cost: None,

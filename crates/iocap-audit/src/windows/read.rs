@@ -7,7 +7,7 @@ use std::fs::File;
 use std::os::windows::io::AsRawHandle;
 use std::path::Path;
 
-use iocap_engine::win;
+use iocap_platform::win;
 use windows_sys::Win32::Storage::FileSystem::{
     GetDiskFreeSpaceExW, GetDiskFreeSpaceW, GetVolumeNameForVolumeMountPointW,
     IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS,

@@ -26,7 +26,7 @@ use windows_sys::Win32::System::IO::{
 };
 
 use super::{Backend, Completion, Io, Op};
-use crate::win;
+use iocap_platform::win;
 
 pub struct Iocp {
     /// The worker's own overlapped handle on the target (owned: closed on drop, after the
@@ -152,7 +152,7 @@ impl Backend for Iocp {
             match deadline_ns {
                 None => INFINITE,
                 Some(d) => {
-                    let left = d.saturating_sub(crate::clock::now_ns());
+                    let left = d.saturating_sub(iocap_platform::clock::now_ns());
                     left.div_ceil(1_000_000).min(u64::from(INFINITE - 1)) as u32
                 }
             }

@@ -24,6 +24,9 @@ pub(crate) mod uring;
 #[cfg(windows)]
 mod wsync;
 
+#[cfg(target_os = "linux")]
+pub use uring::io_uring_support;
+
 use std::io;
 
 use iocap_model::{Engine, EngineChoice, EngineFeature, SubmitMode};

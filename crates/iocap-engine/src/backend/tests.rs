@@ -85,10 +85,12 @@ mod windows {
         f.set_len(1 << 20).unwrap();
         let mut bufs = SlotBuffers::new(1, 4096, 1).unwrap();
         let h =
-            crate::win::reopen(&f, true, FILE_FLAG_OVERLAPPED | FILE_FLAG_NO_BUFFERING).unwrap();
+            iocap_platform::win::reopen(&f, true, FILE_FLAG_OVERLAPPED | FILE_FLAG_NO_BUFFERING)
+                .unwrap();
         let mut a = iocp::Iocp::new(h, 1).unwrap();
-        let mut s =
-            wsync::WinSync::new(crate::win::reopen(&f, true, FILE_FLAG_NO_BUFFERING).unwrap());
+        let mut s = wsync::WinSync::new(
+            iocap_platform::win::reopen(&f, true, FILE_FLAG_NO_BUFFERING).unwrap(),
+        );
         bufs.slot_mut(0)[..4096].fill(0xA5);
         assert_eq!(one(&mut a, Op::Write, &bufs, 8192, 4096).result, 4096);
         bufs.slot_mut(0)[..4096].fill(0x5A);

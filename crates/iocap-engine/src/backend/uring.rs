@@ -105,6 +105,21 @@ pub(crate) fn probe() -> Result<(), String> {
     IoUring::new(2).map(drop).map_err(|e| e.to_string())
 }
 
+/// Whether this kernel gives iocap an io_uring, in words for `iocap --version --verbose`: the
+/// engine's own probe (a ring of two entries), and the sysctl that may explain a refusal. It
+/// lives beside the probe, not with the host's facts in `iocap_platform::host`.
+pub fn io_uring_support() -> String {
+    let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .map(|v| format!("kernel.io_uring_disabled = {}", v.trim()))
+        .ok();
+    match (probe(), sysctl) {
+        (Ok(()), Some(s)) => format!("available ({s})"),
+        (Ok(()), None) => "available".into(),
+        (Err(e), Some(s)) => format!("not available: {e} ({s})"),
+        (Err(e), None) => format!("not available: {e}"),
+    }
+}
+
 fn build_ring(entries: u32, features: &mut Vec<EngineFeature>) -> io::Result<IoUring> {
     let cq = entries * 2;
     type Tweak = fn(&mut io_uring::Builder);
@@ -339,7 +354,9 @@ impl Backend for Uring {
         let (argp, argsz) = match deadline_ns {
             None => (std::ptr::null(), 0),
             Some(deadline) => {
-                let wait = deadline.saturating_sub(crate::clock::now_ns()).max(1_000);
+                let wait = deadline
+                    .saturating_sub(iocap_platform::clock::now_ns())
+                    .max(1_000);
                 ts = KernelTimespec {
                     tv_sec: (wait / 1_000_000_000) as i64,
                     tv_nsec: (wait % 1_000_000_000) as i64,

@@ -11,7 +11,7 @@ use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
 use super::{Backend, Completion, Io, Op};
-use crate::win;
+use iocap_platform::win;
 
 pub struct WinSync {
     file: File,

@@ -140,7 +140,7 @@ pub(super) fn assemble(
             .iter()
             .zip(&per_target)
             .map(|(t, s)| {
-                let (device, fs_type) = crate::devinfo::device_and_fs(&t.file);
+                let (device, fs_type) = iocap_platform::devinfo::device_and_fs(&t.file);
                 TargetResult {
                     path: t.path.display().to_string(),
                     size_bytes: t.range_bytes,

@@ -11,10 +11,10 @@ use iocap_model::{CpuShare, SecondSample, WorkerInterval};
 
 use super::series::{rates, read_jobs, Series};
 use super::{LiveSample, Phase, RunObserver};
-use crate::clock::{self, now_ns};
 use crate::live::{LiveCounters, LiveSnapshot};
 use crate::worker::Timeline;
-use crate::{host, procstat};
+use iocap_platform::clock::{self, now_ns};
+use iocap_platform::{host, procstat};
 
 const SECOND: u64 = 1_000_000_000;
 

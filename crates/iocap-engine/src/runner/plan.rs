@@ -6,9 +6,9 @@
 use iocap_model::{human_bytes, BsWeight, JobSpec};
 
 use super::{select_engine, EngineKind, RunError};
-use crate::host;
 use crate::offsets::{self, Pattern, SeqCursor, Walk};
 use crate::target::{direct_alignment_problem, PreparedTarget};
+use iocap_platform::host;
 
 /// Upper bound on the OS threads one test (or group) may start.
 const MAX_WORKER_THREADS: usize = 4096;

@@ -80,7 +80,7 @@ fn two_readings_give_perfmons_figures() {
 fn the_readings_are_decoded_from_disk_performance_bytes() {
     // the same reading through winstruct's decoder: the bytes Windows returns
     let (a, _) = before_after();
-    let mut b = vec![0u8; iocap_engine::winstruct::DISK_PERFORMANCE_SIZE];
+    let mut b = vec![0u8; iocap_platform::winstruct::DISK_PERFORMANCE_SIZE];
     for (at, v) in [
         (0, a.bytes_read),
         (8, a.bytes_written),
@@ -98,7 +98,7 @@ fn the_readings_are_decoded_from_disk_performance_bytes() {
     for (k, u) in "PhysDisk".encode_utf16().enumerate() {
         b[68 + 2 * k..70 + 2 * k].copy_from_slice(&u.to_le_bytes());
     }
-    assert_eq!(iocap_engine::winstruct::disk_performance(&b), Some(a));
+    assert_eq!(iocap_platform::winstruct::disk_performance(&b), Some(a));
 }
 
 #[test]

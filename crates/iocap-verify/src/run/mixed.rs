@@ -120,7 +120,7 @@ fn drive(
         };
         let unbuffered = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
         let overlapped = if overlapped { FILE_FLAG_OVERLAPPED } else { 0 };
-        iocap_engine::win::reopen(sh.f, true, unbuffered | overlapped)
+        iocap_platform::win::reopen(sh.f, true, unbuffered | overlapped)
     };
     #[cfg(windows)]
     let handle = Handle { reopen: &reopen };

@@ -10,6 +10,8 @@
 
 use iocap_model::{CpuPlace, CpuTopology};
 
+pub use crate::sys::topology::read;
+
 /// A kernel CPU list (`0-3,8-11`, `5`, an empty line for none), in order; `None` for anything
 /// else.
 pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
@@ -68,26 +70,6 @@ pub fn from_sys(
     Some(CpuTopology { cpus })
 }
 
-/// Reads the topology from /sys; `None` when `cpu/online` cannot be read.
-#[cfg(target_os = "linux")]
-pub fn read() -> Option<CpuTopology> {
-    let sys = std::path::Path::new("/sys/devices/system");
-    let text = |p: std::path::PathBuf| std::fs::read_to_string(p).ok();
-    let online = text(sys.join("cpu/online"))?;
-    let nodes: Vec<(u32, String)> = std::fs::read_dir(sys.join("node"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let n = e.file_name().to_str()?.strip_prefix("node")?.parse().ok()?;
-            Some((n, text(e.path().join("cpulist"))?))
-        })
-        .collect();
-    from_sys(&online, &nodes, |cpu, name| {
-        text(sys.join(format!("cpu/cpu{cpu}/topology/{name}")))
-    })
-}
-
 /// `LOGICAL_PROCESSOR_RELATIONSHIP` values of the records [`from_slpi`] reads.
 const RELATION_PROCESSOR_CORE: u32 = 0;
 const RELATION_NUMA_NODE: u32 = 1;
@@ -96,13 +78,13 @@ const RELATION_PROCESSOR_PACKAGE: u32 = 3;
 /// Bytes of a `GROUP_AFFINITY`'s `Mask` (a `KAFFINITY`, pointer-sized) and of the whole
 /// structure (the mask, the group's `u16` and three reserved `u16`s, padded to the mask's
 /// alignment).
-const MASK_BYTES: usize = std::mem::size_of::<usize>();
-const GROUP_AFFINITY_SIZE: usize = MASK_BYTES + 8;
+pub(crate) const MASK_BYTES: usize = std::mem::size_of::<usize>();
+pub(crate) const GROUP_AFFINITY_SIZE: usize = MASK_BYTES + 8;
 /// Where a record's `GroupCount` and first `GROUP_AFFINITY` sit, from the record's start
 /// (`Relationship` and `Size` are 8 bytes; `PROCESSOR_RELATIONSHIP` and
 /// `NUMA_NODE_RELATIONSHIP` both hold their group count at 22 and their masks at 24).
-const GROUP_COUNT_AT: usize = 8 + 22;
-const GROUP_MASKS_AT: usize = 8 + 24;
+pub(crate) const GROUP_COUNT_AT: usize = 8 + 22;
+pub(crate) const GROUP_MASKS_AT: usize = 8 + 24;
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
@@ -172,51 +154,6 @@ pub fn from_slpi(b: &[u8]) -> Option<CpuTopology> {
     cpus.sort_by_key(|c| c.id);
     (!cpus.is_empty()).then_some(CpuTopology { cpus })
 }
-
-/// Reads the topology from GetLogicalProcessorInformationEx (every relation at once).
-#[cfg(windows)]
-pub fn read() -> Option<CpuTopology> {
-    use windows_sys::Win32::System::SystemInformation::{
-        GetLogicalProcessorInformationEx, RelationAll,
-    };
-    let mut len = 0u32;
-    // SAFETY: a null buffer of length 0 asks only for the length needed, written to `len`.
-    unsafe { GetLogicalProcessorInformationEx(RelationAll, std::ptr::null_mut(), &mut len) };
-    if len == 0 {
-        return None;
-    }
-    // u64s: the records' natural alignment
-    let mut buf = vec![0u64; (len as usize).div_ceil(8)];
-    // SAFETY: `buf` is writable and aligned for `len` bytes, as `len` says.
-    let ok =
-        unsafe { GetLogicalProcessorInformationEx(RelationAll, buf.as_mut_ptr().cast(), &mut len) };
-    if ok == 0 {
-        return None;
-    }
-    let n = (len as usize).min(buf.len() * 8);
-    // SAFETY: the first `n` bytes of `buf`, which it owns, viewed as bytes for as long as it lives.
-    let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n) };
-    from_slpi(bytes)
-}
-
-// The decoder's offsets are the SDK's: checked against windows-sys when building for Windows.
-#[cfg(windows)]
-const _: () = {
-    use std::mem::{offset_of, size_of};
-    use windows_sys::Win32::System::SystemInformation::{
-        GROUP_AFFINITY, NUMA_NODE_RELATIONSHIP, PROCESSOR_RELATIONSHIP,
-        SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX,
-    };
-    type Slpi = SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX;
-    assert!(offset_of!(Slpi, Size) == 4);
-    assert!(offset_of!(Slpi, Anonymous) == 8);
-    assert!(8 + offset_of!(PROCESSOR_RELATIONSHIP, GroupCount) == GROUP_COUNT_AT);
-    assert!(8 + offset_of!(PROCESSOR_RELATIONSHIP, GroupMask) == GROUP_MASKS_AT);
-    assert!(8 + offset_of!(NUMA_NODE_RELATIONSHIP, GroupCount) == GROUP_COUNT_AT);
-    assert!(8 + offset_of!(NUMA_NODE_RELATIONSHIP, Anonymous) == GROUP_MASKS_AT);
-    assert!(size_of::<GROUP_AFFINITY>() == GROUP_AFFINITY_SIZE);
-    assert!(offset_of!(GROUP_AFFINITY, Group) == MASK_BYTES);
-};
 
 #[cfg(test)]
 mod tests {

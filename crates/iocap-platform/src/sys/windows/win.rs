@@ -1,7 +1,7 @@
-//! Small safe wrappers over the Win32 calls the engine makes outside the hot path: opening and
-//! reopening handles, identities and file system facts of open files, the disk and volume ioctls
-//! (decoded by [`crate::winstruct`]), memory, process times, the OS version and the power
-//! scheme.
+//! Small safe wrappers over the Win32 calls iocap makes outside the hot path (the engine's
+//! targets and backends, verify, fsync, the audit): opening and reopening handles, identities
+//! and file system facts of open files, the disk and volume ioctls (decoded by
+//! [`crate::winstruct`]), memory, process times, the OS version and the power scheme.
 
 use std::ffi::OsStr;
 use std::fs::File;

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use crate::win;
+use super::win;
 use crate::winstruct::{self, DevicePath, OnVolume};
 
 /// Size of a volume or physical disk in bytes.

@@ -1,0 +1,7 @@
+//! Linux: /proc, /sys, ioctls and statx through libc.
+
+pub mod clock;
+pub mod devinfo;
+pub mod host;
+pub mod procstat;
+pub mod topology;

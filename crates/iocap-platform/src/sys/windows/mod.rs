@@ -1,0 +1,9 @@
+//! Windows: Win32 and the native API through windows-sys; `win` holds the wrappers the other
+//! files (and, through the crate root, other crates) share.
+
+pub mod clock;
+pub mod devinfo;
+pub mod host;
+pub mod procstat;
+pub mod topology;
+pub mod win;
