@@ -338,9 +338,12 @@ def findings(rw, ro):
         f"(innodb_log_file_buffering {trx2['variables'].get('INNODB_LOG_FILE_BUFFERING', '?')}, "
         f"{base['variables'].get('INNODB_LOG_FILE_BUFFERING', '?')} at 1): a commit's write goes "
         f"to the page cache, so the device saw {trx2['cap']['log_calls']:,} log write calls for "
-        f"{trx2['inno'].get('Innodb_log_writes', 0):,} Innodb_log_writes, and the log stream "
-        f"has {s(trx2, 'log', 'reads'):,} reads, which InnoDB does not ask for (the page "
-        f"cache's, of the file it writes through). "
+        f"{trx2['inno'].get('Innodb_log_writes', 0):,} Innodb_log_writes, and the log stream has "
+        f"reads ({s(trx2, 'log', 'reads'):,} here"
+        + (f", {s(big_trx2, 'log', 'reads'):,} with the {names[1].split()[-1]} pool"
+           if big_trx2 else "")
+        + ") that InnoDB does not ask for: the page cache's, of the partial pages it "
+        "writes into after drop_caches. "
         f"The fsyncs a transaction fell from {per_tx(base, 'Innodb_data_fsyncs'):.2f} to "
         f"{per_tx(trx2, 'Innodb_data_fsyncs'):.2f} (Innodb_data_fsyncs {base['inno'].get('Innodb_data_fsyncs', 0):,} "
         f"against {trx2['inno'].get('Innodb_data_fsyncs', 0):,} in {base['seconds']} s), not to "
@@ -375,10 +378,11 @@ def findings(rw, ro):
         rb = ro[names[0]]
         rt = ro[names[2]]
         out.append(
-            f"- **Transactions per second move with the machine, not only the setting:** "
-            f"oltp_read_only, which flush_log_at_trx_commit does not touch, ran "
-            f"{rb['tps']:,.0f} tps at base and {rt['tps']:,.0f} with flush_log_at_trx_commit 2. "
-            "Compare the counts a transaction, not the rates, between settings.")
+            f"- **Transactions per second are not a stable measure here:** oltp_read_only, "
+            f"which flush_log_at_trx_commit does not touch, ran {rb['tps']:,.0f} tps at base "
+            f"and {rt['tps']:,.0f} with flush_log_at_trx_commit 2, but the machine's load (in "
+            "the set-up line) moves the rates from run to run; compare the counts a "
+            "transaction between settings, not the rates.")
     return out
 
 
@@ -406,7 +410,9 @@ def report(runs, setup):
         "Innodb_data_writes − Innodb_dblwr_writes. A redo log write call is one request or "
         "several back to back (ext4 splits a write where it crosses from written into "
         "fallocated blocks), so calls are counted by grouping, and the requests are a bound "
-        "from below. Since MariaDB 10.8 Innodb_data_fsyncs counts the redo log's fdatasyncs "
+        "from below. Before these runs the redo log's file was rewritten in place, the server "
+        "stopped (every block written, as in a log that has wrapped), so ext4 split none of "
+        "its writes here. Since MariaDB 10.8 Innodb_data_fsyncs counts the redo log's fdatasyncs "
         "too; the device's flushes are more where ext4 commits its journal (a flush before "
         "the commit block and one after on a device without FUA). With flush_method fsync "
         "InnoDB's reads and writes go through the page cache, so the device sees fewer reads "
