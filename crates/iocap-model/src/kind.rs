@@ -64,6 +64,8 @@ impl RunKind {
 }
 
 /// The part a run carries beside its tests, one variant per kind (see the module's comment).
+// Built once per run and moved straight into it, so the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
     Preflight(Preflight),
