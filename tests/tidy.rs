@@ -13,7 +13,11 @@
 //!   (docs/ARCHITECTURE.md, "Invariants");
 //! - platform code lives in `iocap-platform` (docs/ARCHITECTURE.md, "Windows"): no `#[path]`
 //!   chooses a file by system elsewhere, and no Windows module appears outside that crate and
-//!   the engine's backends but those listed as still to move.
+//!   the engine's backends but those listed as still to move;
+//! - the model's `String` and `Option<String>` fields are the ones `tests/model_strings.txt`
+//!   allows (names, paths, free text): a fixed set of names is an enum (docs/ARCHITECTURE.md,
+//!   "Invariants");
+//! - a run's part (`preflight`, `cost`, ...) is set through `RunResult::set`, outside tests.
 
 use std::path::{Path, PathBuf};
 
@@ -386,5 +390,122 @@ fn a_long_function_is_found_and_a_short_one_is_not() {
     assert_eq!(
         long_functions(&text, 80),
         vec![("pub fn long".to_string(), 4, 87)]
+    );
+}
+
+/// The `pub` fields typed `String` or `Option<String>` in `text` (a file's code before its
+/// tests), as `Struct.field`, each under the last `pub struct` or `pub enum` above it.
+fn string_fields(text: &str) -> Vec<String> {
+    let mut owner = "";
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        for kw in ["pub struct ", "pub enum "] {
+            if let Some(rest) = line.strip_prefix(kw) {
+                owner = rest
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or("");
+            }
+        }
+        let Some((name, ty)) = line.strip_prefix("pub ").and_then(|l| l.split_once(": ")) else {
+            continue;
+        };
+        let stringly = matches!(ty.trim_end_matches(','), "String" | "Option<String>");
+        if stringly && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            out.push(format!("{owner}.{name}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_model_s_string_fields_are_the_allowed_ones() {
+    let list = read(&root().join("tests/model_strings.txt"));
+    let allowed: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let src = root().join("crates/iocap-model/src");
+    let mut found = Vec::new();
+    for f in rust_files(&src) {
+        let file = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = read(&f);
+        for field in string_fields(non_test_code(&text)) {
+            found.push(format!("{file} {field}"));
+        }
+    }
+    let new: Vec<&String> = found
+        .iter()
+        .filter(|f| !allowed.contains(&f.as_str()))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "iocap-model has string fields that tests/model_strings.txt does not allow: {new:?}; \
+         a fixed set of names is an enum serialising to them (docs/ARCHITECTURE.md, \
+         \"Invariants\"), a name, path or free text a line in that file"
+    );
+    let gone: Vec<&&str> = allowed
+        .iter()
+        .filter(|a| !found.iter().any(|f| f == *a))
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "tests/model_strings.txt lists fields that are no longer strings: {gone:?}; remove them"
+    );
+}
+
+#[test]
+fn a_string_field_is_found_under_its_struct() {
+    let text = "pub struct A {\n    pub name: String,\n    pub n: u32,\n}\n\
+                pub struct B<T> {\n    pub note: Option<String>,\n    pub tags: Vec<String>,\n\
+                    pub(crate) x: String,\n}\n";
+    assert_eq!(string_fields(text), ["A.name", "B.note"]);
+}
+
+/// The parts of a run, each of one kind (`iocap_model::kind`).
+const RUN_PARTS: [&str; 10] = [
+    "preflight",
+    "cachescan",
+    "saturation",
+    "cost",
+    "fsync",
+    "scaleup",
+    "verify",
+    "suite",
+    "workload",
+    "replay",
+];
+
+#[test]
+fn a_run_s_part_is_set_through_its_payload() {
+    let model_kind = root().join("crates/iocap-model/src/kind.rs");
+    let mut dirs = vec![root().join("src")];
+    dirs.extend(
+        crates()
+            .iter()
+            .map(|c| root().join("crates").join(c).join("src")),
+    );
+    let mut bad = Vec::new();
+    for f in dirs.iter().flat_map(|d| rust_files(d)) {
+        let name = f.file_name().unwrap().to_string_lossy();
+        let in_tests = f.components().any(|c| c.as_os_str() == "tests");
+        if f == model_kind || in_tests || name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = read(&f);
+        for part in RUN_PARTS {
+            if non_test_code(&text).contains(&format!(".{part} = Some(")) {
+                bad.push(format!("{}: .{part} = Some(..)", f.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a run's part is set with `run.set(Payload::..)`, which keeps a run to one kind: {bad:?}"
     );
 }

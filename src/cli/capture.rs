@@ -13,6 +13,7 @@ use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
 use iocap_flags::{duration_arg, listed, OutputArg, SaveArgs};
 use iocap_model::workload::Workload;
+use iocap_model::Payload;
 use iocap_model::RunCommand;
 use iocap_report::workload::captured_line;
 use iocap_session::CaptureRequest;
@@ -228,7 +229,7 @@ fn finish(
             iocap_report::fmt::printable(&p.display().to_string())
         );
     }
-    run.workload = Some(w);
+    run.set(Payload::Workload(w));
     // the exit code is the caller's: a capture ended by Ctrl-C without --duration succeeded
     let _ = super::execute::finish(run, output.output, || iocap_report::run_text(run));
     save.keep(std::slice::from_ref(run))

@@ -5,7 +5,8 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_cost::{Matrix, Questions};
+use iocap_cost::Questions;
+use iocap_model::CostMatrix;
 use iocap_model::{JobSpec, RunCommand, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{CostConfig, Session};
 
@@ -68,9 +69,9 @@ pub struct CostArgs {
 
 pub fn cost(a: CostArgs) -> Result<Exit> {
     let matrix = match (a.quick, a.full) {
-        (true, _) => Matrix::Quick,
-        (_, true) => Matrix::Full,
-        _ => Matrix::Default,
+        (true, _) => CostMatrix::Quick,
+        (_, true) => CostMatrix::Full,
+        _ => CostMatrix::Default,
     };
     let base = JobSpec {
         targets: vec![TargetSpec::new(

@@ -5,6 +5,7 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use iocap_fsync::{DbFamily, Method, Offsets, Request};
+use iocap_model::Payload;
 use iocap_model::RunCommand;
 
 use super::execute::{finish, new_run, run_text};
@@ -132,7 +133,7 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
         Err(e) => return Err(e.into()),
     };
     c.save.stamp(&mut run);
-    run.fsync = Some(outcome.report);
+    run.set(Payload::Fsync(outcome.report));
     let r = &run;
     let mut code = finish(r, c.output.output, || run_text(r));
     if outcome.interrupted {

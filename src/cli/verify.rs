@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::Args;
+use iocap_model::Payload;
 use iocap_model::{format_bytes, RunCommand, Verify};
 use iocap_report::fmt::note_line;
 use iocap_verify::{target_path, CheckConfig, VerifyConfig, VerifyError};
@@ -130,7 +131,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
                 .into(),
         );
     }
-    run.verify = Some(v);
+    run.set(Payload::Verify(v));
     args.save.stamp(&mut run);
     if args.output.is_text() {
         // PARTIAL first when interrupted, as every run's view

@@ -2,7 +2,7 @@
 //! points that ended mostly cached, registered buffers that could not be registered, and time
 //! the hypervisor stole. Judgement, so assess's (issue 26 §5), pure.
 
-use iocap_model::{CostPoint, EngineChoice, EngineFeature, System};
+use iocap_model::{CacheMode, CostPoint, EngineChoice, EngineFeature, System};
 
 /// The notes on `cost_points`, measured on a host of `cpus` CPUs.
 pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
@@ -19,7 +19,7 @@ pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
                 p.qd
             ));
         }
-        if p.cache == "miss" && p.resident_after_pct.is_some_and(|r| r > 50.0) {
+        if p.cache == CacheMode::Miss && p.resident_after_pct.is_some_and(|r| r > 50.0) {
             notes.push(format!(
                 "{} {} {} qd {}: {:.0} % of the file was cached when it ended, so part of its \
                  reads were hits; a larger --size keeps it a miss",
@@ -63,13 +63,14 @@ pub fn notes(cost_points: &[CostPoint], cpus: u32) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iocap_model::IoDirection;
 
-    fn point(cache: &str, ios: u64, resident: Option<f64>, steal_s: Option<f64>) -> CostPoint {
+    fn point(cache: CacheMode, ios: u64, resident: Option<f64>, steal_s: Option<f64>) -> CostPoint {
         CostPoint {
             engine: EngineChoice::Psync,
-            rw: "randread".into(),
+            rw: IoDirection::Read,
             bs_bytes: 8192,
-            cache: cache.into(),
+            cache,
             qd: 1,
             ios,
             duration_s: 2.0,
@@ -83,15 +84,15 @@ mod tests {
     fn each_doubt_about_a_point_is_said() {
         let n = notes(
             &[
-                point("direct", 0, None, None),
-                point("miss", 100, Some(80.0), None),
-                point("hit", 100, Some(100.0), Some(0.4)),
+                point(CacheMode::Direct, 0, None, None),
+                point(CacheMode::Miss, 100, Some(80.0), None),
+                point(CacheMode::Hit, 100, Some(100.0), Some(0.4)),
             ],
             2,
         );
         assert_eq!(n.len(), 3, "{n:?}");
         assert!(
-            n[0].contains("psync randread 8K direct qd 1: no I/O completed"),
+            n[0].contains("psync read 8K direct qd 1: no I/O completed"),
             "{}",
             n[0]
         );
@@ -102,6 +103,6 @@ mod tests {
             n[2]
         );
         // a miss that stayed a miss, no steal: nothing to say
-        assert!(notes(&[point("miss", 100, Some(3.0), Some(0.0))], 2).is_empty());
+        assert!(notes(&[point(CacheMode::Miss, 100, Some(3.0), Some(0.0))], 2).is_empty());
     }
 }

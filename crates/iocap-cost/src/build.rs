@@ -2,8 +2,8 @@
 //! and the answers in plain words.
 
 use iocap_model::{
-    format_bytes, CostAnswer, CostModel, CostPoint, CpuAccount, EngineChoice, ModelPoint,
-    TestResult,
+    format_bytes, Accounting, AnswerKind, CacheMode, CostAnswer, CostModel, CostPoint, CpuAccount,
+    EngineChoice, IoDirection, ModelPoint, TestResult,
 };
 
 use crate::fit::{fit, Fit};
@@ -54,9 +54,9 @@ pub fn point(
         test_idx: test_idx as u32,
         engine: p.engine,
         engine_features: t.engine_features.clone(),
-        rw: p.rw_name().to_string(),
+        rw: p.direction(),
         bs_bytes: p.bs_bytes,
-        cache: p.cache.name().to_string(),
+        cache: p.cache,
         qd: p.qd,
         ios,
         duration_s: t.duration_s,
@@ -71,18 +71,18 @@ pub fn point(
 }
 
 /// The key points share to be fitted together.
-fn key(p: &CostPoint) -> (EngineChoice, String, String, u32) {
-    (p.engine, p.rw.clone(), p.cache.clone(), p.qd)
+fn key(p: &CostPoint) -> (EngineChoice, IoDirection, CacheMode, u32) {
+    (p.engine, p.rw, p.cache, p.qd)
 }
 
-fn model_of(points: &[&CostPoint], accounting: &str) -> CostModel {
+fn model_of(points: &[&CostPoint], accounting: Accounting) -> CostModel {
     let pts: Vec<ModelPoint> = points
         .iter()
         .filter(|p| p.ios > 0)
         .filter_map(|p| {
             let us = match accounting {
-                "process" => p.process.us_per_io,
-                _ => p.system.as_ref()?.us_per_io,
+                Accounting::Process => p.process.us_per_io,
+                Accounting::System => p.system.as_ref()?.us_per_io,
             };
             Some(ModelPoint {
                 size_kb: p.bs_bytes as f64 / 1024.0,
@@ -97,10 +97,10 @@ fn model_of(points: &[&CostPoint], accounting: &str) -> CostModel {
     let p = points[0];
     CostModel {
         engine: p.engine,
-        rw: p.rw.clone(),
-        cache: p.cache.clone(),
+        rw: p.rw,
+        cache: p.cache,
         qd: p.qd,
-        accounting: accounting.to_string(),
+        accounting,
         fixed_us: f.fixed,
         per_kb_us: f.per_kb,
         r2: f.r2,
@@ -111,7 +111,7 @@ fn model_of(points: &[&CostPoint], accounting: &str) -> CostModel {
 /// One model per engine, direction, cache mode and queue depth, in the process and the
 /// system-wide accounting, in the order the points first appear.
 pub fn models(points: &[CostPoint]) -> Vec<CostModel> {
-    let mut keys: Vec<(EngineChoice, String, String, u32)> = Vec::new();
+    let mut keys: Vec<(EngineChoice, IoDirection, CacheMode, u32)> = Vec::new();
     for p in points {
         if !keys.contains(&key(p)) {
             keys.push(key(p));
@@ -120,9 +120,9 @@ pub fn models(points: &[CostPoint]) -> Vec<CostModel> {
     let mut out = Vec::new();
     for k in keys {
         let group: Vec<&CostPoint> = points.iter().filter(|p| key(p) == k).collect();
-        out.push(model_of(&group, "process"));
+        out.push(model_of(&group, Accounting::Process));
         if group.iter().any(|p| p.system.is_some()) {
-            out.push(model_of(&group, "system"));
+            out.push(model_of(&group, Accounting::System));
         }
     }
     out
@@ -181,11 +181,13 @@ fn f1(v: f64) -> String {
 /// stolen for /proc/stat) or noise can put it there; it is left out and the text says why.
 pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
     let mut out = Vec::new();
-    for m in models.iter().filter(|m| m.accounting == "process") {
+    for m in models
+        .iter()
+        .filter(|m| m.accounting == Accounting::Process)
+    {
         let sys = models.iter().find(|s| {
-            s.accounting == "system"
-                && (s.engine, s.rw.as_str(), s.cache.as_str(), s.qd)
-                    == (m.engine, m.rw.as_str(), m.cache.as_str(), m.qd)
+            s.accounting == Accounting::System
+                && (s.engine, s.rw, s.cache, s.qd) == (m.engine, m.rw, m.cache, m.qd)
         });
         let (fp, fs) = (as_fit(m), sys.map(as_fit));
         if fp.per_kb.is_none() {
@@ -193,16 +195,17 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
         }
         let engine = m.engine.name_on(iocap_model::System::HOST);
         let what = format!("{engine} {} {} qd {}", m.rw, m.cache, m.qd);
-        let ans = |kind: &str, value: f64, value_system: Option<f64>, text: String| CostAnswer {
-            kind: kind.into(),
-            engine: m.engine,
-            rw: m.rw.clone(),
-            cache: m.cache.clone(),
-            qd: m.qd,
-            value,
-            value_system,
-            text,
-        };
+        let ans =
+            |kind: AnswerKind, value: f64, value_system: Option<f64>, text: String| CostAnswer {
+                kind,
+                engine: m.engine,
+                rw: m.rw,
+                cache: m.cache,
+                qd: m.qd,
+                value,
+                value_system,
+                text,
+            };
         let kb = q.bs_bytes as f64 / 1024.0;
         let mkb = q.mb_bs_bytes as f64 / 1024.0;
         let at = |f: &Fit, kb: f64| positive(f.at(kb));
@@ -222,7 +225,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
         if let Some(us) = at(&fp, kb) {
             let (v, s) = (1e6 / us, sys_at(kb).map(|s| 1e6 / s));
             out.push(ans(
-                "iops_per_core",
+                AnswerKind::IopsPerCore,
                 v,
                 s,
                 format!(
@@ -235,7 +238,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
             if let Some(t) = q.target_iops {
                 let (c, cs) = (t * us / 1e6, sys_at(kb).map(|s| t * s / 1e6));
                 out.push(ans(
-                    "cores_for_iops",
+                    AnswerKind::CoresForIops,
                     c,
                     cs,
                     format!(
@@ -251,7 +254,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
             let per = |us: f64| 1e6 / us * q.mb_bs_bytes as f64 / 1e6;
             let (v, s) = (per(us), sys_at(mkb).map(per));
             out.push(ans(
-                "mb_s_per_core",
+                AnswerKind::MbSPerCore,
                 v,
                 s,
                 format!(
@@ -263,7 +266,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
             if let Some(t) = q.target_mb_s {
                 let (c, cs) = (t / v, s.map(|s| t / s));
                 out.push(ans(
-                    "cores_for_mb_s",
+                    AnswerKind::CoresForMbS,
                     c,
                     cs,
                     format!(
@@ -282,7 +285,7 @@ pub fn answers(models: &[CostModel], q: &Questions) -> Vec<CostAnswer> {
                 _ => None,
             };
             out.push(ans(
-                "large_vs_small",
+                AnswerKind::LargeVsSmall,
                 ratio,
                 sys_ratio,
                 format!(
@@ -308,8 +311,8 @@ mod tests {
         let ios = 1000;
         CostPoint {
             engine: EngineChoice::parse(engine).unwrap(),
-            rw: "read".into(),
-            cache: "direct".into(),
+            rw: IoDirection::Read,
+            cache: CacheMode::Direct,
             qd: 16,
             bs_bytes: kb << 10,
             ios,
@@ -354,19 +357,19 @@ mod tests {
             ..Questions::default()
         };
         let a = answers(&ms, &q);
-        let get = |k: &str| a.iter().find(|x| x.kind == k).unwrap();
+        let get = |k: AnswerKind| a.iter().find(|x| x.kind == k).unwrap();
         // 8K: 10.4 µs → 96 154 IOPS per core; system 20.8 µs → 48 077
-        let ipc = get("iops_per_core");
+        let ipc = get(AnswerKind::IopsPerCore);
         assert!((ipc.value - 1e6 / 10.4).abs() < 1e-6, "{ipc:?}");
         assert!((ipc.value_system.unwrap() - 1e6 / 20.8).abs() < 1e-6);
         // 200 000 × 10.4 µs = 2.08 cores
-        assert!((get("cores_for_iops").value - 2.08).abs() < 1e-9);
+        assert!((get(AnswerKind::CoresForIops).value - 2.08).abs() < 1e-9);
         // 1M: 61.2 µs → 16 340 I/Os → 17.13 MB/s (10^6 B) per core... in 2^20 B I/Os
-        let mb = get("mb_s_per_core").value;
+        let mb = get(AnswerKind::MbSPerCore).value;
         assert!((mb - 1e6 / 61.2 * 1.048576).abs() < 1e-6, "{mb}");
-        assert!((get("cores_for_mb_s").value - 2000.0 / mb).abs() < 1e-9);
+        assert!((get(AnswerKind::CoresForMbS).value - 2000.0 / mb).abs() < 1e-9);
         // eight 8K = 83.2 µs, one 64K = 13.2 µs
-        let r = get("large_vs_small");
+        let r = get(AnswerKind::LargeVsSmall);
         assert!((r.value - 83.2 / 13.2).abs() < 1e-9, "{r:?}");
         assert!(
             r.text.contains("64K") && r.text.contains("8K"),
@@ -392,15 +395,18 @@ mod tests {
         };
         let a = answers(&models(&pts), &q);
         for kind in [
-            "iops_per_core",
-            "cores_for_iops",
-            "mb_s_per_core",
-            "large_vs_small",
+            AnswerKind::IopsPerCore,
+            AnswerKind::CoresForIops,
+            AnswerKind::MbSPerCore,
+            AnswerKind::LargeVsSmall,
         ] {
             let x = a.iter().find(|x| x.kind == kind).unwrap();
             assert_eq!(x.value_system, None, "{x:?}");
         }
-        let ipc = a.iter().find(|x| x.kind == "iops_per_core").unwrap();
+        let ipc = a
+            .iter()
+            .find(|x| x.kind == AnswerKind::IopsPerCore)
+            .unwrap();
         assert!(
             ipc.text.contains("fell below the process's"),
             "{}",
@@ -418,7 +424,7 @@ mod tests {
         let a = answers(&models(&neg), &Questions::default());
         assert!(a
             .iter()
-            .all(|x| x.value.is_finite() && x.kind != "mb_s_per_core"));
+            .all(|x| x.value.is_finite() && x.kind != AnswerKind::MbSPerCore));
         assert!(a.iter().all(|x| x.value_system.is_none_or(f64::is_finite)));
     }
 }

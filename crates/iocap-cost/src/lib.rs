@@ -11,5 +11,5 @@ pub mod matrix;
 pub mod procstat;
 
 pub use build::{account, answers, models, point, Questions};
-pub use matrix::{plan, Cache, Matrix, PlannedPoint};
+pub use matrix::{plan, PlannedPoint};
 pub use procstat::{StatWatch, WindowCpu};

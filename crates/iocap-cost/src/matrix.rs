@@ -17,7 +17,9 @@
 //! call that drops one file's pages from the system cache (only the whole standby list, for
 //! every process, with a privilege), so a miss could not be made; the plan says so in a note.
 
-use iocap_model::{format_bytes, EngineChoice, JobSpec, RwMode, System};
+use iocap_model::{
+    format_bytes, CacheMode, CostMatrix, EngineChoice, IoDirection, JobSpec, RwMode, System,
+};
 
 /// The engines compared on Linux, by the names `--engine` takes: psync, io_uring without and
 /// with its file and buffers registered (`io_uring`, as tests run it).
@@ -35,7 +37,7 @@ pub const WINDOWS_ENGINES: [EngineChoice; 2] = [EngineChoice::Psync, EngineChoic
 struct Axes {
     engines: &'static [EngineChoice],
     pair: [EngineChoice; 2],
-    buffered_reads: &'static [Cache],
+    buffered_reads: &'static [CacheMode],
 }
 
 fn axes(system: System) -> Axes {
@@ -43,12 +45,12 @@ fn axes(system: System) -> Axes {
         System::Linux => Axes {
             engines: &ENGINES,
             pair: [ENGINES[0], ENGINES[2]],
-            buffered_reads: &[Cache::Hit, Cache::Miss],
+            buffered_reads: &[CacheMode::Hit, CacheMode::Miss],
         },
         System::Windows => Axes {
             engines: &WINDOWS_ENGINES,
             pair: WINDOWS_ENGINES,
-            buffered_reads: &[Cache::Hit],
+            buffered_reads: &[CacheMode::Hit],
         },
     }
 }
@@ -56,58 +58,22 @@ fn axes(system: System) -> Axes {
 /// The block sizes of the matrix.
 pub const SIZES: [u64; 5] = [4 << 10, 8 << 10, 64 << 10, 256 << 10, 1 << 20];
 
-/// How the page cache is involved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cache {
-    Direct,
-    Hit,
-    Miss,
-}
-
-impl Cache {
-    pub fn name(self) -> &'static str {
-        match self {
-            Cache::Direct => "direct",
-            Cache::Hit => "hit",
-            Cache::Miss => "miss",
-        }
-    }
-}
-
-/// Which subset to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Matrix {
-    Quick,
-    Default,
-    Full,
-}
-
-impl Matrix {
-    pub fn name(self) -> &'static str {
-        match self {
-            Matrix::Quick => "quick",
-            Matrix::Default => "default",
-            Matrix::Full => "full",
-        }
-    }
-}
-
 /// One point to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlannedPoint {
     pub engine: EngineChoice,
     pub write: bool,
     pub bs_bytes: u64,
-    pub cache: Cache,
+    pub cache: CacheMode,
     pub qd: u32,
 }
 
 impl PlannedPoint {
-    pub fn rw_name(&self) -> &'static str {
+    pub fn direction(&self) -> IoDirection {
         if self.write {
-            "write"
+            IoDirection::Write
         } else {
-            "read"
+            IoDirection::Read
         }
     }
 
@@ -116,7 +82,7 @@ impl PlannedPoint {
         format!(
             "{} {} {} {} qd {}",
             self.engine.name_on(System::HOST),
-            self.rw_name(),
+            self.direction(),
             format_bytes(self.bs_bytes),
             self.cache.name(),
             self.qd
@@ -140,10 +106,10 @@ impl PlannedPoint {
             align_bytes: self.bs_bytes,
             qd: self.qd,
             threads: 1,
-            direct: self.cache == Cache::Direct,
+            direct: self.cache == CacheMode::Direct,
             engine: self.engine,
             // a miss must not warm the cache before the window opens
-            warmup_s: if self.cache == Cache::Miss {
+            warmup_s: if self.cache == CacheMode::Miss {
                 0.0
             } else {
                 base.warmup_s
@@ -160,15 +126,15 @@ impl PlannedPoint {
 }
 
 /// The points of `m` with concurrency `qd` on this system, and notes on what was left out.
-pub fn plan(m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
+pub fn plan(m: CostMatrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
     plan_for(System::HOST, m, qd)
 }
 
 /// The points of `m` with concurrency `qd` on `system`, and notes on what was left out.
-pub fn plan_for(system: System, m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
+pub fn plan_for(system: System, m: CostMatrix, qd: u32) -> (Vec<PlannedPoint>, Vec<String>) {
     let a = axes(system);
     let mut out = Vec::new();
-    let mut push = |e: EngineChoice, write: bool, bs: u64, cache: Cache, q: u32| {
+    let mut push = |e: EngineChoice, write: bool, bs: u64, cache: CacheMode, q: u32| {
         out.push(PlannedPoint {
             engine: e,
             write,
@@ -183,7 +149,7 @@ pub fn plan_for(system: System, m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<S
          the write-back runs later in kernel flusher threads either way (matrix: {})",
         m.name()
     )];
-    if system == System::Windows && m != Matrix::Quick {
+    if system == System::Windows && m != CostMatrix::Quick {
         notes.push(
             "no cache-miss points on Windows: it has no call that drops one file's pages from \
              the system cache (only the whole standby list, for every process, with a \
@@ -193,27 +159,27 @@ pub fn plan_for(system: System, m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<S
         );
     }
     match m {
-        Matrix::Quick => {
+        CostMatrix::Quick => {
             for e in a.pair {
                 for write in [false, true] {
                     for bs in [4 << 10, 64 << 10, 1 << 20] {
-                        push(e, write, bs, Cache::Direct, qd);
+                        push(e, write, bs, CacheMode::Direct, qd);
                     }
                 }
             }
         }
-        Matrix::Default => {
+        CostMatrix::Default => {
             for &e in a.engines {
                 for write in [false, true] {
                     for bs in SIZES {
-                        push(e, write, bs, Cache::Direct, qd);
+                        push(e, write, bs, CacheMode::Direct, qd);
                     }
                 }
             }
             if qd != 1 {
                 for &e in a.engines {
                     for bs in [4 << 10, 8 << 10, 64 << 10] {
-                        push(e, false, bs, Cache::Direct, 1);
+                        push(e, false, bs, CacheMode::Direct, 1);
                     }
                 }
             }
@@ -225,18 +191,18 @@ pub fn plan_for(system: System, m: Matrix, qd: u32) -> (Vec<PlannedPoint>, Vec<S
                 }
             }
         }
-        Matrix::Full => {
+        CostMatrix::Full => {
             let mut qds = vec![1];
             if qd != 1 {
                 qds.push(qd);
             }
-            let caches: Vec<Cache> = std::iter::once(Cache::Direct)
+            let caches: Vec<CacheMode> = std::iter::once(CacheMode::Direct)
                 .chain(a.buffered_reads.iter().copied())
                 .collect();
             for &e in a.engines {
                 for write in [false, true] {
                     for &cache in &caches {
-                        if write && cache == Cache::Miss {
+                        if write && cache == CacheMode::Miss {
                             continue;
                         }
                         for &q in &qds {
@@ -259,29 +225,29 @@ mod tests {
     #[test]
     fn subset_sizes() {
         let linux = |m, qd| plan_for(System::Linux, m, qd).0.len();
-        assert_eq!(linux(Matrix::Quick, 16), 12);
-        assert_eq!(linux(Matrix::Default, 16), 51);
-        assert_eq!(linux(Matrix::Full, 16), 150);
-        assert_eq!(linux(Matrix::Full, 1), 75);
-        let (full, _) = plan_for(System::Linux, Matrix::Full, 16);
-        assert!(!full.iter().any(|p| p.write && p.cache == Cache::Miss));
+        assert_eq!(linux(CostMatrix::Quick, 16), 12);
+        assert_eq!(linux(CostMatrix::Default, 16), 51);
+        assert_eq!(linux(CostMatrix::Full, 16), 150);
+        assert_eq!(linux(CostMatrix::Full, 1), 75);
+        let (full, _) = plan_for(System::Linux, CostMatrix::Full, 16);
+        assert!(!full.iter().any(|p| p.write && p.cache == CacheMode::Miss));
     }
 
     /// Windows compares sync with IOCP, and has no cache-miss point (it cannot drop one
     /// file's pages); the notes say why.
     #[test]
     fn windows_runs_its_own_engines_and_no_miss() {
-        let (quick, _) = plan_for(System::Windows, Matrix::Quick, 16);
+        let (quick, _) = plan_for(System::Windows, CostMatrix::Quick, 16);
         assert_eq!(quick.len(), 12);
-        let (default, notes) = plan_for(System::Windows, Matrix::Default, 16);
+        let (default, notes) = plan_for(System::Windows, CostMatrix::Default, 16);
         // 2 engines x 2 directions x 5 sizes, qd 1 reads 2 x 3, hits 2 x 3
         assert_eq!(default.len(), 20 + 6 + 6);
-        let (full, _) = plan_for(System::Windows, Matrix::Full, 16);
+        let (full, _) = plan_for(System::Windows, CostMatrix::Full, 16);
         // 2 engines x (read: direct, hit; write: direct, hit) x 2 qds x 5 sizes
         assert_eq!(full.len(), 80);
         for p in default.iter().chain(&full).chain(&quick) {
             assert!(WINDOWS_ENGINES.contains(&p.engine), "{}", p.label());
-            assert_ne!(p.cache, Cache::Miss, "{}", p.label());
+            assert_ne!(p.cache, CacheMode::Miss, "{}", p.label());
         }
         assert!(notes
             .iter()
@@ -295,13 +261,13 @@ mod tests {
             duration_s: 2.0,
             ..JobSpec::default()
         };
-        let (pts, _) = plan(Matrix::Default, 16);
+        let (pts, _) = plan(CostMatrix::Default, 16);
         for p in &pts {
             let s = p.spec(&base);
             s.validate().unwrap();
-            assert_eq!(s.direct, p.cache == Cache::Direct);
+            assert_eq!(s.direct, p.cache == CacheMode::Direct);
             assert_eq!(s.writes(), p.write);
-            assert_eq!(s.warmup_s == 0.0, p.cache == Cache::Miss);
+            assert_eq!(s.warmup_s == 0.0, p.cache == CacheMode::Miss);
         }
     }
 }

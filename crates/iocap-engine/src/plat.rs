@@ -2,22 +2,8 @@
 //! whether a device is in use, positioned writes. Its own module (not inside `target`) so that
 //! `target` and `safety`, which both use it, do not depend on each other for it.
 
-/// Linux: paths, open flags and the checks that differ by system.
-/// What a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetKind {
-    File,
-    BlockDevice,
-}
-
-impl TargetKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TargetKind::File => "file",
-            TargetKind::BlockDevice => "block_device",
-        }
-    }
-}
+/// What a target is: the model's, as the result records it.
+pub use iocap_model::TargetKind;
 
 #[cfg(target_os = "linux")]
 mod imp {

@@ -93,7 +93,7 @@ pub fn implausibility_warnings(
     let mut fast: Vec<(u64, f64, &str)> = Vec::new();
     for best in fastest_by_p50(points) {
         if let Some(v) = p50(best).filter(|v| *v < limit) {
-            let label = Method::label_of(&best.method);
+            let label = best.method.label();
             fast.push((best.size_bytes, v, label));
         }
     }
@@ -141,7 +141,7 @@ fn judged_size(profile: DbFamily, points: &[FsyncPoint]) -> Option<u64> {
 fn at(points: &[FsyncPoint], size: u64, m: Method) -> Option<&FsyncPoint> {
     points
         .iter()
-        .find(|p| p.size_bytes == size && p.method == m.id() && p.available && p.ops > 0)
+        .find(|p| p.size_bytes == size && p.method == m && p.available && p.ops > 0)
 }
 
 fn figure(p: Option<&FsyncPoint>) -> String {
@@ -280,7 +280,7 @@ mod tests {
     fn pt(m: Method, size: u64, ops_per_s: f64) -> FsyncPoint {
         let mean = 1e6 / ops_per_s;
         FsyncPoint {
-            method: m.id().into(),
+            method: m.into(),
             size_bytes: size,
             ops: (ops_per_s * 2.0) as u64,
             duration_s: 2.0,
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn mysql_is_judged_at_16k() {
         let mut p = figures(&[(Method::Fsync, 800.0), (Method::OSync, 1200.0)]);
-        p.retain(|x| !(x.size_bytes == 16384 && x.method == "o_sync"));
+        p.retain(|x| !(x.size_bytes == 16384 && x.method == Method::OSync));
         p.push(pt(Method::OSync, 16384, 700.0));
         let r = recommendation(DbFamily::Mysql, &p, None);
         assert!(r.contains("at 16K"), "{r}");
@@ -428,13 +428,13 @@ mod tests {
     fn unavailable_points_are_never_fastest() {
         let mut p = figures(&[(Method::Fdatasync, 1000.0), (Method::RwfDsync, 5000.0)]);
         for x in &mut p {
-            if x.method == "rwf_dsync" {
+            if x.method == Method::RwfDsync {
                 x.available = false;
                 x.reason = Some("ENOSYS".into());
             }
         }
         let f = fastest_per_size(&p);
         assert_eq!(f.len(), 2);
-        assert!(f.iter().all(|x| x.method == "fdatasync"));
+        assert!(f.iter().all(|x| x.method == Method::Fdatasync));
     }
 }

@@ -114,7 +114,7 @@ pub fn run(
                 break 'sizes;
             }
             let mut point = FsyncPoint {
-                method: m.id().into(),
+                method: m.into(),
                 size_bytes: size,
                 available: false,
                 ..FsyncPoint::default()

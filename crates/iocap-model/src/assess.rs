@@ -46,7 +46,7 @@ impl CurvePoint {
 }
 
 /// The result of `iocap saturate`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Saturation {
     /// The unthrottled steps, queue depth 1, 2, 4, ...
     pub steps: Vec<CurvePoint>,
@@ -132,7 +132,7 @@ pub struct CapacityRow {
 }
 
 /// The result of `iocap preflight`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Preflight {
     /// Database family: `sqlserver`, `postgres`, `mysql` or `oracle`.
     pub profile: String,

@@ -69,7 +69,7 @@ pub struct ReadAfterWrite {
 }
 
 /// The result of `iocap cachescan` (also run by `preflight` to size its files).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CacheScan {
     pub target: String,
     pub block_bytes: u64,

@@ -7,11 +7,88 @@ use crate::{EngineChoice, EngineFeature};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// Which subset of the matrix ran (`CostReport::matrix`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CostMatrix {
+    /// A smoke set: two engines, three sizes, O_DIRECT.
+    Quick,
+    /// Every engine and size O_DIRECT, queue depth 1 reads, some buffered reads.
+    #[default]
+    Default,
+    /// Everything.
+    Full,
+}
+
+/// How the page cache is involved in a point (`CostPoint::cache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheMode {
+    /// O_DIRECT: no page cache.
+    #[default]
+    Direct,
+    /// Buffered, the file read into the page cache before the point.
+    Hit,
+    /// Buffered, the file's pages dropped before the point.
+    Miss,
+}
+
+/// Reads or writes: the direction of a cost point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IoDirection {
+    #[default]
+    Read,
+    Write,
+}
+
+/// Whose CPU a model counts (`CostModel::accounting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Accounting {
+    /// The iocap process's own (`getrusage`).
+    #[default]
+    Process,
+    /// The whole machine's busy CPU (`/proc/stat`).
+    System,
+}
+
+/// Which question an answer answers (`CostAnswer::kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// I/Os per second one core drives, at the question's block size.
+    #[default]
+    IopsPerCore,
+    /// Cores that `--target-iops` needs.
+    CoresForIops,
+    /// MB/s one core moves, at the question's large block size.
+    MbSPerCore,
+    /// Cores that `--target-mb-s` needs.
+    CoresForMbS,
+    /// One 64K I/O against eight 8K I/Os: the ratio of their CPU.
+    LargeVsSmall,
+}
+
+crate::names::names! {
+    CostMatrix { Quick => "quick", Default => "default", Full => "full" }
+    CacheMode { Direct => "direct", Hit => "hit", Miss => "miss" }
+    IoDirection { Read => "read", Write => "write" }
+    Accounting { Process => "process", System => "system" }
+    AnswerKind {
+        IopsPerCore => "iops_per_core",
+        CoresForIops => "cores_for_iops",
+        MbSPerCore => "mb_s_per_core",
+        CoresForMbS => "cores_for_mb_s",
+        LargeVsSmall => "large_vs_small",
+    }
+}
+
 /// The cost report of one `iocap cost` run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CostReport {
     /// The matrix asked for: `quick`, `default` or `full`.
-    pub matrix: String,
+    pub matrix: CostMatrix,
     /// Online CPUs when it ran (the system-wide accounting spans all of them).
     pub cpus: u32,
     /// Kernel clock ticks per second of `/proc/stat` (`USER_HZ`): its resolution.
@@ -44,11 +121,11 @@ pub struct CostPoint {
     /// test result: registration can fail, e.g. on a low RLIMIT_MEMLOCK.
     pub engine_features: Vec<EngineFeature>,
     /// `read` or `write` (random offsets, aligned to the block size).
-    pub rw: String,
+    pub rw: IoDirection,
     pub bs_bytes: u64,
     /// `direct` (O_DIRECT), `hit` (buffered, the file read into the page cache before) or
     /// `miss` (buffered, the file's pages dropped before the point).
-    pub cache: String,
+    pub cache: CacheMode,
     /// I/Os in flight: the queue depth of io_uring, the number of threads of psync.
     pub qd: u32,
     /// Completed I/Os in the measured window.
@@ -93,11 +170,11 @@ pub struct CpuAccount {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CostModel {
     pub engine: EngineChoice,
-    pub rw: String,
-    pub cache: String,
+    pub rw: IoDirection,
+    pub cache: CacheMode,
     pub qd: u32,
     /// `process` or `system`.
-    pub accounting: String,
+    pub accounting: Accounting,
     /// The cost paid once per I/O, whatever its size (system call, submission, completion,
     /// interrupt); `null` when it cannot be fitted (no point with I/O).
     pub fixed_us: Option<f64>,
@@ -121,11 +198,12 @@ pub struct ModelPoint {
 /// One question answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct CostAnswer {
-    /// `per_core`, `target` or `large_vs_small`.
-    pub kind: String,
+    /// `iops_per_core`, `cores_for_iops`, `mb_s_per_core`, `cores_for_mb_s` or
+    /// `large_vs_small`.
+    pub kind: AnswerKind,
     pub engine: EngineChoice,
-    pub rw: String,
-    pub cache: String,
+    pub rw: IoDirection,
+    pub cache: CacheMode,
     pub qd: u32,
     /// The figure by the process accounting (IOPS per core, cores, or the ratio).
     pub value: f64,

@@ -161,9 +161,23 @@ impl Severity {
         }
     }
 
+    pub const ALL: [Severity; 5] = [
+        Severity::Pass,
+        Severity::Warn,
+        Severity::Fail,
+        Severity::Info,
+        Severity::Unknown,
+    ];
+
     /// Whether this is at least as bad as WARN (`warn`) or FAIL: what `--fail-on` exits on.
     pub fn fails(self, warn: bool) -> bool {
         self == Severity::Fail || (warn && self == Severity::Warn)
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

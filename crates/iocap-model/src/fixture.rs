@@ -205,7 +205,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         .map(|(p, h)| TargetResult {
             path: p.clone(),
             size_bytes: 1 << 30,
-            kind: "file".into(),
+            kind: crate::TargetKind::File,
             device: Some("nvme0n1p2".into()),
             fs_type: Some("xfs".into()),
             direct: true,

@@ -54,8 +54,8 @@ pub struct FsyncPoint {
     /// `o_direct_o_dsync`, `o_sync`, `o_direct_o_sync`, `rwf_dsync` (pwritev2 with RWF_DSYNC).
     /// Windows: `flush_file_buffers` (WriteFile + FlushFileBuffers), `write_through`
     /// (FILE_FLAG_WRITE_THROUGH), `no_buffering_write_through` (FILE_FLAG_NO_BUFFERING |
-    /// FILE_FLAG_WRITE_THROUGH, overlapped).
-    pub method: String,
+    /// FILE_FLAG_WRITE_THROUGH, overlapped). A method of a newer version is kept by its name.
+    pub method: MethodId,
     pub size_bytes: u64,
     /// Durable writes completed (for `fsync`/`fdatasync`: write plus flush pairs).
     pub ops: u64,
@@ -198,10 +198,81 @@ impl FsyncMethod {
     pub fn from_id(s: &str) -> Option<FsyncMethod> {
         FsyncMethod::ALL.into_iter().find(|m| m.id() == s)
     }
+}
 
-    /// The label of the method stored as `id`; an id this version does not know reads as it is.
-    pub fn label_of(id: &str) -> &str {
-        FsyncMethod::from_id(id).map_or(id, |m| m.label())
+/// The method a point names ([`FsyncPoint::method`]): one this version knows, or the id of one
+/// a newer version measured, kept as it is so that its run still loads from a shared store. In
+/// the JSON and the schema it stays a plain string, the method's [`FsyncMethod::id`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(from = "String", into = "String")]
+pub enum MethodId {
+    Known(FsyncMethod),
+    /// An id this version does not know.
+    Other(String),
+}
+
+impl MethodId {
+    /// The method, when this version knows it.
+    pub fn known(&self) -> Option<FsyncMethod> {
+        match self {
+            MethodId::Known(m) => Some(*m),
+            MethodId::Other(_) => None,
+        }
+    }
+
+    /// The stable name in JSON.
+    pub fn id(&self) -> &str {
+        match self {
+            MethodId::Known(m) => m.id(),
+            MethodId::Other(id) => id,
+        }
+    }
+
+    /// The name people read; an id this version does not know reads as it is.
+    pub fn label(&self) -> &str {
+        match self {
+            MethodId::Known(m) => m.label(),
+            MethodId::Other(id) => id,
+        }
+    }
+}
+
+impl Default for MethodId {
+    fn default() -> Self {
+        MethodId::Known(FsyncMethod::Fsync)
+    }
+}
+
+impl From<FsyncMethod> for MethodId {
+    fn from(m: FsyncMethod) -> Self {
+        MethodId::Known(m)
+    }
+}
+
+impl PartialEq<FsyncMethod> for MethodId {
+    fn eq(&self, m: &FsyncMethod) -> bool {
+        self.known() == Some(*m)
+    }
+}
+
+impl From<String> for MethodId {
+    fn from(id: String) -> Self {
+        FsyncMethod::from_id(&id).map_or(MethodId::Other(id), MethodId::Known)
+    }
+}
+
+impl From<MethodId> for String {
+    fn from(m: MethodId) -> String {
+        match m {
+            MethodId::Known(m) => m.id().to_string(),
+            MethodId::Other(id) => id,
+        }
+    }
+}
+
+impl std::fmt::Display for MethodId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
     }
 }
 
@@ -236,7 +307,7 @@ pub fn fastest_per_size(points: &[FsyncPoint]) -> Vec<&FsyncPoint> {
 
 #[cfg(test)]
 mod tests {
-    use super::FsyncMethod;
+    use super::{FsyncMethod, MethodId};
 
     #[test]
     fn every_method_keeps_its_json_name_and_reads_back() {
@@ -258,9 +329,15 @@ mod tests {
         );
         for m in FsyncMethod::ALL {
             assert_eq!(FsyncMethod::from_id(m.id()), Some(m));
-            assert_eq!(FsyncMethod::label_of(m.id()), m.label());
+            let id = MethodId::from(m.id().to_string());
+            assert_eq!((id.known(), id.label()), (Some(m), m.label()));
+            assert_eq!(serde_json::to_value(&id).unwrap(), m.id());
         }
-        assert_eq!(FsyncMethod::label_of("later_method"), "later_method");
+        // a method of a newer version loads and reads as its id
+        let later: MethodId = serde_json::from_str("\"later_method\"").unwrap();
+        assert_eq!(later, MethodId::Other("later_method".into()));
+        assert_eq!((later.label(), later.known()), ("later_method", None));
+        assert_eq!(serde_json::to_value(&later).unwrap(), "later_method");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! The result structs *are* the JSON contract: fields are only ever added, never renamed, and
 //! units live in field names (`_ns`, `_us`, `_bytes`, `_s`).
 
+mod names;
+
 pub mod assess;
 pub mod cachescan;
 pub mod command;
@@ -19,11 +21,13 @@ pub mod fixture;
 pub mod flags;
 pub mod fsync;
 pub mod hist;
+pub mod kind;
 pub mod opstats;
 pub mod os;
 pub mod places;
 pub mod ranks;
 pub mod replay;
+pub mod request;
 pub mod result;
 pub mod spec;
 pub mod stored;
@@ -44,6 +48,7 @@ pub use engines::{Engine, EngineFeature, System};
 pub use filekind::file_kind;
 pub use flags::*;
 pub use fsync::*;
+pub use kind::{Payload, RunKind};
 pub use os::*;
 pub use ranks::*;
 pub use result::*;

@@ -71,11 +71,46 @@ impl DeviceRole {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OsFinding {
     /// `served_from_cache`, `merging`, `writes_absorbed`, `write_amplification`,
-    /// `device_saturated`, `device_busy` or `cpu_bound`.
-    pub kind: String,
+    /// `device_saturated`, `device_busy` or `cpu_bound` (a newer version's kind is kept as it
+    /// is).
+    pub kind: FindingKind,
     /// One plain sentence with both figures.
     pub message: String,
 }
+
+/// What an [`OsFinding`] is about. The set grows as the check learns new disagreements, so a
+/// kind this version does not know (a run saved by a newer iocap) is kept as
+/// [`FindingKind::Other`]; in the JSON it stays a plain string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(from = "String", into = "String")]
+pub enum FindingKind {
+    /// Reads the device never saw: the page cache served them.
+    ServedFromCache,
+    /// The block layer merged requests.
+    Merging,
+    /// Writes the device never saw: a cache absorbed them.
+    WritesAbsorbed,
+    /// The device wrote more than iocap did.
+    WriteAmplification,
+    /// The device was saturated.
+    DeviceSaturated,
+    /// Other I/O kept the device busy.
+    DeviceBusy,
+    /// iocap's CPU, not the device, set the pace.
+    CpuBound,
+    /// A kind this version does not know, kept as it was.
+    Other(String),
+}
+
+crate::names::open_names!(FindingKind {
+    ServedFromCache => "served_from_cache",
+    Merging => "merging",
+    WritesAbsorbed => "writes_absorbed",
+    WriteAmplification => "write_amplification",
+    DeviceSaturated => "device_saturated",
+    DeviceBusy => "device_busy",
+    CpuBound => "cpu_bound",
+});
 
 /// Per-second figures for one device over one interval, as `iostat -x` shows
 /// them. Units are in the field names: `_s` = per second, `kb` = KiB (1024 B,

@@ -17,7 +17,7 @@ pub struct Replay {
     /// The file or device the requests went to.
     pub target: String,
     /// `file` or `block_device`.
-    pub target_kind: String,
+    pub target_kind: crate::TargetKind,
     /// Whether this replay created the target file.
     pub created: bool,
     /// The target's range the requests were mapped into.
@@ -83,7 +83,7 @@ pub struct ReplaySide {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct OpLatency {
-    pub op: String,
+    pub op: crate::request::Op,
     pub count: u64,
     pub latency: Percentiles,
 }
@@ -92,7 +92,7 @@ pub struct OpLatency {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct ReplayOp {
     /// `read`, `write`, `flush`, `discard`, `write-zeroes`, `other`.
-    pub op: String,
+    pub op: crate::request::Op,
     /// In the trace (as far as replayed).
     pub recorded: u64,
     pub replayed: u64,

@@ -87,57 +87,7 @@ pub struct RunResult {
     pub interrupted_by: Option<String>,
 }
 
-/// What kind of run a result is: which command's view shows it. Not stored: it follows from
-/// which of the result's parts are set (see [`RunResult::kind`]), so the JSON does not change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RunKind {
-    /// `iocap preflight`: verdicts and a capacity table (with the saturation it measured, and
-    /// perhaps the cache scan that sized its files).
-    Preflight,
-    /// `iocap cachescan`: the caches found by a working-set sweep.
-    Cachescan,
-    /// `iocap saturate`: the queue-depth ramp and its knee.
-    Saturation,
-    /// `iocap cost`: CPU per I/O over a matrix.
-    Cost,
-    /// `iocap fsync`: log-flush methods compared.
-    Fsync,
-    /// `iocap scaleup`: volumes alone and together.
-    Scaleup,
-    /// `iocap verify`: integrity and crash consistency.
-    Verify,
-    /// `iocap suite run`: its tests, one after another.
-    Suite,
-    /// `iocap capture` or `iocap characterise`: a recorded workload described.
-    Workload,
-    /// `iocap replay`: a trace replayed on a target, beside the recording.
-    Replay,
-    /// `iocap run` or `iocap sqlio`, or a run saved before its command was recorded: its tests.
-    Test,
-}
-
 impl RunResult {
-    /// What kind of run this is, by the first of its parts that is set, in the order of the
-    /// variants of [`RunKind`]: a preflight that sized its files by a cache scan is a preflight.
-    pub fn kind(&self) -> RunKind {
-        let parts = [
-            (self.preflight.is_some(), RunKind::Preflight),
-            (self.cachescan.is_some(), RunKind::Cachescan),
-            (self.saturation.is_some(), RunKind::Saturation),
-            (self.cost.is_some(), RunKind::Cost),
-            (self.fsync.is_some(), RunKind::Fsync),
-            (self.scaleup.is_some(), RunKind::Scaleup),
-            (self.verify.is_some(), RunKind::Verify),
-            (self.suite.is_some(), RunKind::Suite),
-            (self.workload.is_some(), RunKind::Workload),
-            (self.replay.is_some(), RunKind::Replay),
-        ];
-        parts
-            .into_iter()
-            .find_map(|(set, kind)| set.then_some(kind))
-            .unwrap_or(RunKind::Test)
-    }
-
     /// For a suite run: how many of its tests finished (tests of several workloads count once,
     /// by their name before ` [role]`; repeats once) and how many it planned. `None` for runs
     /// of other commands.
@@ -272,7 +222,7 @@ pub struct ConfigCheck {
     /// Stable ID, e.g. `device.scheduler` (docs/checks.md).
     pub id: String,
     /// `PASS`, `WARN`, `FAIL`, `INFO` or `UNKNOWN`.
-    pub severity: String,
+    pub severity: crate::Severity,
     /// The device, path or part of the host it is about.
     pub subject: String,
     /// The value read and where it came from.
@@ -441,7 +391,7 @@ pub struct TargetResult {
     /// Bytes of the target that the test touched: offsets stay in `[0, size_bytes)`.
     pub size_bytes: u64,
     /// `file` or `block_device`.
-    pub kind: String,
+    pub kind: TargetKind,
     /// The block device holding the target (`nvme0n1p2`, `dm-3`, `loop0`), from sysfs; `null`
     /// when it cannot be told (network and FUSE file systems, tmpfs).
     #[serde(default)]
@@ -458,6 +408,40 @@ pub struct TargetResult {
     pub total: OpStats,
     pub read: OpStats,
     pub write: OpStats,
+}
+
+/// What a test's target is ([`TargetResult::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A file on a file system.
+    #[default]
+    File,
+    /// A block device (`/dev/...`; on Windows a volume or physical drive).
+    BlockDevice,
+}
+
+/// The call that failed ([`IoFault::op`]): the engine's I/O operations, by their names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultOp {
+    Read,
+    Write,
+    /// A write durable when it completes (RWF_DSYNC).
+    WriteDsync,
+    Fsync,
+    Fdatasync,
+}
+
+crate::names::names! {
+    TargetKind { File => "file", BlockDevice => "block_device" }
+    FaultOp {
+        Read => "read",
+        Write => "write",
+        WriteDsync => "write_dsync",
+        Fsync => "fsync",
+        Fdatasync => "fdatasync",
+    }
 }
 
 /// One second of the measured window.
@@ -485,8 +469,8 @@ pub struct SecondSample {
 /// An I/O that failed: which, where and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IoFault {
-    /// `read`, `write` or `fsync`.
-    pub op: String,
+    /// `read`, `write` or `fsync` (`write_dsync`, `fdatasync` for the engine's other calls).
+    pub op: FaultOp,
     pub path: String,
     pub offset_bytes: u64,
     pub len_bytes: u64,
@@ -570,7 +554,7 @@ mod tests {
         r.interrupted_by = None;
         assert_eq!(r.cut_short().unwrap().cause, StopCause::Unknown);
         r.tests[1].error = Some(IoFault {
-            op: "read".into(),
+            op: FaultOp::Read,
             path: "/f".into(),
             offset_bytes: 0,
             len_bytes: 4096,

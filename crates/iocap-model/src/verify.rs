@@ -49,7 +49,7 @@ impl FailureClass {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Verify {
     /// `run` or `check`.
-    pub mode: String,
+    pub mode: VerifyMode,
     pub target: String,
     pub page_bytes: u64,
     pub size_bytes: u64,
@@ -177,6 +177,47 @@ impl ClassCounts {
     }
 }
 
+/// What `iocap verify` did ([`Verify::mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyMode {
+    /// Wrote and checked pages.
+    #[default]
+    Run,
+    /// `--check`: compared the journal's acknowledged writes against the file after a crash.
+    Check,
+}
+
+/// The step that found a failure ([`VerifyFailure::op`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyOp {
+    /// A page read in the mixed phase.
+    Read,
+    /// A page write.
+    Write,
+    /// An append to the log file.
+    LogAppend,
+    /// The scan after the fill.
+    Scan,
+    /// The pass over every page at the end.
+    FinalPass,
+    /// `--check` after a crash.
+    Check,
+}
+
+crate::names::names! {
+    VerifyMode { Run => "run", Check => "check" }
+    VerifyOp {
+        Read => "read",
+        Write => "write",
+        LogAppend => "log_append",
+        Scan => "scan",
+        FinalPass => "final_pass",
+        Check => "check",
+    }
+}
+
 /// One page that did not read back as expected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VerifyFailure {
@@ -186,7 +227,7 @@ pub struct VerifyFailure {
     pub offset_bytes: u64,
     pub len_bytes: u64,
     /// `read`, `write`, `log_append`, `scan`, `final_pass` or `check`.
-    pub op: String,
+    pub op: VerifyOp,
     pub expected_generation: u64,
     pub found_generation: Option<u64>,
     /// For a misdirected page: the page its header names.

@@ -218,7 +218,7 @@ pub struct Stream {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct OpShare {
     /// `read`, `write`, `flush`, `discard`, `write-zeroes`, `other`.
-    pub op: String,
+    pub op: crate::request::Op,
     pub count: u64,
     pub bytes: u64,
     pub count_pct: f64,
@@ -227,7 +227,7 @@ pub struct OpShare {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct SizeCount {
-    pub op: String,
+    pub op: crate::request::Op,
     /// The request size; 0 for the `other` row.
     pub size_bytes: u64,
     pub count: u64,
@@ -345,7 +345,7 @@ pub struct Percentiles {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct LatencyRow {
-    pub op: String,
+    pub op: crate::request::Op,
     /// `<=4K`, `<=16K`, `<=64K`, `<=256K`, `>256K`, or `all` for the operation as a whole.
     pub size_class: String,
     pub count: u64,

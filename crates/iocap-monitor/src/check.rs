@@ -4,7 +4,7 @@
 //! thresholds are deliberately coarse: the point is to catch a test that did not measure the
 //! device (a cache, merging, another writer), not to second-guess a few percent.
 
-use iocap_model::{DeviceSample, OsFinding};
+use iocap_model::{DeviceSample, FindingKind, OsFinding};
 
 use crate::{average, ratio};
 
@@ -20,11 +20,8 @@ pub struct AppFigures {
     pub cpu_busy: Option<f64>,
 }
 
-fn finding(kind: &str, message: String) -> OsFinding {
-    OsFinding {
-        kind: kind.to_string(),
-        message,
-    }
+fn finding(kind: FindingKind, message: String) -> OsFinding {
+    OsFinding { kind, message }
 }
 
 /// Findings for one interval (or one average over many):
@@ -44,7 +41,7 @@ pub fn cross_check(app: &AppFigures, dev: &DeviceSample) -> Vec<OsFinding> {
     let name = &dev.device;
     if app.read_iops > 0.0 && dev.r_s < 0.5 * app.read_iops {
         out.push(finding(
-            "served_from_cache",
+            FindingKind::ServedFromCache,
             format!(
                 "{name}: the device completed {:.0} reads/s for iocap's {:.0} reads/s: most \
                  reads were served from a cache (page cache, controller or array), so the read \
@@ -57,7 +54,7 @@ pub fn cross_check(app: &AppFigures, dev: &DeviceSample) -> Vec<OsFinding> {
         let dev_bytes = dev.rareq_sz_kb * 1024.0;
         if dev_bytes > 1.5 * app.read_bytes_per_io {
             out.push(finding(
-                "merging",
+                FindingKind::Merging,
                 format!(
                     "{name}: the average device read is {:.1} KiB for iocap's {:.1} KiB reads: \
                      request merging or readahead enlarged the requests ({:.0} merges/s)",
@@ -70,7 +67,7 @@ pub fn cross_check(app: &AppFigures, dev: &DeviceSample) -> Vec<OsFinding> {
     }
     if app.write_iops > 0.0 && dev.w_s < 0.5 * app.write_iops {
         out.push(finding(
-            "writes_absorbed",
+            FindingKind::WritesAbsorbed,
             format!(
                 "{name}: the device completed {:.0} writes/s for iocap's {:.0} writes/s: the \
                  writes were absorbed by the page cache (not yet flushed) or merged ({:.0} \
@@ -81,7 +78,7 @@ pub fn cross_check(app: &AppFigures, dev: &DeviceSample) -> Vec<OsFinding> {
     }
     if app.write_iops > 0.0 && dev.w_s > 2.0 * app.write_iops + 10.0 {
         out.push(finding(
-            "write_amplification",
+            FindingKind::WriteAmplification,
             format!(
                 "{name}: the device completed {:.0} writes/s for iocap's {:.0} writes/s: write \
                  amplification (file-system journal, metadata) or other processes writing to \
@@ -92,7 +89,7 @@ pub fn cross_check(app: &AppFigures, dev: &DeviceSample) -> Vec<OsFinding> {
     }
     if dev.util_pct >= 95.0 {
         out.push(finding(
-            "device_busy",
+            FindingKind::DeviceBusy,
             format!(
                 "{name}: %util {:.0}: the device had I/O in flight the whole time; that is \
                  saturation for a device that serves one request at a time (HDD), while \
@@ -102,13 +99,16 @@ pub fn cross_check(app: &AppFigures, dev: &DeviceSample) -> Vec<OsFinding> {
         ));
     }
     // a cache answered: the device was not in the loop, so its %util says nothing of the CPU
-    let cached = out
-        .iter()
-        .any(|f| f.kind == "served_from_cache" || f.kind == "writes_absorbed");
+    let cached = out.iter().any(|f| {
+        matches!(
+            f.kind,
+            FindingKind::ServedFromCache | FindingKind::WritesAbsorbed
+        )
+    });
     if let Some(cpu) = app.cpu_busy.filter(|_| !cached) {
         if cpu >= 0.85 && dev.util_pct < 60.0 {
             out.push(finding(
-                "cpu_bound",
+                FindingKind::CpuBound,
                 format!(
                     "{name}: %util only {:.0} while iocap's workers kept their cores {:.0} % \
                      busy: the test was limited by CPU, not by the device; use more threads or \
@@ -133,7 +133,7 @@ pub fn cross_check_series(app: &AppFigures, samples: &[DeviceSample]) -> Vec<OsF
     let avg = average(samples);
     let mut out: Vec<OsFinding> = cross_check(app, &avg)
         .into_iter()
-        .filter(|f| f.kind != "device_busy")
+        .filter(|f| f.kind != FindingKind::DeviceBusy)
         .collect();
     let iops: Vec<f64> = samples.iter().map(|s| s.r_s + s.w_s).collect();
     let mean = iops.iter().sum::<f64>() / iops.len() as f64;
@@ -141,7 +141,7 @@ pub fn cross_check_series(app: &AppFigures, samples: &[DeviceSample]) -> Vec<OsF
     let cv = ratio(var.sqrt(), mean);
     if samples.iter().all(|s| s.util_pct >= 95.0) && mean > 0.0 && cv < 0.10 {
         out.push(finding(
-            "device_saturated",
+            FindingKind::DeviceSaturated,
             format!(
                 "{}: device saturated: %util ≥ 95 in all {} seconds with flat IOPS ({:.0}/s ± \
                  {:.1} %); adding load only adds queueing latency",
@@ -170,7 +170,7 @@ mod tests {
     }
 
     fn kinds(f: &[OsFinding]) -> Vec<&str> {
-        f.iter().map(|f| f.kind.as_str()).collect()
+        f.iter().map(|f| f.kind.name()).collect()
     }
 
     #[test]

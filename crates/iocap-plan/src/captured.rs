@@ -14,6 +14,7 @@
 use std::fmt::Write as _;
 
 use iocap_model::format_bytes;
+use iocap_model::request::Op;
 use iocap_model::workload::{SizeCount, Workload};
 
 /// The `family` of a profile written from a trace.
@@ -35,8 +36,8 @@ pub fn profile_from_workload(w: &Workload, name: &str) -> String {
 /// One mix for the whole workload (a workload described before streams existed).
 fn profile_from_mix(w: &Workload, name: &str) -> String {
     let name = clean_name(name);
-    let count = |op: &str| w.mix.iter().find(|m| m.op == op).map_or(0, |m| m.count);
-    let (reads, writes) = (count("read"), count("write"));
+    let count = |op: Op| w.mix.iter().find(|m| m.op == op).map_or(0, |m| m.count);
+    let (reads, writes) = (count(Op::Read), count(Op::Write));
     let write_pct = (writes * 100 + (reads + writes) / 2)
         .checked_div(reads + writes)
         .unwrap_or(0);
@@ -109,7 +110,7 @@ pub(crate) fn bs_text(sizes: &[SizeCount], kept: usize) -> String {
     let mut v: Vec<(u64, u64)> = vec![];
     for s in sizes
         .iter()
-        .filter(|s| (s.op == "read" || s.op == "write") && s.size_bytes > 0)
+        .filter(|s| s.op.moves_data() && s.size_bytes > 0)
     {
         let size = s.size_bytes.div_ceil(512) * 512;
         match v.iter_mut().find(|x| x.0 == size) {
@@ -153,7 +154,7 @@ fn durable(o: &mut String, w: &Workload) {
     let size = w
         .sizes
         .iter()
-        .filter(|s| s.op == "write" && s.size_bytes > 0)
+        .filter(|s| s.op == Op::Write && s.size_bytes > 0)
         .max_by_key(|s| s.count)
         .map_or(8192, |s| s.size_bytes.div_ceil(512) * 512);
     let _ = writeln!(
@@ -232,36 +233,36 @@ mod tests {
             duration_s: 90.0,
             mix: vec![
                 OpShare {
-                    op: "read".into(),
+                    op: iocap_model::request::Op::Read,
                     count: 70_000,
                     ..Default::default()
                 },
                 OpShare {
-                    op: "write".into(),
+                    op: iocap_model::request::Op::Write,
                     count: 30_000,
                     ..Default::default()
                 },
                 OpShare {
-                    op: "flush".into(),
+                    op: iocap_model::request::Op::Flush,
                     count: 900,
                     ..Default::default()
                 },
             ],
             sizes: vec![
                 SizeCount {
-                    op: "read".into(),
+                    op: iocap_model::request::Op::Read,
                     size_bytes: 8192,
                     count: 60_000,
                     pct: 86.0,
                 },
                 SizeCount {
-                    op: "read".into(),
+                    op: iocap_model::request::Op::Read,
                     size_bytes: 131072,
                     count: 10_000,
                     pct: 14.0,
                 },
                 SizeCount {
-                    op: "write".into(),
+                    op: iocap_model::request::Op::Write,
                     size_bytes: 8192,
                     count: 30_000,
                     pct: 100.0,
@@ -322,8 +323,9 @@ mod tests {
     #[test]
     fn a_pure_sequential_reader_without_flushes_is_one_read_workload() {
         let mut w = workload();
-        w.mix.retain(|m| m.op == "read");
-        w.sizes.retain(|s| s.op == "read" && s.size_bytes == 131072);
+        w.mix.retain(|m| m.op == iocap_model::request::Op::Read);
+        w.sizes
+            .retain(|s| s.op == iocap_model::request::Op::Read && s.size_bytes == 131072);
         w.randomness.sequential_pct = 95.0;
         w.durability = Durability::default();
         w.rate.bursts = Bursts::default();

@@ -27,6 +27,7 @@
 use std::fmt::Write as _;
 
 use iocap_model::format_bytes;
+use iocap_model::request::Op;
 use iocap_model::workload::{Stream, StreamRole, Workload};
 
 use crate::captured::{one_line, rw_name, split_text, CAPTURED_FAMILY};
@@ -108,7 +109,7 @@ pub fn profile_from_streams(w: &Workload, name: &str) -> Option<String> {
 struct Part<'a> {
     s: &'a Stream,
     /// `read`, `write`, or `None` for both.
-    op: Option<&'static str>,
+    op: Option<Op>,
     key: String,
 }
 
@@ -119,7 +120,7 @@ fn parts(s: &Stream) -> Vec<Part<'_>> {
     let key = format!("stream-{}", s.role.name());
     let share = s.read_pct / 100.0;
     if share >= SPLIT_SHARE && 1.0 - share >= SPLIT_SHARE {
-        ["read", "write"]
+        [Op::Read, Op::Write]
             .into_iter()
             .map(|op| Part {
                 s,
@@ -136,7 +137,7 @@ fn workload(o: &mut String, p: &Part, duration_s: f64, lead: Option<&str>) {
     let s = p.s;
     let sequential = s.sequential_pct + s.near_pct >= 50.0;
     let write_pct = match p.op {
-        Some("read") => 0,
+        Some(Op::Read) => 0,
         Some(_) => 100,
         None => (100.0 - s.read_pct).round().clamp(0.0, 100.0) as u8,
     };
@@ -155,12 +156,12 @@ fn workload(o: &mut String, p: &Part, duration_s: f64, lead: Option<&str>) {
             .max((2.0 * mean.unwrap_or(0.0)).ceil() as u64)
             .clamp(1, 256),
     };
-    let writes = p.op != Some("read");
+    let writes = p.op != Some(Op::Read);
     let fsync_every = (writes && s.flushes > 0 && s.writes > 0 && s.writes_per_flush > 0.0)
         .then(|| s.writes_per_flush.round().max(1.0) as u64);
     let write_through = writes && s.writes > 0 && s.fua_writes * 2 > s.writes;
     let iops = match p.op {
-        Some("read") => s.iops * s.read_pct / 100.0,
+        Some(Op::Read) => s.iops * s.read_pct / 100.0,
         Some(_) => s.iops * (1.0 - s.read_pct / 100.0),
         None => s.iops,
     };
@@ -214,10 +215,10 @@ fn workload(o: &mut String, p: &Part, duration_s: f64, lead: Option<&str>) {
 /// of its bytes. (Rounded up to 4 KiB, InnoDB's redo log, whose 42 % of writes beyond the five
 /// commonest sizes averaged 9.6 KiB, ran 12 KiB and wrote 19 % more bytes than recorded; a
 /// device with larger blocks has the sizes rounded up to them when the profile runs.)
-fn sizes_text(s: &Stream, op: Option<&str>) -> String {
+fn sizes_text(s: &Stream, op: Option<Op>) -> String {
     let mut v: Vec<(u64, u64)> = vec![];
-    let wanted = |o: &str| op.map_or(o == "read" || o == "write", |w| w == o);
-    for c in s.sizes.iter().filter(|c| wanted(&c.op) && c.size_bytes > 0) {
+    let wanted = |o: Op| op.map_or(o.moves_data(), |w| w == o);
+    for c in s.sizes.iter().filter(|c| wanted(c.op) && c.size_bytes > 0) {
         match v.iter_mut().find(|x| x.0 == c.size_bytes) {
             Some(x) => x.1 += c.count,
             None => v.push((c.size_bytes, c.count)),
@@ -226,7 +227,7 @@ fn sizes_text(s: &Stream, op: Option<&str>) -> String {
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v.truncate(SIZES_KEPT - 1);
     let (total, bytes) = match op {
-        Some("read") => (s.reads, s.read_bytes),
+        Some(Op::Read) => (s.reads, s.read_bytes),
         Some(_) => (s.writes, s.write_bytes),
         None => (s.reads + s.writes, s.read_bytes + s.write_bytes),
     };

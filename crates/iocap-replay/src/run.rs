@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use iocap_engine::backend::{self, Backend, Drive, Handle, Opened, Options, Registration};
 use iocap_engine::{EngineKind, PreparedTarget, SlotBuffers};
 use iocap_model::replay::Replay;
-use iocap_model::{human_bytes, SubmitMode};
+use iocap_model::{human_bytes, FaultOp, SubmitMode};
 
 use crate::clock::Monotonic;
 use crate::drive::{Driver, Plan, Tick};
@@ -80,7 +80,7 @@ pub fn replay(
     let r = Replay {
         fault: stats.first_fault.map(|f| fault(f, &shown)),
         target: shown,
-        target_kind: target.kind.name().into(),
+        target_kind: target.kind,
         created: target.created,
         range_bytes: target.range_bytes,
         mapping: mapper.name().into(),
@@ -153,9 +153,9 @@ fn slot_count(
 /// The first failed request as the result names it: its operation, offset and length, and why.
 fn fault(f: crate::stats::Fault, path: &str) -> iocap_model::IoFault {
     let op = match f.kind {
-        crate::stats::READ => "read",
-        crate::stats::WRITE => "write",
-        _ => "fsync",
+        crate::stats::READ => FaultOp::Read,
+        crate::stats::WRITE => FaultOp::Write,
+        _ => FaultOp::Fsync,
     };
     let (errno, message) = if f.result < 0 {
         let e = -f.result;
@@ -167,7 +167,7 @@ fn fault(f: crate::stats::Fault, path: &str) -> iocap_model::IoFault {
         )
     };
     iocap_model::IoFault {
-        op: op.into(),
+        op,
         path: path.into(),
         offset_bytes: f.offset,
         len_bytes: u64::from(f.len),
@@ -313,10 +313,10 @@ mod tests {
             assert!(r.created && r.mapping == "none", "{r:?}");
             let span = (0..300u64).map(|i| (i * 7919 % 1024) * 8192 + 8192).max();
             assert_eq!(Some(r.trace_span_bytes), span);
-            let row = |op: &str| r.ops.iter().find(|o| o.op == op).unwrap().clone();
-            assert_eq!((row("read").replayed, row("write").replayed), (196, 98));
-            assert_eq!(row("flush").replayed, 6);
-            assert_eq!(row("read").bytes, 196 * 8192);
+            let row = |op: Op| r.ops.iter().find(|o| o.op == op).unwrap().clone();
+            assert_eq!((row(Op::Read).replayed, row(Op::Write).replayed), (196, 98));
+            assert_eq!(row(Op::Flush).replayed, 6);
+            assert_eq!(row(Op::Read).bytes, 196 * 8192);
             assert_eq!(r.replayed.ios, 300);
             assert_eq!(r.recorded.ios, 300);
             assert!((r.replayed.read_pct - r.recorded.read_pct).abs() < 1e-9);

@@ -8,7 +8,7 @@ use iocap_model::workload::Percentiles;
 use iocap_trace::Op;
 
 /// The kinds the replay issues, each with its latency histogram.
-pub const KINDS: [&str; 4] = ["read", "write", "flush", "discard"];
+pub const KINDS: [Op; 4] = [Op::Read, Op::Write, Op::Flush, Op::Discard];
 pub const READ: usize = 0;
 pub const WRITE: usize = 1;
 pub const FLUSH: usize = 2;
@@ -129,7 +129,7 @@ impl Stats {
             .zip(&self.latency)
             .filter(|(_, h)| !h.is_empty())
             .map(|(op, h)| OpLatency {
-                op: (*op).into(),
+                op: *op,
                 count: h.len(),
                 latency: percentiles(h),
             })
@@ -142,7 +142,7 @@ impl Stats {
             .zip(&self.ops)
             .filter(|(_, c)| c.recorded > 0)
             .map(|(op, c)| ReplayOp {
-                op: op.name().into(),
+                op: *op,
                 recorded: c.recorded,
                 replayed: c.replayed,
                 bytes: c.bytes,

@@ -84,23 +84,23 @@ pub fn survey(paths: &[PathBuf], discard: bool, stop: &AtomicBool) -> Result<Sur
 
 /// The recording's side of the comparison, counting the kinds the replay issues.
 pub fn recorded_side(w: &Workload, discard: bool) -> ReplaySide {
-    let kinds: &[&str] = if discard {
-        &["read", "write", "flush", "discard"]
+    let kinds: &[Op] = if discard {
+        &[Op::Read, Op::Write, Op::Flush, Op::Discard]
     } else {
-        &["read", "write", "flush"]
+        &[Op::Read, Op::Write, Op::Flush]
     };
-    let share = |op: &str| w.mix.iter().find(|m| m.op == op);
-    let count = |op: &str| share(op).map_or(0, |m| m.count);
-    let bytes = |op: &str| share(op).map_or(0, |m| m.bytes);
-    let ios: u64 = kinds.iter().map(|k| count(k)).sum();
+    let share = |op: Op| w.mix.iter().find(|m| m.op == op);
+    let count = |op: Op| share(op).map_or(0, |m| m.count);
+    let bytes = |op: Op| share(op).map_or(0, |m| m.bytes);
+    let ios: u64 = kinds.iter().map(|k| count(*k)).sum();
     let d = w.duration_s.max(1e-9);
-    let rw = count("read") + count("write");
+    let rw = count(Op::Read) + count(Op::Write);
     let latency = w
         .latency
         .iter()
-        .filter(|l| l.size_class == "all" && kinds.contains(&l.op.as_str()))
+        .filter(|l| l.size_class == "all" && kinds.contains(&l.op))
         .map(|l| OpLatency {
-            op: l.op.clone(),
+            op: l.op,
             count: l.count,
             latency: l.latency.clone(),
         })
@@ -109,8 +109,8 @@ pub fn recorded_side(w: &Workload, discard: bool) -> ReplaySide {
         duration_s: w.duration_s,
         ios,
         iops: ios as f64 / d,
-        mb_s: (bytes("read") + bytes("write")) as f64 / d / 1e6,
-        read_pct: pct(count("read"), rw),
+        mb_s: (bytes(Op::Read) + bytes(Op::Write)) as f64 / d / 1e6,
+        read_pct: pct(count(Op::Read), rw),
         latency,
         qd_mean: w.queue_depth.as_ref().map(|q| q.mean),
         qd_max: w.queue_depth.as_ref().map(|q| q.max),

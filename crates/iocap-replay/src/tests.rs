@@ -308,9 +308,9 @@ fn flushes_fua_and_discards_go_as_they_should() {
     // a 512 B read is aligned up to 4 KiB
     assert_eq!(o.log[3].3, 4096);
     let rows = o.stats.op_rows();
-    let row = |op: &str| rows.iter().find(|r| r.op == op).unwrap().clone();
-    assert_eq!((row("write").replayed, row("write").durable), (2, 1));
-    assert_eq!((row("discard").skipped, row("other").skipped), (1, 1));
+    let row = |op: Op| rows.iter().find(|r| r.op == op).unwrap().clone();
+    assert_eq!((row(Op::Write).replayed, row(Op::Write).durable), (2, 1));
+    assert_eq!((row(Op::Discard).skipped, row(Op::Other).skipped), (1, 1));
     // asked for, on a target without discard: skipped, and said once
     p.discard = true;
     let o = replay(&recs, (1000, false), p, None);
@@ -318,7 +318,7 @@ fn flushes_fua_and_discards_go_as_they_should() {
         o.stats
             .op_rows()
             .iter()
-            .find(|r| r.op == "discard")
+            .find(|r| r.op == Op::Discard)
             .unwrap()
             .skipped,
         1

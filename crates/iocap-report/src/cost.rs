@@ -1,7 +1,9 @@
 //! The terminal view of `iocap cost`: CPU per I/O at each point in three accountings, the fitted
 //! models, the answers in plain words and the notes.
 
-use iocap_model::{format_bytes, CostReport, CpuAccount, EngineChoice, EngineFeature, System};
+use iocap_model::{
+    format_bytes, CacheMode, CostReport, CpuAccount, EngineChoice, EngineFeature, System,
+};
 
 use crate::fmt::{self, MISSING};
 use crate::table;
@@ -71,11 +73,11 @@ pub fn render(c: &CostReport) -> String {
         let fig = |v: String| if p.ios == 0 { MISSING.to_string() } else { v };
         t.add_row(vec![
             engine_name(c, p.engine).to_string(),
-            p.rw.clone(),
+            p.rw.to_string(),
             format_bytes(p.bs_bytes),
             match p.resident_after_pct {
-                Some(r) if p.cache == "miss" => format!("miss ({r:.0} % cached after)"),
-                _ => p.cache.clone(),
+                Some(r) if p.cache == CacheMode::Miss => format!("miss ({r:.0} % cached after)"),
+                _ => p.cache.to_string(),
             },
             p.qd.to_string(),
             fmt::count(p.iops),
@@ -103,10 +105,10 @@ pub fn render(c: &CostReport) -> String {
     for x in &c.models {
         m.add_row(vec![
             engine_name(c, x.engine).to_string(),
-            x.rw.clone(),
-            x.cache.clone(),
+            x.rw.to_string(),
+            x.cache.to_string(),
             x.qd.to_string(),
-            x.accounting.clone(),
+            x.accounting.to_string(),
             opt(x.fixed_us, us),
             opt(x.per_kb_us, |v| format!("{v:.4}")),
             opt(x.r2, |v| format!("{v:.3}")),

@@ -31,10 +31,9 @@ pub fn render(r: &FsyncReport) -> String {
     let mut out = heading(r);
     let sizes = fsync_sizes(&r.points);
     // the methods measured, in the order of the tables
-    let methods: Vec<&str> = FsyncMethod::ALL
-        .iter()
-        .map(|m| m.id())
-        .filter(|id| r.points.iter().any(|p| p.method == *id))
+    let methods: Vec<FsyncMethod> = FsyncMethod::ALL
+        .into_iter()
+        .filter(|m| r.points.iter().any(|p| p.method == *m))
         .collect();
     let grid =
         |title: &str, cell: &dyn Fn(&FsyncPoint) -> String| table(r, &sizes, &methods, title, cell);
@@ -88,7 +87,7 @@ fn heading(r: &FsyncReport) -> String {
 fn table(
     r: &FsyncReport,
     sizes: &[u64],
-    methods: &[&str],
+    methods: &[FsyncMethod],
     title: &str,
     cell: &dyn Fn(&FsyncPoint) -> String,
 ) -> String {
@@ -96,20 +95,20 @@ fn table(
     // 22 columns, or one more than the longest label (Windows' NO_BUFFERING|WRITE_THROUGH)
     let w = methods
         .iter()
-        .map(|id| FsyncMethod::label_of(id).chars().count() + 1)
+        .map(|m| m.label().chars().count() + 1)
         .fold(22, usize::max);
     let _ = write!(t, "\n{title:<w$}");
     for s in sizes {
         let _ = write!(t, "{:>11}", head(*s));
     }
     t.push('\n');
-    for id in methods {
-        let _ = write!(t, "{:<w$}", FsyncMethod::label_of(id));
+    for m in methods {
+        let _ = write!(t, "{:<w$}", m.label());
         for s in sizes {
             let c = r
                 .points
                 .iter()
-                .find(|p| p.method == *id && p.size_bytes == *s)
+                .find(|p| p.method == *m && p.size_bytes == *s)
                 .map_or("".into(), |p| {
                     if p.available && p.ops > 0 {
                         cell(p)
@@ -134,7 +133,7 @@ fn not_run(r: &FsyncReport) -> String {
             let _ = writeln!(
                 out,
                 "  {} {}: {}",
-                FsyncMethod::label_of(&p.method),
+                p.method.label(),
                 format_bytes(p.size_bytes),
                 p.reason.as_deref().unwrap_or("not measured")
             );
@@ -155,7 +154,7 @@ fn fastest(r: &FsyncReport) -> String {
                 out,
                 "  {:>4}  {:<20} {:>8.0} ops/s  p50 {}  p99 {}  p99.9 {}  max {}  mean {}",
                 head(p.size_bytes),
-                FsyncMethod::label_of(&p.method),
+                p.method.label(),
                 p.ops_per_s,
                 format_us(l.p50),
                 format_us(l.p99),
@@ -180,7 +179,7 @@ mod tests {
             duration_s: 2.0,
             points: vec![
                 FsyncPoint {
-                    method: "fdatasync".into(),
+                    method: iocap_model::FsyncMethod::Fdatasync.into(),
                     size_bytes: 8192,
                     ops: 2000,
                     duration_s: 2.0,
@@ -193,7 +192,7 @@ mod tests {
                     reason: None,
                 },
                 FsyncPoint {
-                    method: "o_direct_o_dsync".into(),
+                    method: iocap_model::FsyncMethod::ODirectODsync.into(),
                     size_bytes: 512,
                     reason: Some("not a multiple".into()),
                     ..Default::default()
@@ -216,7 +215,7 @@ mod tests {
     #[test]
     fn a_long_method_label_keeps_the_columns_in_line() {
         let point = |method: &str| FsyncPoint {
-            method: method.into(),
+            method: method.to_string().into(),
             size_bytes: 8192,
             ops: 100,
             duration_s: 1.0,

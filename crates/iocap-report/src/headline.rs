@@ -3,7 +3,8 @@
 //! its volumes, and so on; a plain run by its first test's IOPS. The kind is the run's own
 //! ([`RunResult::kind`]: a preflight that sized its files by a cache scan is a preflight).
 
-use iocap_model::{format_bytes, human_bytes, RunKind, RunResult};
+use iocap_model::request::Op;
+use iocap_model::{format_bytes, human_bytes, AnswerKind, RunKind, RunResult};
 
 use crate::fmt;
 
@@ -74,7 +75,7 @@ fn scaleup(r: &RunResult) -> Option<Headline> {
 
 fn cost(r: &RunResult) -> Option<Headline> {
     let c = r.cost.as_ref()?;
-    let text = match c.answers.iter().find(|a| a.kind == "per_core") {
+    let text = match c.answers.iter().find(|a| a.kind == AnswerKind::IopsPerCore) {
         Some(a) => format!(
             "{} IOPS per core ({} {} qd {})",
             fmt::count(a.value),
@@ -157,7 +158,7 @@ fn workload(r: &RunResult) -> Option<Headline> {
     let reads = w
         .mix
         .iter()
-        .find(|m| m.op == "read")
+        .find(|m| m.op == Op::Read)
         .map_or(0.0, |m| m.count_pct);
     let size = w
         .sizes
@@ -181,7 +182,7 @@ fn replay(r: &RunResult) -> Option<Headline> {
         .replayed
         .latency
         .iter()
-        .find(|l| l.op == "read")
+        .find(|l| l.op == Op::Read)
         .map_or(String::new(), |l| {
             format!(", read p99 {}", fmt::lat_us(l.latency.p99_us))
         });

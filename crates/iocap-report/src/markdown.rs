@@ -95,7 +95,7 @@ fn render_test(out: &mut String, t: &TestResult) {
         out.push_str(&format!(
             "- Target: {} ({}, {}{})\n",
             esc(&tr.path),
-            esc(&tr.kind),
+            esc(tr.kind.name()),
             human_bytes(tr.size_bytes),
             device(tr.device.as_deref(), tr.fs_type.as_deref())
         ));

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use iocap_model::human_bytes;
 use iocap_model::replay::{Replay, ReplaySide};
+use iocap_model::request::Op;
 
 use crate::fmt::{count, decimal_or, lat_us, printable, MISSING};
 
@@ -30,7 +31,7 @@ fn heading(o: &mut String, r: &Replay) {
         o,
         "  onto {} ({}{created}), {} range; trace spans {}, mapping {}",
         printable(&r.target),
-        r.target_kind.replace('_', " "),
+        r.target_kind.name().replace('_', " "),
         human_bytes(r.range_bytes),
         human_bytes(r.trace_span_bytes),
         r.mapping
@@ -77,7 +78,7 @@ fn sides(o: &mut String, r: &Replay) {
     let qd_max = |s: &ReplaySide| s.qd_max.map_or(MISSING.into(), |q| q.to_string());
     row(o, "queue depth mean", qd_mean(a), qd_mean(b));
     row(o, "queue depth max", qd_max(a), qd_max(b));
-    for op in ["read", "write", "flush", "discard"] {
+    for op in [Op::Read, Op::Write, Op::Flush, Op::Discard] {
         let find = |s: &ReplaySide| s.latency.iter().find(|l| l.op == op).cloned();
         let (x, y) = (find(a), find(b));
         if x.is_none() && y.is_none() {
@@ -160,7 +161,7 @@ mod tests {
             mb_s: iops * 8192.0 / 1e6,
             read_pct: 70.0,
             latency: vec![OpLatency {
-                op: "read".into(),
+                op: iocap_model::request::Op::Read,
                 count: 1000,
                 latency: Percentiles {
                     p50_us: p99_us / 4.0,
@@ -180,7 +181,7 @@ mod tests {
             trace: vec!["/var/tmp/pgbench-20261126.iotrace".into()],
             format: "iocap trace".into(),
             target: "/mnt/new-array/iocap.testfile".into(),
-            target_kind: "file".into(),
+            target_kind: iocap_model::TargetKind::File,
             created: true,
             range_bytes: 64 << 30,
             trace_span_bytes: 200 << 30,
@@ -193,7 +194,7 @@ mod tests {
             recorded: side(12_400.0, 900.0),
             replayed: side(12_398.0, 310.0),
             ops: vec![ReplayOp {
-                op: "discard".into(),
+                op: iocap_model::request::Op::Discard,
                 recorded: 40,
                 skipped: 40,
                 ..ReplayOp::default()

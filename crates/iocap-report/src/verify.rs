@@ -253,7 +253,7 @@ mod tests {
         let mut classes = ClassCounts::default();
         classes.add(FailureClass::Stale);
         Verify {
-            mode: "check".into(),
+            mode: iocap_model::VerifyMode::Check,
             target: "/t/v".into(),
             page_bytes: 8192,
             pages: 16,
@@ -267,7 +267,7 @@ mod tests {
                 class: FailureClass::Stale,
                 page: 3,
                 offset_bytes: 24576,
-                op: "check".into(),
+                op: iocap_model::VerifyOp::Check,
                 expected_generation: 2,
                 found_generation: Some(1),
                 dump: Some("/t/v.dumps/page-3.txt".into()),
@@ -317,7 +317,7 @@ mod tests {
     #[test]
     fn an_interrupted_run_is_partial_unless_it_found_a_failure() {
         let mut v = Verify {
-            mode: "run".into(),
+            mode: iocap_model::VerifyMode::Run,
             interrupted: true,
             ..Default::default()
         };
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn paths_reach_the_terminal_escaped() {
         let v = Verify {
-            mode: "run".into(),
+            mode: iocap_model::VerifyMode::Run,
             target: "f\x1b[31mRED\u{202e}evil\x07.dat".into(),
             warnings: vec!["\x1b]0;title\x07".into()],
             ..Default::default()
@@ -353,7 +353,7 @@ mod tests {
     #[test]
     fn a_clean_run_says_what_it_did() {
         let v = Verify {
-            mode: "run".into(),
+            mode: iocap_model::VerifyMode::Run,
             target: "/t/v".into(),
             io_engine: iocap_model::Engine::Psync,
             threads: 2,

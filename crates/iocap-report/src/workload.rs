@@ -135,7 +135,7 @@ fn mix(o: &mut String, w: &Workload) {
         );
     }
     let _ = writeln!(o, "Sizes");
-    for op in w.mix.iter().map(|m| m.op.as_str()) {
+    for op in w.mix.iter().map(|m| m.op) {
         let sizes: Vec<String> = w
             .sizes
             .iter()
@@ -352,14 +352,14 @@ mod tests {
             has_completions: true,
             lost_ring_full: 12,
             mix: vec![OpShare {
-                op: "write-zeroes".into(),
+                op: iocap_model::request::Op::WriteZeroes,
                 count: 123_456_789,
                 bytes: 1 << 50,
                 count_pct: 100.0,
                 bytes_pct: 100.0,
             }],
             sizes: vec![SizeCount {
-                op: "write-zeroes".into(),
+                op: iocap_model::request::Op::WriteZeroes,
                 size_bytes: 131072,
                 count: 9,
                 pct: 0.4,
@@ -404,7 +404,7 @@ mod tests {
                 ..Default::default()
             },
             latency: vec![LatencyRow {
-                op: "write-zeroes".into(),
+                op: iocap_model::request::Op::WriteZeroes,
                 size_class: ">256K".into(),
                 count: 123_456_789,
                 ..Default::default()

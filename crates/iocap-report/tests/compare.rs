@@ -376,7 +376,7 @@ fn json_carries_the_regression_list() {
 fn a_configuration_change_between_runs_is_shown() {
     let check = |id: &str, subject: &str, evidence: &str| ConfigCheck {
         id: id.into(),
-        severity: "PASS".into(),
+        severity: iocap_model::Severity::Pass,
         subject: subject.into(),
         evidence: evidence.into(),
     };
@@ -412,7 +412,7 @@ fn a_configuration_change_between_runs_is_shown() {
 fn readings_that_change_by_nature_are_no_difference() {
     let check = |id: &str, evidence: &str| ConfigCheck {
         id: id.into(),
-        severity: "PASS".into(),
+        severity: iocap_model::Severity::Pass,
         subject: "/data".into(),
         evidence: evidence.into(),
     };

@@ -66,9 +66,9 @@ fn cost_and_fsync_runs() {
     let mut r = plain();
     r.cost = Some(CostReport {
         answers: vec![CostAnswer {
-            kind: "per_core".into(),
+            kind: iocap_model::AnswerKind::IopsPerCore,
             engine: iocap_model::EngineChoice::IoUring,
-            rw: "randread".into(),
+            rw: iocap_model::IoDirection::Read,
             qd: 32,
             value: 310_000.0,
             ..CostAnswer::default()
@@ -77,11 +77,11 @@ fn cost_and_fsync_runs() {
     });
     assert_eq!(
         line(&r),
-        "cost: 310,000 IOPS per core (io_uring randread qd 32)"
+        "cost: 310,000 IOPS per core (io_uring read qd 32)"
     );
 
     let point = |method: &str, ops: f64, available: bool| FsyncPoint {
-        method: method.into(),
+        method: method.to_string().into(),
         size_bytes: 8192,
         ops_per_s: ops,
         available,

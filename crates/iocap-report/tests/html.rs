@@ -109,7 +109,7 @@ fn every_user_string_is_escaped() {
     t.name = format!("test {evil}");
     t.warnings.push(format!("warning {evil} {quotes}"));
     t.error = Some(IoFault {
-        op: "read".into(),
+        op: iocap_model::FaultOp::Read,
         path: evil.into(),
         offset_bytes: 0,
         len_bytes: 8192,
@@ -638,35 +638,37 @@ fn assessment_strings_are_escaped() {
 #[test]
 fn a_cost_run_has_its_cpu_per_io_chart_with_every_point() {
     use iocap_model::{CostModel, CostReport, ModelPoint};
-    let model = |engine: &str, accounting: &str, fixed: Option<f64>, qd: u32| CostModel {
-        engine: iocap_model::EngineChoice::parse(engine).unwrap(),
-        rw: "read".into(),
-        cache: "direct".into(),
-        qd,
-        accounting: accounting.into(),
-        fixed_us: fixed,
-        per_kb_us: fixed.map(|_| 0.05),
-        r2: fixed.map(|_| 0.99),
-        points: [4.0, 8.0, 64.0]
-            .iter()
-            .map(|&kb| ModelPoint {
-                size_kb: kb,
-                us_per_io: 10.0 + 0.05 * kb,
-            })
-            .collect(),
+    let model = |engine: &str, accounting: iocap_model::Accounting, fixed: Option<f64>, qd: u32| {
+        CostModel {
+            engine: iocap_model::EngineChoice::parse(engine).unwrap(),
+            rw: iocap_model::IoDirection::Read,
+            cache: iocap_model::CacheMode::Direct,
+            qd,
+            accounting,
+            fixed_us: fixed,
+            per_kb_us: fixed.map(|_| 0.05),
+            r2: fixed.map(|_| 0.99),
+            points: [4.0, 8.0, 64.0]
+                .iter()
+                .map(|&kb| ModelPoint {
+                    size_kb: kb,
+                    us_per_io: 10.0 + 0.05 * kb,
+                })
+                .collect(),
+        }
     };
     let mut r = run("cost", 3, &["/data/a"]);
     r.cost = Some(CostReport {
-        matrix: "quick".into(),
+        matrix: iocap_model::CostMatrix::Quick,
         cpus: 2,
         clock_ticks_per_s: 100,
         models: vec![
-            model("psync", "process", Some(10.0), 16),
+            model("psync", iocap_model::Accounting::Process, Some(10.0), 16),
             // not fitted: drawn without a model line, and no NaN
-            model("io_uring", "process", None, 16),
+            model("io_uring", iocap_model::Accounting::Process, None, 16),
             // system-wide models are not drawn
-            model("psync", "system", Some(20.0), 16),
-            model("psync", "process", Some(50.0), 1),
+            model("psync", iocap_model::Accounting::System, Some(20.0), 16),
+            model("psync", iocap_model::Accounting::Process, Some(50.0), 1),
         ],
         ..CostReport::default()
     });

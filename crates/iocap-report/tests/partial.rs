@@ -68,7 +68,7 @@ fn a_run_interrupted_between_tests_is_partial_too() {
 fn an_io_error_and_an_unfinished_suite_are_partial_with_their_cause() {
     let mut r = whole();
     r.tests[2].error = Some(IoFault {
-        op: "read".into(),
+        op: iocap_model::FaultOp::Read,
         path: "/data/f".into(),
         offset_bytes: 0,
         len_bytes: 8192,

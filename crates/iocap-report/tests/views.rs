@@ -45,7 +45,7 @@ fn result() -> RunResult {
     let target = |path: &str, ios| TargetResult {
         path: path.into(),
         size_bytes: 1 << 30,
-        kind: "file".into(),
+        kind: iocap_model::TargetKind::File,
         device: Some("nvme0n1p2".into()),
         fs_type: Some("xfs".into()),
         direct: true,

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use iocap_assess::cachescan::{holds_recent_writes, levels, scan_notes, working_sets};
+use iocap_model::Payload;
 use iocap_model::{
     format_bytes, CacheScan, CacheStep, EngineChoice, JobSpec, ReadAfterWrite, Role, RwMode,
     SubmitMode, TargetSpec, TestResult,
@@ -289,7 +290,7 @@ pub fn preflight_scan(
         },
     );
     scan.notes.push(z.sentence.clone());
-    s.run.cachescan = Some(scan);
+    s.run.set(Payload::Cachescan(scan));
     Ok(z)
 }
 
@@ -299,6 +300,6 @@ const FIRST_SET: u64 = iocap_assess::cachescan::FIRST_WORKING_SET_BYTES;
 /// The cache scan as a command: the sweep into the session's run, in `run.cachescan`.
 pub fn cachescan(s: &mut Session, c: &ScanConfig) -> Result<()> {
     let scan = scan(s, c)?;
-    s.run.cachescan = Some(scan);
+    s.run.set(Payload::Cachescan(scan));
     Ok(())
 }

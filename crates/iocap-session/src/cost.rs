@@ -6,14 +6,16 @@
 //! decisions (which points run, when it stops, what the notes say) are tested on the mock.
 
 use anyhow::{bail, Result};
-use iocap_cost::{build, procstat, Cache, Matrix, PlannedPoint, Questions};
+use iocap_cost::{build, procstat, PlannedPoint, Questions};
+use iocap_model::Payload;
 use iocap_model::{figures, CostPoint, CostReport, JobSpec, RunResult, RwMode};
+use iocap_model::{CacheMode, CostMatrix};
 
 use crate::executor::{CostRun, Executor};
 
 /// A cost matrix, planned: its points on a base spec (the target, size and timing).
 pub struct CostConfig {
-    pub matrix: Matrix,
+    pub matrix: CostMatrix,
     pub points: Vec<PlannedPoint>,
     /// Notes from planning (points left out).
     pub notes: Vec<String>,
@@ -23,7 +25,7 @@ pub struct CostConfig {
 
 impl CostConfig {
     /// The matrix planned at `qd` on `base`, every point checked before the first runs.
-    pub fn new(matrix: Matrix, qd: u32, base: JobSpec, questions: Questions) -> Result<Self> {
+    pub fn new(matrix: CostMatrix, qd: u32, base: JobSpec, questions: Questions) -> Result<Self> {
         if qd == 0 || qd > iocap_model::MAX_QD {
             bail!("--qd must be 1 to {}", iocap_model::MAX_QD);
         }
@@ -73,11 +75,11 @@ fn fit_hits(
     avail: Option<u64>,
     notes: &mut Vec<String>,
 ) {
-    if !points.iter().any(|p| p.cache == Cache::Hit) {
+    if !points.iter().any(|p| p.cache == CacheMode::Hit) {
         return;
     }
     if let Some(avail) = avail.filter(|m| range > m / 2) {
-        points.retain(|p| p.cache != Cache::Hit);
+        points.retain(|p| p.cache != CacheMode::Hit);
         notes.push(format!(
             "cache-hit points skipped: the {} MiB test range does not fit in half of the \
              {} MiB of available memory; use a smaller --size",
@@ -135,7 +137,7 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
             cpu: win,
             resident_pct: resident,
         } = e.cost_point(&spec, p.cache, range)?;
-        if p.cache == Cache::Direct && !r.direct {
+        if p.cache == CacheMode::Direct && !r.direct {
             notes.push(format!("{}: ran without O_DIRECT", p.label()));
         }
         let cp = build::point(p, run.tests.len(), &r, win, hz, resident);
@@ -149,8 +151,8 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
     }
     notes.extend(iocap_assess::cost_notes(&cost_points, run.host.cpus));
     let models = build::models(&cost_points);
-    run.cost = Some(CostReport {
-        matrix: matrix.name().into(),
+    run.set(Payload::Cost(CostReport {
+        matrix,
         cpus: run.host.cpus,
         clock_ticks_per_s: hz,
         answers: build::answers(&models, &questions),
@@ -158,6 +160,6 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
         models,
         notes,
         windows: cfg!(windows),
-    });
+    }));
     Ok(())
 }

@@ -14,7 +14,7 @@ use iocap_model::{format_bytes, BsWeight, ConfigCheck, JobSpec, TestResult};
 
 use crate::executor::{CostRun, Executor};
 use crate::oscounters::DiskWatch;
-use iocap_cost::Cache;
+use iocap_model::CacheMode;
 
 /// What the user sees while tests run: the caller's (a terminal's bars and lines, or nothing).
 pub trait Progress {
@@ -151,17 +151,17 @@ impl EngineExecutor {
 }
 
 impl Executor for EngineExecutor {
-    fn cost_point(&mut self, spec: &JobSpec, cache: Cache, range: u64) -> Result<CostRun> {
+    fn cost_point(&mut self, spec: &JobSpec, cache: CacheMode, range: u64) -> Result<CostRun> {
         let mut path = PathBuf::from(&spec.targets[0].path);
         if path.is_dir() {
             path.push(iocap_model::DEFAULT_TARGET);
         }
-        if cache == Cache::Hit {
+        if cache == CacheMode::Hit {
             iocap_cost::cache::warm(&path, range)
                 .context("cannot read the test file into the cache")?;
         }
         let targets = prepare_targets(spec, self.fill_bar().as_mut(), self.stop)?;
-        if cache == Cache::Miss {
+        if cache == CacheMode::Miss {
             iocap_cost::cache::drop_pages(&path)
                 .context("cannot drop the test file's cached pages")?;
         }
@@ -171,7 +171,7 @@ impl Executor for EngineExecutor {
             .context("the test could not run")?;
         let cpu = watch.window();
         drop(targets);
-        let resident_pct = (cache != Cache::Direct)
+        let resident_pct = (cache != CacheMode::Direct)
             .then(|| iocap_cost::cache::resident_pct(&path, range).ok())
             .flatten();
         if spec.writes() {
@@ -247,7 +247,7 @@ impl Executor for EngineExecutor {
             .into_iter()
             .map(|c| ConfigCheck {
                 id: c.id,
-                severity: c.severity.name().to_string(),
+                severity: c.severity,
                 subject: c.subject,
                 evidence: c.evidence,
             })

@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
-use iocap_cost::{Cache, WindowCpu};
+use iocap_cost::WindowCpu;
 use iocap_engine::probe::RawSamples;
+use iocap_model::CacheMode;
 use iocap_model::{ConfigCheck, JobSpec, TestResult};
 
 /// One point of the cost matrix as run: the test, the system's CPU over its measured window
@@ -89,11 +90,11 @@ pub trait Executor {
     ) -> Result<std::result::Result<RawSamples, String>>;
 
     /// Runs one cost point: a one-target `spec` whose first `range` bytes are put in the page
-    /// cache first (`Cache::Hit`) or dropped from it once the target is open (`Cache::Miss`),
+    /// cache first (`CacheMode::Hit`) or dropped from it once the target is open (`CacheMode::Miss`),
     /// the system's CPU counters read on the measured window's edges; a writing point's file is
     /// fsynced after, so the next point starts clean. Executors that cannot (several hosts at
     /// once) refuse.
-    fn cost_point(&mut self, _spec: &JobSpec, _cache: Cache, _range: u64) -> Result<CostRun> {
+    fn cost_point(&mut self, _spec: &JobSpec, _cache: CacheMode, _range: u64) -> Result<CostRun> {
         bail!("the CPU cost is measured on one host")
     }
 

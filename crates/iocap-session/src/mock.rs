@@ -11,7 +11,8 @@ use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::{ConfigCheck, IoFault, JobSpec, TestResult};
 
 use crate::executor::{CostRun, Executor};
-use iocap_cost::{Cache, WindowCpu};
+use iocap_cost::WindowCpu;
+use iocap_model::CacheMode;
 use iocap_platform::procstat::CpuTimes;
 
 /// What a modelled device does with one spec: (IOPS, median latency in µs).
@@ -103,7 +104,7 @@ impl MockExecutor {
         }
         if self.fail_at == Some(self.tests) {
             t.error = Some(IoFault {
-                op: "read".into(),
+                op: iocap_model::FaultOp::Read,
                 path: t
                     .targets
                     .first()
@@ -126,7 +127,7 @@ impl MockExecutor {
 impl Executor for MockExecutor {
     /// A point as the model says, whose system CPU is 10 µs per I/O (in 100 Hz ticks over the
     /// test's time), every page of a hit point cached and none of a miss point's.
-    fn cost_point(&mut self, spec: &JobSpec, cache: Cache, _range: u64) -> Result<CostRun> {
+    fn cost_point(&mut self, spec: &JobSpec, cache: CacheMode, _range: u64) -> Result<CostRun> {
         spec.validate()?;
         self.ran.push(vec![spec.clone()]);
         let result = self.result(spec);
@@ -141,9 +142,9 @@ impl Executor for MockExecutor {
             },
         });
         let resident_pct = match cache {
-            Cache::Hit => Some(100.0),
-            Cache::Miss => Some(0.0),
-            Cache::Direct => None,
+            CacheMode::Hit => Some(100.0),
+            CacheMode::Miss => Some(0.0),
+            CacheMode::Direct => None,
         };
         Ok(CostRun {
             result,

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use iocap_assess::{
     capacity_table, summarize, DeviceClass, Measured, PreflightInput, RoleClasses, SaturateConfig,
 };
+use iocap_model::Payload;
 use iocap_model::{CurvePoint, TestResult};
 
 use crate::preflight_config::{PreflightConfig, Sizing};
@@ -108,6 +109,6 @@ pub(crate) fn judge(
             preflight.warnings.push(z.sentence);
         }
     }
-    s.run.preflight = Some(preflight);
-    s.run.saturation = Some(saturation);
+    s.run.set(Payload::Preflight(preflight));
+    s.run.set(Payload::Saturation(saturation));
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
+use iocap_model::Payload;
 use iocap_model::RunResult;
 pub use iocap_replay::{
     MapMode, ReplayConfig, ReplayError, Tick as ReplayTick, Timing as ReplayTiming,
@@ -26,6 +27,6 @@ pub fn replay(
     if r.interrupted {
         run.interrupted_by = exec.stopped_by().or_else(|| Some("stop".into()));
     }
-    run.replay = Some(r);
+    run.set(Payload::Replay(r));
     Ok(())
 }

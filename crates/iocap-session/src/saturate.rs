@@ -4,6 +4,7 @@
 
 use anyhow::Result;
 use iocap_assess::{ramp, summarize, throttle_points, SaturateConfig};
+use iocap_model::Payload;
 use iocap_model::{format_bytes, CurvePoint, JobSpec};
 
 use crate::session::Session;
@@ -78,6 +79,7 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
         }
     }
     s.check_classes();
-    s.run.saturation = Some(summarize(&steps, &throttled, &sat.cfg));
+    s.run
+        .set(Payload::Saturation(summarize(&steps, &throttled, &sat.cfg)));
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 use iocap_assess::{group_sizes, scaleup as assess_scaleup};
+use iocap_model::Payload;
 use iocap_model::{format_bytes, JobSpec, TargetSpec};
 
 use crate::session::Session;
@@ -135,5 +136,6 @@ fn judge(s: &mut Session, alone_idx: &[(String, u32)], together_idx: &[(Vec<Stri
         .iter()
         .map(|(g, i)| (g.clone(), &tests[*i as usize], *i))
         .collect();
-    s.run.scaleup = Some(assess_scaleup(&alone, &together));
+    s.run
+        .set(Payload::Scaleup(assess_scaleup(&alone, &together)));
 }

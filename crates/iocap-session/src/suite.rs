@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use anyhow::{bail, Context, Result};
+use iocap_model::Payload;
 use iocap_model::{JobSpec, Role, RunCommand, RunResult, SuiteInfo, TargetSpec};
 use iocap_plan::{PlannedTest, Suite};
 
@@ -106,10 +107,10 @@ impl SuiteRun {
     /// A new run of this suite, none of its tests run yet.
     pub fn new_run(&self) -> RunResult {
         let mut r = new_run(RunCommand::Suite);
-        r.suite = Some(SuiteInfo {
+        r.set(Payload::Suite(SuiteInfo {
             name: self.name.clone(),
             planned: self.steps.len() as u32,
-        });
+        }));
         r
     }
 

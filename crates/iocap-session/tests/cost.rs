@@ -2,7 +2,8 @@
 //! which points are left out and said so, and the report built from what the points measured,
 //! deterministically and without I/O (issue 26: every flow through the Executor).
 
-use iocap_cost::{Cache, Matrix, Questions};
+use iocap_cost::Questions;
+use iocap_model::{CacheMode, CostMatrix};
 use iocap_model::{JobSpec, RunCommand, RunResult, RwMode, TargetSpec};
 use iocap_session::{new_run, CostConfig, MockExecutor};
 
@@ -18,7 +19,7 @@ fn base() -> JobSpec {
     }
 }
 
-fn cost(exec: &mut MockExecutor, matrix: Matrix) -> RunResult {
+fn cost(exec: &mut MockExecutor, matrix: CostMatrix) -> RunResult {
     let mut run = new_run(RunCommand::Cost);
     run.host.cpus = 2;
     let c = CostConfig::new(matrix, 1, base(), Questions::default()).unwrap();
@@ -29,10 +30,10 @@ fn cost(exec: &mut MockExecutor, matrix: Matrix) -> RunResult {
 #[test]
 fn every_point_runs_once_and_the_report_holds_what_each_measured() {
     let mut exec = MockExecutor::knee(50_000.0, 1);
-    let run = cost(&mut exec, Matrix::Quick);
-    let (planned, _) = iocap_cost::plan(Matrix::Quick, 1);
+    let run = cost(&mut exec, CostMatrix::Quick);
+    let (planned, _) = iocap_cost::plan(CostMatrix::Quick, 1);
     let report = run.cost.as_ref().expect("a cost report");
-    assert_eq!(report.matrix, "quick");
+    assert_eq!(report.matrix, CostMatrix::Quick);
     assert_eq!(run.tests.len(), planned.len());
     assert_eq!(report.points.len(), planned.len());
     // each point ran its own spec: its block size and direction, in the plan's order
@@ -59,10 +60,10 @@ fn every_point_runs_once_and_the_report_holds_what_each_measured() {
 fn cache_hit_points_are_left_out_when_the_file_does_not_fit_in_memory_and_it_is_said() {
     let mut exec = MockExecutor::knee(50_000.0, 1);
     exec.mem_available = Some(1 << 30); // the 1 GiB range is more than half of it
-    let run = cost(&mut exec, Matrix::Default);
+    let run = cost(&mut exec, CostMatrix::Default);
     let report = run.cost.unwrap();
     assert!(
-        report.points.iter().all(|p| p.cache != Cache::Hit.name()),
+        report.points.iter().all(|p| p.cache != CacheMode::Hit),
         "no hit point runs"
     );
     assert!(
@@ -73,8 +74,8 @@ fn cache_hit_points_are_left_out_when_the_file_does_not_fit_in_memory_and_it_is_
         "{:?}",
         report.notes
     );
-    let (planned, _) = iocap_cost::plan(Matrix::Default, 1);
-    let hits = planned.iter().filter(|p| p.cache == Cache::Hit).count();
+    let (planned, _) = iocap_cost::plan(CostMatrix::Default, 1);
+    let hits = planned.iter().filter(|p| p.cache == CacheMode::Hit).count();
     assert!(hits > 0);
     assert_eq!(run.tests.len(), planned.len() - hits);
 }
@@ -83,7 +84,7 @@ fn cache_hit_points_are_left_out_when_the_file_does_not_fit_in_memory_and_it_is_
 fn a_fault_or_a_stop_ends_the_matrix_at_that_point() {
     let mut exec = MockExecutor::knee(50_000.0, 1);
     exec.fail_at = Some(2);
-    let run = cost(&mut exec, Matrix::Quick);
+    let run = cost(&mut exec, CostMatrix::Quick);
     assert_eq!(
         run.tests.len(),
         3,
@@ -93,7 +94,7 @@ fn a_fault_or_a_stop_ends_the_matrix_at_that_point() {
 
     let mut exec = MockExecutor::knee(50_000.0, 1);
     exec.interrupt_at = Some(0);
-    let run = cost(&mut exec, Matrix::Quick);
+    let run = cost(&mut exec, CostMatrix::Quick);
     assert_eq!(run.tests.len(), 1);
     assert!(run.tests[0].interrupted);
 }

@@ -99,7 +99,7 @@ fn the_scope_keeps_every_rank_and_flags_the_slow_one() {
 fn a_fault_names_the_rank_and_its_host() {
     let mut ps = parts();
     ps[3].result.error = Some(IoFault {
-        op: "read".into(),
+        op: iocap_model::FaultOp::Read,
         path: "/data/r3/iocap.testfile".into(),
         offset_bytes: 81920,
         len_bytes: 8192,

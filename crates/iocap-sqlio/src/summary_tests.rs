@@ -144,7 +144,7 @@ fn interruptions_and_faults_are_reported() {
     r.interrupted = true;
     r.duration_s = 4.2;
     r.error = Some(IoFault {
-        op: "read".into(),
+        op: iocap_model::FaultOp::Read,
         path: "a.dat".into(),
         offset_bytes: 8192,
         len_bytes: 8192,

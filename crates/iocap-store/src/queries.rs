@@ -2,7 +2,7 @@
 
 use base64::Engine as _;
 pub use iocap_model::{Baseline, RunSummary};
-use iocap_model::{OpStats, RunResult};
+use iocap_model::{OpStats, RunResult, VerifyMode};
 use serde::Serialize;
 
 use crate::sql::{Row, Sql, Value};
@@ -66,7 +66,11 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
         targets.push(v.target.as_str());
         format!(
             "verify{} {}",
-            if v.mode == "check" { " --check" } else { "" },
+            if v.mode == VerifyMode::Check {
+                " --check"
+            } else {
+                ""
+            },
             v.verdict_word()
         )
     });
@@ -166,7 +170,7 @@ pub fn insert_run(db: &mut dyn Sql, run: &RunResult) -> Result<(), StoreError> {
                     ti.into(),
                     xi.into(),
                     x.path.as_str().into(),
-                    x.kind.as_str().into(),
+                    x.kind.name().into(),
                     x.device.clone().into(),
                     x.fs_type.clone().into(),
                     x.size_bytes.into(),

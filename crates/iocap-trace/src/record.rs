@@ -29,47 +29,7 @@ impl std::fmt::Display for DevId {
     }
 }
 
-/// What a request does. A flush carries no data (`bytes` 0); a write with a preflush or FUA is
-/// a `Write` with those [`IoFlags`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Op {
-    Read = 0,
-    Write = 1,
-    Flush = 2,
-    Discard = 3,
-    WriteZeroes = 4,
-    /// A request of another kind (secure erase, zone management, a driver's own).
-    Other = 5,
-}
-
-impl Op {
-    pub const ALL: [Op; 6] = [
-        Op::Read,
-        Op::Write,
-        Op::Flush,
-        Op::Discard,
-        Op::WriteZeroes,
-        Op::Other,
-    ];
-
-    /// The name used in text, JSON and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::Flush => "flush",
-            Op::Discard => "discard",
-            Op::WriteZeroes => "write-zeroes",
-            Op::Other => "other",
-        }
-    }
-
-    /// From its number in a file; `None` for a number no version wrote.
-    pub fn from_u8(v: u8) -> Option<Op> {
-        Op::ALL.get(v as usize).copied()
-    }
-}
+pub use iocap_model::request::Op;
 
 /// A request's flags, as the kernel's `rwbs` string shows them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

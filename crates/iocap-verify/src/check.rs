@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use iocap_model::{Verify, VerifyCheck, VerifyCounts};
+use iocap_model::{Verify, VerifyCheck, VerifyCounts, VerifyMode, VerifyOp};
 
 use crate::classify::{classify, Expect, Finding};
 use crate::error::{buffer, io_err, VerifyError};
@@ -130,7 +130,7 @@ fn read_journal(path: &Path) -> Result<Journal, VerifyError> {
 fn described(cfg: &CheckConfig, j: &Journal, target: &Path) -> Verify {
     let h = &j.header;
     Verify {
-        mode: "check".into(),
+        mode: VerifyMode::Check,
         target: target.display().to_string(),
         page_bytes: u64::from(h.page_bytes),
         size_bytes: h.pages * u64::from(h.page_bytes),
@@ -313,8 +313,16 @@ impl<'a> Checker<'a> {
             self.chk.lost_pages.push(q);
         }
         let (expect, scratch) = (self.expect(q), self.scratch.as_mut_slice());
-        self.sink
-            .failed(self.f, &self.id, None, q, "check", expect, first, scratch);
+        self.sink.failed(
+            self.f,
+            &self.id,
+            None,
+            q,
+            VerifyOp::Check,
+            expect,
+            first,
+            scratch,
+        );
     }
 }
 

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use iocap_model::{ClassCounts, FailureClass, VerifyFailure};
+use iocap_model::{ClassCounts, FailureClass, VerifyFailure, VerifyOp};
 
 use crate::classify::{classify, Expect, Finding};
 use crate::file::pread_exact;
@@ -78,7 +78,7 @@ impl Sink {
         &self,
         (page, pages): (u64, usize),
         page_bytes: usize,
-        op: &str,
+        op: VerifyOp,
         expected_generation: u64,
     ) -> VerifyFailure {
         VerifyFailure {
@@ -87,7 +87,7 @@ impl Sink {
             page,
             offset_bytes: page * page_bytes as u64,
             len_bytes: (pages * page_bytes) as u64,
-            op: op.to_string(),
+            op,
             expected_generation,
             found_generation: None,
             found_page: None,
@@ -111,7 +111,7 @@ impl Sink {
         id: &FileIdent,
         map: Option<&GenMap>,
         page: u64,
-        op: &str,
+        op: VerifyOp,
         expect: Expect,
         first: First<'_>,
         scratch: &mut [u8],

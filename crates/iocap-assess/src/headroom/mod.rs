@@ -38,6 +38,7 @@ mod streams;
 #[cfg(test)]
 mod tests;
 
+use iocap_model::request::Op;
 use iocap_model::workload::{AtDepth, Headroom, Placement, Workload};
 use iocap_model::{RunKind, RunResult, Saturation, StopCause};
 use thiserror::Error;
@@ -302,9 +303,12 @@ fn bytes_per_io(knee: &Step) -> u64 {
 /// The workload's commonest read or write size (the smaller on a tie); where the sizes are not
 /// known, the mean bytes per read or write.
 fn commonest_size(w: &Workload) -> u64 {
-    let data = |op: &str| op == "read" || op == "write";
     let mut by: Vec<(u64, u64)> = vec![];
-    for s in w.sizes.iter().filter(|s| data(&s.op) && s.size_bytes > 0) {
+    for s in w
+        .sizes
+        .iter()
+        .filter(|s| s.op.moves_data() && s.size_bytes > 0)
+    {
         match by.iter_mut().find(|e| e.0 == s.size_bytes) {
             Some(e) => e.1 += s.count,
             None => by.push((s.size_bytes, s.count)),
@@ -318,7 +322,7 @@ fn commonest_size(w: &Workload) -> u64 {
             let (n, b) = w
                 .mix
                 .iter()
-                .filter(|m| data(&m.op))
+                .filter(|m| m.op.moves_data())
                 .fold((0, 0), |(n, b), m| (n + m.count, b + m.bytes));
             b / n.max(1)
         },
@@ -328,14 +332,14 @@ fn commonest_size(w: &Workload) -> u64 {
 
 /// Writes among the reads and writes, in percent.
 fn write_pct(w: &Workload) -> f64 {
-    let n = |op: &str| {
+    let n = |op: Op| {
         w.mix
             .iter()
             .filter(|m| m.op == op)
             .map(|m| m.count)
             .sum::<u64>()
     };
-    let (r, wr) = (n("read"), n("write"));
+    let (r, wr) = (n(Op::Read), n(Op::Write));
     if r + wr == 0 {
         0.0
     } else {

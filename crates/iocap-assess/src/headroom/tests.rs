@@ -72,14 +72,14 @@ fn workload(peak: f64, bytes: u64, depth: Option<u64>) -> Workload {
         duration_s: 100.0,
         has_completions: depth.is_some(),
         mix: vec![OpShare {
-            op: "read".into(),
+            op: iocap_model::request::Op::Read,
             count: 500_000,
             bytes: 500_000 * bytes,
             count_pct: 100.0,
             bytes_pct: 100.0,
         }],
         sizes: vec![SizeCount {
-            op: "read".into(),
+            op: iocap_model::request::Op::Read,
             size_bytes: bytes,
             count: 500_000,
             pct: 100.0,
@@ -241,8 +241,8 @@ fn larger_requests_than_the_curves_are_held_to_its_mb_s() {
 #[test]
 fn a_write_workload_on_a_read_curve_is_said() {
     let mut w = workload(12_400.0, 8192, None);
-    w.mix[0].op = "write".into();
-    w.sizes[0].op = "write".into();
+    w.mix[0].op = iocap_model::request::Op::Write;
+    w.sizes[0].op = iocap_model::request::Op::Write;
     let h = place(&w, &knee_at_16()).unwrap();
     assert_eq!(h.workload_write_pct, 100.0);
     assert!(
@@ -524,7 +524,7 @@ fn a_run_interrupted_during_its_ramp_gives_at_least_and_says_why() {
 fn a_partial_curve_never_says_falls_behind() {
     let failed = cut_at(32, |t| {
         t.error = Some(iocap_model::IoFault {
-            op: "read".into(),
+            op: iocap_model::FaultOp::Read,
             path: "/mnt/f".into(),
             offset_bytes: 0,
             len_bytes: 8192,

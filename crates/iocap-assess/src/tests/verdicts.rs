@@ -274,7 +274,7 @@ fn big_buffered(t: &mut TestResult) {
 
 fn fault() -> IoFault {
     IoFault {
-        op: "read".into(),
+        op: iocap_model::FaultOp::Read,
         path: "/data/iocap.testfile".into(),
         offset_bytes: 8192,
         len_bytes: 8192,

@@ -54,7 +54,7 @@ impl Latencies {
         self.hists
             .iter()
             .map(|(&(op, class), h)| LatencyRow {
-                op: Op::from_u8(op).unwrap_or(Op::Other).name().into(),
+                op: Op::from_u8(op).unwrap_or(Op::Other),
                 size_class: if class == 255 {
                     "all".into()
                 } else {

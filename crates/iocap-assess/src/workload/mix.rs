@@ -65,7 +65,7 @@ impl Mix {
             .zip(&self.ops)
             .filter(|(_, c)| c.count > 0)
             .map(|(op, c)| OpShare {
-                op: op.name().into(),
+                op: *op,
                 count: c.count,
                 bytes: c.bytes,
                 count_pct: pct(c.count, n),
@@ -87,7 +87,7 @@ impl Mix {
                 v.iter().skip(TOP_SIZES).map(|x| x.1).sum::<u64>() + self.size_overflow[i];
             for &(s, c) in v.iter().take(TOP_SIZES) {
                 out.push(SizeCount {
-                    op: op.name().into(),
+                    op: *op,
                     size_bytes: s.into(),
                     count: c,
                     pct: pct(c, total),
@@ -95,7 +95,7 @@ impl Mix {
             }
             if rest > 0 {
                 out.push(SizeCount {
-                    op: op.name().into(),
+                    op: *op,
                     size_bytes: 0,
                     count: rest,
                     pct: pct(rest, total),

@@ -286,7 +286,7 @@ fn mode_size(sizes: &[iocap_model::workload::SizeCount]) -> u64 {
     let mut by: HashMap<u64, u64> = HashMap::new();
     for s in sizes
         .iter()
-        .filter(|s| s.size_bytes > 0 && (s.op == "read" || s.op == "write"))
+        .filter(|s| s.size_bytes > 0 && s.op.moves_data())
     {
         *by.entry(s.size_bytes).or_default() += s.count;
     }

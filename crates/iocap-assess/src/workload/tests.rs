@@ -52,7 +52,7 @@ fn describe(recs: &[IoRecord]) -> iocap_model::workload::Workload {
 fn random_8k_reads_at_qd4_read_as_such() {
     let w = describe(&random_reads(4, 3));
     assert_eq!(w.mix.len(), 1);
-    assert_eq!((w.mix[0].op.as_str(), w.mix[0].count_pct), ("read", 100.0));
+    assert_eq!((w.mix[0].op, w.mix[0].count_pct), (Op::Read, 100.0));
     assert_eq!((w.sizes[0].size_bytes, w.sizes[0].pct), (8192, 100.0));
     assert!(w.randomness.sequential_pct < 1.0, "{:?}", w.randomness);
     assert!(w.randomness.far_pct > 95.0, "{:?}", w.randomness);
@@ -69,7 +69,7 @@ fn random_8k_reads_at_qd4_read_as_such() {
     let all = w
         .latency
         .iter()
-        .find(|l| l.op == "read" && l.size_class == "all")
+        .find(|l| l.op == Op::Read && l.size_class == "all")
         .unwrap();
     assert!((all.latency.p99_us - 100.0).abs() < 1.0, "{all:?}");
     assert_eq!(w.processes[0].comm, "postgres");

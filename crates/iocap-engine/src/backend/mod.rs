@@ -29,7 +29,7 @@ pub use uring::io_uring_support;
 
 use std::io;
 
-use iocap_model::{Engine, EngineChoice, EngineFeature, SubmitMode};
+use iocap_model::{Engine, EngineChoice, EngineFeature, FaultOp, SubmitMode};
 
 use crate::buffers::SlotBuffers;
 
@@ -48,12 +48,17 @@ pub enum Op {
 
 impl Op {
     pub fn name(self) -> &'static str {
+        self.fault_op().name()
+    }
+
+    /// The name a result gives this call when it fails (`IoFault::op`).
+    pub fn fault_op(self) -> FaultOp {
         match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::WriteDsync => "write_dsync",
-            Op::Fsync => "fsync",
-            Op::Fdatasync => "fdatasync",
+            Op::Read => FaultOp::Read,
+            Op::Write => FaultOp::Write,
+            Op::WriteDsync => FaultOp::WriteDsync,
+            Op::Fsync => FaultOp::Fsync,
+            Op::Fdatasync => FaultOp::Fdatasync,
         }
     }
 

@@ -29,7 +29,7 @@ fn fault(jobs: &[Job], tl: &Timeline) -> Option<(usize, IoFault)> {
     Some((
         f.job,
         IoFault {
-            op: f.op.name().to_string(),
+            op: f.op.fault_op(),
             path: t.path.display().to_string(),
             offset_bytes: f.offset,
             len_bytes: f.len,
@@ -144,7 +144,7 @@ pub(super) fn assemble(
                 TargetResult {
                     path: t.path.display().to_string(),
                     size_bytes: t.range_bytes,
-                    kind: t.kind.name().to_string(),
+                    kind: t.kind,
                     device,
                     fs_type,
                     direct: t.direct,

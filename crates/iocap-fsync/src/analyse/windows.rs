@@ -9,9 +9,11 @@ use crate::method::Method;
 
 /// Whether `points` are Windows' methods.
 pub(super) fn measured_on_windows(points: &[FsyncPoint]) -> bool {
-    points
-        .iter()
-        .any(|p| Method::from_id(&p.method).is_some_and(|m| Method::WINDOWS.contains(&m)))
+    points.iter().any(|p| {
+        p.method
+            .known()
+            .is_some_and(|m| Method::WINDOWS.contains(&m))
+    })
 }
 
 /// One or two plain sentences for `profile` at `size`, with the measured numbers.
@@ -77,7 +79,7 @@ mod tests {
     fn pt(m: Method, ops_per_s: f64) -> FsyncPoint {
         let mean = 1e6 / ops_per_s;
         FsyncPoint {
-            method: m.id().into(),
+            method: m.into(),
             size_bytes: 8192,
             ops: (ops_per_s * 2.0) as u64,
             duration_s: 2.0,

@@ -188,7 +188,7 @@ fn the_edge_sampler_reads_physical_disks_and_the_cross_check_applies() {
         ..AppFigures::default()
     };
     let f = cross_check_series(&app, &v);
-    assert_eq!(f[0].kind, "served_from_cache");
+    assert_eq!(f[0].kind, iocap_model::FindingKind::ServedFromCache);
     assert!(
         f[0].message.starts_with("PhysicalDrive2: "),
         "{}",

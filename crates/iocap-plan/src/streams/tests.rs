@@ -1,10 +1,11 @@
 use super::*;
+use iocap_model::request::Op;
 use iocap_model::workload::{Bursts, SizeCount};
 use iocap_model::RwMode;
 
-fn size(op: &str, size_bytes: u64, count: u64) -> SizeCount {
+fn size(op: Op, size_bytes: u64, count: u64) -> SizeCount {
     SizeCount {
-        op: op.into(),
+        op,
         size_bytes,
         count,
         pct: 0.0,
@@ -29,7 +30,7 @@ fn pgbench() -> Workload {
                 depth_max: 8,
                 depth_mean: Some(6.2),
                 size_mode_bytes: 8192,
-                sizes: vec![size("read", 8192, 66_000), size("write", 8192, 600)],
+                sizes: vec![size(Op::Read, 8192, 66_000), size(Op::Write, 8192, 600)],
                 sequential_pct: 3.0,
                 near_pct: 2.0,
                 arrival_cv: Some(1.1),
@@ -45,9 +46,9 @@ fn pgbench() -> Workload {
                 depth_max: 3,
                 size_mode_bytes: 8192,
                 sizes: vec![
-                    size("write", 8192, 5_000),
-                    size("write", 16384, 2_500),
-                    size("write", 57344, 1_500),
+                    size(Op::Write, 8192, 5_000),
+                    size(Op::Write, 16384, 2_500),
+                    size(Op::Write, 57344, 1_500),
                 ],
                 write_bytes: 8192 * 5_000 + 16384 * 2_500 + 57344 * 1_500,
                 sequential_pct: 99.0,
@@ -119,7 +120,7 @@ fn the_sizes_beyond_those_kept_keep_their_bytes_as_one_size_of_their_mean() {
     log.sizes = [8, 16, 24, 32, 40, 256]
         .iter()
         .zip([4000, 2500, 1500, 600, 400, 90])
-        .map(|(&k, n)| size("write", k << 10, n))
+        .map(|(&k, n)| size(Op::Write, k << 10, n))
         .collect();
     log.writes = 9_093;
     log.write_bytes = log
@@ -185,10 +186,10 @@ fn a_stream_of_reads_and_writes_runs_them_apart_each_with_its_own_sizes() {
     let data = &mut w.streams[0];
     (data.reads, data.writes, data.read_pct) = (6_500, 3_500, 65.0);
     data.sizes = vec![
-        size("read", 8192, 6_000),
-        size("read", 32768, 500),
-        size("write", 8192, 3_000),
-        size("write", 65536, 500),
+        size(Op::Read, 8192, 6_000),
+        size(Op::Read, 32768, 500),
+        size(Op::Write, 8192, 3_000),
+        size(Op::Write, 65536, 500),
     ];
     data.read_bytes = 8192 * 6_000 + 32768 * 500;
     data.write_bytes = 8192 * 3_000 + 65536 * 500;

@@ -123,7 +123,7 @@ const TEST_FIELDS: [Field<TestResult>; 3] = [
 ];
 
 const TARGET_FIELDS: [Field<TargetResult>; 3] = [
-    ("kind", |t| t.kind.clone()),
+    ("kind", |t| t.kind.to_string()),
     ("device", |t| opt(t.device.as_ref())),
     ("fs_type", |t| opt(t.fs_type.as_ref())),
 ];

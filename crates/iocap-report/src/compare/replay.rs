@@ -2,6 +2,7 @@
 //! on storage B is the main use. Shown, not flagged: the regression thresholds are the tests'.
 
 use iocap_model::replay::{Replay, ReplaySide};
+use iocap_model::request::Op;
 
 use super::Difference;
 use crate::fmt::{count, lat_us, MISSING};
@@ -29,10 +30,10 @@ pub(super) fn rows(base: Option<&Replay>, run: Option<&Replay>) -> Vec<Differenc
         }),
         ("IOPS", |p| count(p.replayed.iops)),
         ("MB/s", |p| format!("{:.1}", p.replayed.mb_s)),
-        ("read p50", |p| lat(&p.replayed, "read", |l| l.p50_us)),
-        ("read p99", |p| lat(&p.replayed, "read", |l| l.p99_us)),
-        ("write p99", |p| lat(&p.replayed, "write", |l| l.p99_us)),
-        ("flush p99", |p| lat(&p.replayed, "flush", |l| l.p99_us)),
+        ("read p50", |p| lat(&p.replayed, Op::Read, |l| l.p50_us)),
+        ("read p99", |p| lat(&p.replayed, Op::Read, |l| l.p99_us)),
+        ("write p99", |p| lat(&p.replayed, Op::Write, |l| l.p99_us)),
+        ("flush p99", |p| lat(&p.replayed, Op::Flush, |l| l.p99_us)),
         ("queue depth mean", |p| {
             p.replayed
                 .qd_mean
@@ -54,7 +55,7 @@ pub(super) fn rows(base: Option<&Replay>, run: Option<&Replay>) -> Vec<Differenc
         .collect()
 }
 
-fn lat(s: &ReplaySide, op: &str, pick: fn(&iocap_model::workload::Percentiles) -> f64) -> String {
+fn lat(s: &ReplaySide, op: Op, pick: fn(&iocap_model::workload::Percentiles) -> f64) -> String {
     s.latency
         .iter()
         .find(|l| l.op == op)
@@ -74,7 +75,7 @@ mod tests {
             replayed: ReplaySide {
                 iops,
                 latency: vec![OpLatency {
-                    op: "read".into(),
+                    op: iocap_model::request::Op::Read,
                     count: 10,
                     latency: Percentiles {
                         p99_us,

@@ -2,6 +2,7 @@
 //! figures a DBA compares between yesterday's trace and today's, or production and staging.
 //! Shown, never flagged: a workload is what was asked of the storage, not what it did.
 
+use iocap_model::request::Op;
 use iocap_model::workload::Workload;
 use iocap_model::{format_bytes, human_bytes};
 
@@ -21,7 +22,7 @@ pub(super) fn rows(base: Option<&Workload>, run: Option<&Workload>) -> Vec<Diffe
         ("IOPS mean", |w| count(w.rate.iops_mean)),
         ("IOPS peak", |w| count(w.rate.iops_peak)),
         ("MB/s mean", |w| format!("{:.1}", w.rate.mb_s_mean)),
-        ("reads", |w| format!("{:.1} %", share(w, "read"))),
+        ("reads", |w| format!("{:.1} %", share(w, Op::Read))),
         ("commonest size", |w| {
             w.sizes
                 .iter()
@@ -37,7 +38,7 @@ pub(super) fn rows(base: Option<&Workload>, run: Option<&Workload>) -> Vec<Diffe
                 .as_ref()
                 .map_or("-".into(), |q| q.typical.to_string())
         }),
-        ("read p99", |w| p99(w, "read")),
+        ("read p99", |w| p99(w, Op::Read)),
         ("flushes/s", |w| format!("{:.1}", w.durability.flush_per_s)),
         ("working set", |w| human_bytes(w.working_set.distinct_bytes)),
     ];
@@ -51,14 +52,14 @@ pub(super) fn rows(base: Option<&Workload>, run: Option<&Workload>) -> Vec<Diffe
         .collect()
 }
 
-fn share(w: &Workload, op: &str) -> f64 {
+fn share(w: &Workload, op: Op) -> f64 {
     w.mix
         .iter()
         .find(|m| m.op == op)
         .map_or(0.0, |m| m.count_pct)
 }
 
-fn p99(w: &Workload, op: &str) -> String {
+fn p99(w: &Workload, op: Op) -> String {
     w.latency
         .iter()
         .find(|l| l.op == op && l.size_class == "all")
@@ -75,7 +76,7 @@ mod tests {
         r.workload = Some(Workload {
             records: 1000,
             mix: vec![OpShare {
-                op: "read".into(),
+                op: iocap_model::request::Op::Read,
                 count_pct: reads,
                 ..Default::default()
             }],

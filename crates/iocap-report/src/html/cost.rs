@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use iocap_model::{CostModel, CostReport, RunResult};
+use iocap_model::{Accounting, CacheMode, CostModel, CostReport, RunResult};
 
 use super::{escape, swatch};
 use crate::svg::{self, Axis, Point, Series, TickFmt};
@@ -61,17 +61,21 @@ pub(super) fn cost(out: &mut String, runs: &[RunResult], names: &[String]) {
             let _ = write!(out, "<h3>{}{}</h3>", swatch(i), escape(&names[i]));
         }
         out.push_str(r#"<div class="charts">"#);
-        let mut groups: Vec<(&str, u32)> = Vec::new();
-        for m in c.models.iter().filter(|m| m.accounting == "process") {
-            if !groups.contains(&(m.cache.as_str(), m.qd)) {
-                groups.push((m.cache.as_str(), m.qd));
+        let mut groups: Vec<(CacheMode, u32)> = Vec::new();
+        for m in c
+            .models
+            .iter()
+            .filter(|m| m.accounting == Accounting::Process)
+        {
+            if !groups.contains(&(m.cache, m.qd)) {
+                groups.push((m.cache, m.qd));
             }
         }
         for (g, (cache, qd)) in groups.iter().enumerate() {
             let series: Vec<Series> = c
                 .models
                 .iter()
-                .filter(|m| m.accounting == "process" && m.cache == *cache && m.qd == *qd)
+                .filter(|m| m.accounting == Accounting::Process && m.cache == *cache && m.qd == *qd)
                 .enumerate()
                 .flat_map(|(k, m)| line_of(c, m, k))
                 .collect();

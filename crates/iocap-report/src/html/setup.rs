@@ -83,7 +83,7 @@ pub(super) fn setup(out: &mut String, runs: &[RunResult], names: &[String]) {
                     &format!(
                         "<code>{}</code><br>{} ({}{}), {}, {}",
                         escape(&tr.path),
-                        escape(&tr.kind),
+                        escape(tr.kind.name()),
                         escape(dev),
                         escape(&fs),
                         human_bytes(tr.size_bytes),

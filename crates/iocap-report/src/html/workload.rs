@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use iocap_model::request::Op;
 use iocap_model::workload::Workload;
 use iocap_model::{format_bytes, RunResult};
 
@@ -144,7 +145,7 @@ fn sizes(w: &Workload, i: usize) -> String {
                 label: format!("{} {size}", s.op),
                 bars: vec![Bar {
                     value: s.count as f64,
-                    colour: svg::colour(if s.op == "read" { 0 } else { 1 }),
+                    colour: svg::colour(if s.op == Op::Read { 0 } else { 1 }),
                     text: format!("{:.1} %", s.pct),
                     tip: format!("{} {size}: {} requests", s.op, s.count),
                 }],
@@ -217,7 +218,7 @@ fn cdf(w: &Workload, i: usize) -> String {
         .filter(|l| l.size_class == "all")
         .enumerate()
         .map(|(k, l)| Series {
-            name: l.op.clone(),
+            name: l.op.to_string(),
             colour: svg::colour(k),
             dashed: false,
             points: l
@@ -314,7 +315,7 @@ mod tests {
             records: 3,
             has_completions: true,
             sizes: vec![SizeCount {
-                op: "read".into(),
+                op: iocap_model::request::Op::Read,
                 size_bytes: 8192,
                 count: 3,
                 pct: 100.0,
@@ -340,7 +341,7 @@ mod tests {
                 ..Default::default()
             },
             latency: vec![LatencyRow {
-                op: "read".into(),
+                op: iocap_model::request::Op::Read,
                 size_class: "all".into(),
                 count: 3,
                 cdf: vec![(80.0, 0.0), (100.0, 50.0), (300.0, 100.0)],

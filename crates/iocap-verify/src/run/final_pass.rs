@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 
 use iocap_engine::AlignedBuf;
-use iocap_model::VerifyCounts;
+use iocap_model::{VerifyCounts, VerifyOp};
 
 use super::judge::{check_read, read_failed};
 use super::shared::{Shared, BATCH_BYTES, MAX_SCAN_PAGES};
@@ -40,7 +40,7 @@ fn read_pages(
     scratch: &mut AlignedBuf,
     c: &mut VerifyCounts,
 ) {
-    let (pb, len, op) = (sh.id.page_bytes, snaps.len(), "final_pass");
+    let (pb, len, op) = (sh.id.page_bytes, snaps.len(), VerifyOp::FinalPass);
     for (i, s) in snaps.iter_mut().enumerate() {
         *s = sh.map.before_read(start + i as u64);
     }

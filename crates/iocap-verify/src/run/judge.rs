@@ -9,7 +9,7 @@
 
 use std::io;
 
-use iocap_model::{VerifyCounts, VerifyFailure};
+use iocap_model::{VerifyCounts, VerifyFailure, VerifyOp};
 
 use super::shared::Shared;
 use crate::classify::{classify, Expect};
@@ -39,7 +39,7 @@ pub(crate) fn acknowledge(sh: &Shared, p: u64, g: u32, c: &mut VerifyCounts) {
 
 /// A write of page `p` failed: record it and stop the run. The page is left claimed: its
 /// content is undefined now, nobody judges it.
-pub(crate) fn record_write_error(sh: &Shared, p: u64, g: u32, op: &str, e: io::Error) {
+pub(crate) fn record_write_error(sh: &Shared, p: u64, g: u32, op: VerifyOp, e: io::Error) {
     let pb = sh.id.page_bytes as u64;
     let message = format!(
         "{op} of page {p} at offset {} failed: {e}; the run stopped",
@@ -55,7 +55,7 @@ pub(crate) fn record_write_error(sh: &Shared, p: u64, g: u32, op: &str, e: io::E
 fn io_error(
     sh: &Shared,
     pages: (u64, usize),
-    op: &str,
+    op: VerifyOp,
     expected_generation: u64,
     e: &io::Error,
     message: String,
@@ -78,7 +78,7 @@ pub(crate) fn check_read(
     start: u64,
     snaps: &[Snapshot],
     data: &[u8],
-    op: &str,
+    op: VerifyOp,
     scratch: &mut [u8],
     c: &mut VerifyCounts,
 ) {
@@ -110,7 +110,7 @@ pub(crate) fn read_failed(
     sh: &Shared,
     start: u64,
     snaps: &[Snapshot],
-    op: &str,
+    op: VerifyOp,
     e: io::Error,
     scratch: &mut [u8],
     c: &mut VerifyCounts,
@@ -144,7 +144,7 @@ pub(crate) fn read_failed(
 fn reread_each(
     sh: &Shared,
     (start, len): (u64, usize),
-    op: &str,
+    op: VerifyOp,
     mut one: AlignedBuf,
     scratch: &mut [u8],
     c: &mut VerifyCounts,
@@ -176,7 +176,7 @@ fn transient(
     sh: &Shared,
     start: u64,
     len: usize,
-    op: &str,
+    op: VerifyOp,
     expect: Expect,
     e: &io::Error,
 ) -> VerifyFailure {

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use iocap_engine::EngineKind;
-use iocap_model::Verify;
+use iocap_model::{Verify, VerifyMode};
 
 use crate::error::{io_err, VerifyError};
 use crate::file;
@@ -170,7 +170,7 @@ fn start_journal(
 /// What the result says of the run before it ran: the request and the file.
 fn described(cfg: &VerifyConfig, id: &FileIdent, engine: EngineKind) -> Verify {
     Verify {
-        mode: "run".into(),
+        mode: VerifyMode::Run,
         target: cfg.target.display().to_string(),
         page_bytes: cfg.page_bytes as u64,
         size_bytes: cfg.file_bytes(),

@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 
 use iocap_engine::backend::{Backend, Completion, Io, Op};
 use iocap_engine::{AlignedBuf, SlotBuffers};
-use iocap_model::VerifyCounts;
+use iocap_model::{VerifyCounts, VerifyOp};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -46,13 +46,13 @@ enum PageOp {
         page: u64,
         generation: u32,
         dsync: bool,
-        op: &'static str,
+        op: VerifyOp,
     },
     /// `len` pages from `start`, in one read.
     Read {
         start: u64,
         len: usize,
-        op: &'static str,
+        op: VerifyOp,
     },
 }
 
@@ -148,7 +148,7 @@ fn draw(sh: &Shared, rng: &mut Xoshiro256PlusPlus, c: &mut VerifyCounts) -> Opti
             sh.map.try_begin_write(p).map(|g| (p, g))
         })?;
         c.random_updates += 1;
-        let (dsync, op) = (sh.dsync_all, "write");
+        let (dsync, op) = (sh.dsync_all, VerifyOp::Write);
         return Some(PageOp::Write {
             page,
             generation,
@@ -161,7 +161,7 @@ fn draw(sh: &Shared, rng: &mut Xoshiro256PlusPlus, c: &mut VerifyCounts) -> Opti
         let page = sh.data_pages + sh.log_cursor.fetch_add(1, Ordering::Relaxed) % sh.log_pages;
         let generation = sh.map.try_begin_write(page)?;
         c.log_appends += 1;
-        let (dsync, op) = (true, "log_append");
+        let (dsync, op) = (true, VerifyOp::LogAppend);
         return Some(PageOp::Write {
             page,
             generation,
@@ -176,7 +176,7 @@ fn draw(sh: &Shared, rng: &mut Xoshiro256PlusPlus, c: &mut VerifyCounts) -> Opti
         return Some(PageOp::Read {
             start,
             len,
-            op: "scan",
+            op: VerifyOp::Scan,
         });
     }
     c.random_reads += 1;
@@ -184,7 +184,7 @@ fn draw(sh: &Shared, rng: &mut Xoshiro256PlusPlus, c: &mut VerifyCounts) -> Opti
     Some(PageOp::Read {
         start,
         len: 1,
-        op: "read",
+        op: VerifyOp::Read,
     })
 }
 
