@@ -219,3 +219,30 @@ fn a_lucky_fast_step_does_not_end_a_cache() {
     }
     assert_eq!(levels(&real).len(), 1);
 }
+
+/// A slow first step (the host busy as the sweep began), then a fast one that fits a 40 MiB
+/// cache and a last one past it: the rise past every earlier step is the cache's end, the
+/// fast step no lucky reading (CI's figures, the preflight test beside other tests).
+#[test]
+fn a_slow_first_step_does_not_hide_the_cache_after_it() {
+    let lat = [459.0, 274.0, 1230.0];
+    let iops = [2773.0, 3413.0, 640.0];
+    let steps: Vec<CacheStep> = (0..3)
+        .map(|i| CacheStep {
+            working_set_bytes: (16 * MIB) << i,
+            warm_s: 0.01,
+            qd32_test_idx: 2 * i as u32,
+            qd1_test_idx: 2 * i as u32 + 1,
+            lat_us_trim_mean: lat[i],
+            lat_us_p50: lat[i],
+            lat_us_p99: lat[i] * 5.0,
+            iops_qd32: iops[i],
+        })
+        .collect();
+    let found = levels(&steps);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].fits_bytes, found[0].exceeds_bytes),
+        (32 * MIB, 64 * MIB)
+    );
+}
