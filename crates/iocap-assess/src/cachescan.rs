@@ -94,18 +94,26 @@ pub fn unconfirmed_last_rise(steps: &[CacheStep], levels: &[CacheLevel]) -> Opti
 }
 
 /// Whether step `k` is faster, by a level's rise, than an earlier step since `start` (the
-/// first step of its level) and the step after it is not slower, by a rise, than that earlier
-/// step too: a lucky reading, not the last working set that fits. Where the next step rises
-/// past every earlier one, the slow earlier step was the host's (a first step beside other
-/// work read 459 µs, the next 274, the one past a 40 MiB cache 1,230) and `k` fits.
+/// first step of its level) and the step after it is not past that earlier step too: a lucky
+/// reading, not the last working set that fits. Where the next step is past the slow earlier
+/// one, that one was the host's (a first step beside other work read 459 µs, the next 274,
+/// the one past a 40 MiB cache 1,230) and `k` fits.
 fn lucky(steps: &[CacheStep], start: usize, k: usize) -> bool {
     let here = steps[k].lat_us_trim_mean;
-    let next = steps.get(k + 1).map_or(f64::NAN, |s| s.lat_us_trim_mean);
-    finite(here)
-        && steps[start..k].iter().any(|a| {
-            a.lat_us_trim_mean >= here * LEVEL_LAT_RISE
-                && !(finite(next) && next >= a.lat_us_trim_mean * LEVEL_LAT_RISE)
+    // past `a`: slower by a rise, or slower with the IOPS down by a level's fall (a first step
+    // read 455 µs and 2,773 IOPS, the one past the cache 606 µs and 1,493)
+    let past = |a: &CacheStep| {
+        steps.get(k + 1).is_some_and(|n| {
+            n.lat_us_trim_mean >= a.lat_us_trim_mean * LEVEL_LAT_RISE
+                || (n.lat_us_trim_mean > a.lat_us_trim_mean
+                    && finite(a.iops_qd32)
+                    && n.iops_qd32 <= a.iops_qd32 * LEVEL_IOPS_FALL)
         })
+    };
+    finite(here)
+        && steps[start..k]
+            .iter()
+            .any(|a| a.lat_us_trim_mean >= here * LEVEL_LAT_RISE && !past(a))
 }
 
 /// The cache levels of a sweep, smallest first (see the module doc for the rule).

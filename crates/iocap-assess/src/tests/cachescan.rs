@@ -246,3 +246,26 @@ fn a_slow_first_step_does_not_hide_the_cache_after_it() {
         (32 * MIB, 64 * MIB)
     );
 }
+
+/// The same with a smaller rise past the cache, from a quiet run of the two-level test: the
+/// next step is past the slow first one by its IOPS (1,493 against 2,773).
+#[test]
+fn a_slow_first_step_is_the_host_s_when_the_iops_fall_past_it() {
+    let lat = [455.0, 258.0, 606.0, 930.0];
+    let iops = [2773.0, 3627.0, 1493.0, 960.0];
+    let steps: Vec<CacheStep> = (0..4)
+        .map(|i| CacheStep {
+            working_set_bytes: (16 * MIB) << i,
+            warm_s: 0.01,
+            qd32_test_idx: 2 * i as u32,
+            qd1_test_idx: 2 * i as u32 + 1,
+            lat_us_trim_mean: lat[i],
+            lat_us_p50: lat[i],
+            lat_us_p99: lat[i] * 5.0,
+            iops_qd32: iops[i],
+        })
+        .collect();
+    let found = levels(&steps);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].fits_bytes, 32 * MIB);
+}
