@@ -198,18 +198,7 @@ fn read_after_write_verdict() {
 fn a_lucky_fast_step_does_not_end_a_cache() {
     let lat = [21.2, 21.96, 7.45, 25.73, 26.56];
     let iops = [295_906.0, 231_366.0, 262_710.0, 217_313.0, 235_090.0];
-    let steps: Vec<CacheStep> = (0..5)
-        .map(|i| CacheStep {
-            working_set_bytes: (16 * MIB) << i,
-            warm_s: 0.01,
-            qd32_test_idx: 2 * i as u32,
-            qd1_test_idx: 2 * i as u32 + 1,
-            lat_us_trim_mean: lat[i],
-            lat_us_p50: lat[i],
-            lat_us_p99: lat[i] * 5.0,
-            iops_qd32: iops[i],
-        })
-        .collect();
+    let steps = measured(&lat, &iops);
     assert!(levels(&steps).is_empty(), "{:?}", levels(&steps));
     // the same sweep with the fast step where its neighbours are: a real edge is still found
     let mut real = steps.clone();
@@ -227,18 +216,7 @@ fn a_lucky_fast_step_does_not_end_a_cache() {
 fn a_slow_first_step_does_not_hide_the_cache_after_it() {
     let lat = [459.0, 274.0, 1230.0];
     let iops = [2773.0, 3413.0, 640.0];
-    let steps: Vec<CacheStep> = (0..3)
-        .map(|i| CacheStep {
-            working_set_bytes: (16 * MIB) << i,
-            warm_s: 0.01,
-            qd32_test_idx: 2 * i as u32,
-            qd1_test_idx: 2 * i as u32 + 1,
-            lat_us_trim_mean: lat[i],
-            lat_us_p50: lat[i],
-            lat_us_p99: lat[i] * 5.0,
-            iops_qd32: iops[i],
-        })
-        .collect();
+    let steps = measured(&lat, &iops);
     let found = levels(&steps);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(
@@ -253,19 +231,26 @@ fn a_slow_first_step_does_not_hide_the_cache_after_it() {
 fn a_slow_first_step_is_the_host_s_when_the_iops_fall_past_it() {
     let lat = [455.0, 258.0, 606.0, 930.0];
     let iops = [2773.0, 3627.0, 1493.0, 960.0];
-    let steps: Vec<CacheStep> = (0..4)
-        .map(|i| CacheStep {
+    let steps = measured(&lat, &iops);
+    let found = levels(&steps);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].fits_bytes, 32 * MIB);
+}
+
+/// A sweep as measured: from 16 MiB doubling, one step per (mean qd-1 latency, qd-32 IOPS).
+fn measured(lat: &[f64], iops: &[f64]) -> Vec<CacheStep> {
+    lat.iter()
+        .zip(iops)
+        .enumerate()
+        .map(|(i, (&lat, &iops))| CacheStep {
             working_set_bytes: (16 * MIB) << i,
             warm_s: 0.01,
             qd32_test_idx: 2 * i as u32,
             qd1_test_idx: 2 * i as u32 + 1,
-            lat_us_trim_mean: lat[i],
-            lat_us_p50: lat[i],
-            lat_us_p99: lat[i] * 5.0,
-            iops_qd32: iops[i],
+            lat_us_trim_mean: lat,
+            lat_us_p50: lat,
+            lat_us_p99: lat * 5.0,
+            iops_qd32: iops,
         })
-        .collect();
-    let found = levels(&steps);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].fits_bytes, 32 * MIB);
+        .collect()
 }
