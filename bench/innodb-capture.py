@@ -48,7 +48,8 @@ import sys
 import tempfile
 import time
 
-from mariadb_rig import LoopFs, Server, drop_os_cache, positive_int, sh, size_arg, tools
+from mariadb_rig import (LoopFs, Server, check_start, drop_os_cache, positive_int, sh, size_arg,
+                         tools)
 from perfdoc import write_section
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -428,21 +429,9 @@ def main():
         for line in report(raw["runs"], raw["setup"]):
             print(line)
         return
-    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    if os.geteuid() != 0:
-        print("bench/innodb-capture.py needs root (loop devices, mount, drop_caches, the "
-              "capture's tracing)", file=sys.stderr)
-        sys.exit(2)
-    if not os.path.isdir(sys.argv[1]):
-        print(f"{sys.argv[1]}: not a directory", file=sys.stderr)
-        sys.exit(2)
     k = knobs()
+    check_start("innodb-capture.py", __doc__, "loop devices, mount, drop_caches, the capture's tracing", k["iocap"])
     found = tools()
-    if not os.access(k["iocap"], os.X_OK):
-        print(f"no iocap at {k['iocap']}: cargo build --release, or IOCAP=", file=sys.stderr)
-        sys.exit(2)
     t0 = time.time()
     load0 = open("/proc/loadavg").read().split()[0]
     keep = os.environ.get("KEEP") == "1"

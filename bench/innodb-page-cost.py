@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 
-from mariadb_rig import LoopFs, Server, positive_int, sh, size_arg, tools
+from mariadb_rig import LoopFs, Server, check_start, positive_int, sh, size_arg, tools
 from perfdoc import quartiles, write_section
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -267,20 +267,9 @@ def main():
         write_section(BEGIN, END, lines)
         print("\n".join(lines))
         return
-    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    if os.geteuid() != 0:
-        print("bench/innodb-page-cost.py needs root (a loop device, mount)", file=sys.stderr)
-        sys.exit(2)
-    if not os.path.isdir(sys.argv[1]):
-        print(f"{sys.argv[1]}: not a directory", file=sys.stderr)
-        sys.exit(2)
     k = knobs()
+    check_start("innodb-page-cost.py", __doc__, "a loop device, mount", k["iocap"])
     found = tools()
-    if not os.access(k["iocap"], os.X_OK):
-        print(f"no iocap at {k['iocap']}: cargo build --release, or IOCAP=", file=sys.stderr)
-        sys.exit(2)
     env = {"date": datetime.date.today().isoformat(), "load0": loadavg(),
            "host": f"{platform.node()}, {os.cpu_count()} CPUs, kernel {platform.release()}"}
     c0 = cpu_times()

@@ -218,3 +218,20 @@ def size_arg(name, default):
         print(f"{name}={raw!r}: give a size such as 16M or 1G", file=sys.stderr)
         sys.exit(2)
     return raw
+
+
+def check_start(script, doc, needs_root_for, iocap):
+    """The checks both scripts make before anything runs: one argument, a directory; root;
+    an iocap binary. Exits 2 with the reason, as bad input does."""
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        print(doc, file=sys.stderr)
+        sys.exit(2)
+    if os.geteuid() != 0:
+        print(f"bench/{script} needs root ({needs_root_for})", file=sys.stderr)
+        sys.exit(2)
+    if not os.path.isdir(sys.argv[1]):
+        print(f"{sys.argv[1]}: not a directory", file=sys.stderr)
+        sys.exit(2)
+    if not os.access(iocap, os.X_OK):
+        print(f"no iocap at {iocap}: cargo build --release, or IOCAP=", file=sys.stderr)
+        sys.exit(2)
