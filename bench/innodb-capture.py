@@ -430,7 +430,8 @@ def main():
             print(line)
         return
     k = knobs()
-    check_start("innodb-capture.py", __doc__, "loop devices, mount, drop_caches, the capture's tracing", k["iocap"])
+    check_start("innodb-capture.py", __doc__,
+                "loop devices, mount, drop_caches, the capture's tracing", k["iocap"])
     found = tools()
     t0 = time.time()
     load0 = open("/proc/loadavg").read().split()[0]
