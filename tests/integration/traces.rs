@@ -286,6 +286,7 @@ fn the_working_set_is_placed_against_this_hosts_last_cache_scan() {
         tried_up_to_bytes: 8 << 30,
         stop_reason: String::new(),
         read_after_write: None,
+        rechecks: Vec::new(),
         notes: vec![],
     });
     let mut store = iocap_store::Store::open(&iocap_store::Location::Sqlite(db.clone())).unwrap();

@@ -17,8 +17,14 @@
 //! itself faster, by the rise, than an earlier step of the same level: under LRU the mean only
 //! grows with the working set, so such a step was a lucky reading, and a rise from it is the
 //! noise coming back (seen on a memory-backed device whose reads vary from 5 to 25 µs).
+//! Last, every edge is measured again after the sweep (the step that fit, then the one past
+//! it) and stands only if the rise and the fall hold again: a sweep only goes up, so load that
+//! grows during it looks like a cache at whichever step it begins (a memory-backed device
+//! beside other tests once showed a level that way).
 
-use iocap_model::{format_bytes, human_bytes, CacheLevel, CacheScan, CacheStep, ReadAfterWrite};
+use iocap_model::{
+    format_bytes, human_bytes, CacheLevel, CacheRecheck, CacheScan, CacheStep, ReadAfterWrite,
+};
 
 /// Smallest working set of a sweep.
 pub const FIRST_WORKING_SET_BYTES: u64 = 16 << 20;
@@ -118,15 +124,30 @@ fn lucky(steps: &[CacheStep], start: usize, k: usize) -> bool {
 
 /// The cache levels of a sweep, smallest first (see the module doc for the rule).
 pub fn levels(steps: &[CacheStep]) -> Vec<CacheLevel> {
+    levels_at(steps, &edges(steps, &[]))
+}
+
+/// The steps after which a cache ends (the last step that fits each level), leaving out the
+/// `rejected` ones: edges whose recheck failed (see [`recheck_holds`]).
+pub fn edges(steps: &[CacheStep], rejected: &[usize]) -> Vec<usize> {
     // the rise right after an edge is the same cache still emptying (see the module doc)
     let mut edges: Vec<usize> = Vec::new();
     for k in 0..steps.len().saturating_sub(1) {
         let just_after = edges.last().is_some_and(|&e| e + 1 == k);
         let start = edges.last().map_or(0, |&e| e + 1);
-        if !just_after && !lucky(steps, start, k) && leaves_cache(steps, k) {
+        if !just_after
+            && !rejected.contains(&k)
+            && !lucky(steps, start, k)
+            && leaves_cache(steps, k)
+        {
             edges.push(k);
         }
     }
+    edges
+}
+
+/// The levels ending after the steps `edges` (from [`edges`]).
+pub fn levels_at(steps: &[CacheStep], edges: &[usize]) -> Vec<CacheLevel> {
     edges
         .iter()
         .enumerate()
@@ -145,6 +166,37 @@ pub fn levels(steps: &[CacheStep]) -> Vec<CacheLevel> {
             }
         })
         .collect()
+}
+
+/// How many times an edge is measured again before it is called the host's load.
+pub const RECHECKS: usize = 2;
+
+/// Whether a recheck of an edge holds: the working set that fit, measured again after the
+/// sweep, and then the one past it, are apart by a level's rise and fall once more. A sweep
+/// only goes up, so load that grows during it rises like a cache at whichever step it begins;
+/// measured again, it has no reason to rise at the same edge. Noise only slows a reading, so
+/// one recheck of [`RECHECKS`] that holds is enough.
+pub fn recheck_holds(fit: &CacheStep, over: &CacheStep) -> bool {
+    slower(fit, over, LEVEL_LAT_RISE, LEVEL_IOPS_FALL)
+}
+
+/// The note on an edge whose every recheck failed.
+pub fn rejected_note(first: (&CacheStep, &CacheStep), again: &[CacheRecheck]) -> String {
+    let (a, b) = first;
+    let ms = |s: &CacheStep| crate::fmt::ms(s.lat_us_trim_mean);
+    let again: Vec<String> = again
+        .iter()
+        .map(|r| format!("{} then {}", ms(&r.fit), ms(&r.over)))
+        .collect();
+    format!(
+        "reads rose from {} at {} to {} at {}, but not when measured again ({}): the host's \
+         load changed during the sweep, not a cache",
+        ms(a),
+        human_bytes(a.working_set_bytes),
+        ms(b),
+        human_bytes(b.working_set_bytes),
+        again.join("; ")
+    )
 }
 
 /// The cache size from the hit share at the first working set past it (about C/W), kept

@@ -50,6 +50,19 @@ pub struct CacheLevel {
     pub miss_iops_qd32: f64,
 }
 
+/// A second look at a level's edge: the working set that fit, warmed and measured again after
+/// the sweep, then the one past it. A rise seen once can be the host's load growing between
+/// two steps (a sweep only ever goes up); measured again in the same order later, the load
+/// has no reason to rise at the same edge, while a cache rises there every time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CacheRecheck {
+    pub fit: CacheStep,
+    pub over: CacheStep,
+    /// The rise and the fall held again: the level stands. A level whose every recheck failed
+    /// is dropped from `levels`, with a note.
+    pub confirmed: bool,
+}
+
 /// Whether a write cache holds recent writes: pages written and read back at once, against
 /// reads of pages not written lately, interleaved at qd 1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -82,6 +95,9 @@ pub struct CacheScan {
     pub stop_reason: String,
     #[serde(default)]
     pub read_after_write: Option<ReadAfterWrite>,
+    /// The second looks at each edge the sweep found, in the order run.
+    #[serde(default)]
+    pub rechecks: Vec<CacheRecheck>,
     /// What the scan could not rule out or did not do, in sentences.
     #[serde(default)]
     pub notes: Vec<String>,

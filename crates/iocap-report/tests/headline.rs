@@ -108,6 +108,7 @@ fn scan(levels: Vec<CacheLevel>) -> CacheScan {
         tried_up_to_bytes: 8 << 30,
         stop_reason: String::new(),
         read_after_write: None,
+        rechecks: Vec::new(),
         notes: vec![],
     }
 }

@@ -765,6 +765,7 @@ fn a_cachescan_run_has_its_latency_chart_and_levels() {
         steps,
         stop_reason: "reached the largest working set, 512M".into(),
         read_after_write: None,
+        rechecks: Vec::new(),
         notes: vec!["a <note>".into()],
     });
     let html = render(std::slice::from_ref(&r));

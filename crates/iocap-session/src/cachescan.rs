@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use iocap_assess::cachescan::{holds_recent_writes, levels, scan_notes, working_sets};
+use iocap_assess::cachescan::{holds_recent_writes, levels_at, scan_notes, working_sets};
 use iocap_model::Payload;
 use iocap_model::{
     format_bytes, CacheScan, CacheStep, EngineChoice, JobSpec, ReadAfterWrite, Role, RwMode,
@@ -14,6 +14,8 @@ use iocap_model::{
 };
 
 use crate::session::Session;
+
+mod recheck;
 
 /// What a sweep is asked to do; `preflight` fills one in for its short scan.
 #[derive(Debug, Clone)]
@@ -74,10 +76,11 @@ fn stopped(s: &Session, t: &TestResult) -> bool {
 }
 
 /// One working set: warm it, then qd 32 and qd 1 random reads over it. `None` when a test
-/// failed or was interrupted (its result is in `run`).
-fn step(s: &mut Session, c: &ScanConfig, ws: u64) -> Result<Option<CacheStep>> {
+/// failed or was interrupted (its result is in `run`). `again` names a recheck's tests.
+fn step(s: &mut Session, c: &ScanConfig, ws: u64, again: bool) -> Result<Option<CacheStep>> {
     let what = format!(
-        "{} random read over {}",
+        "{}{} random read over {}",
+        if again { "again: " } else { "" },
         format_bytes(c.bs_bytes),
         format_bytes(ws)
     );
@@ -193,7 +196,7 @@ pub fn scan(s: &mut Session, c: &ScanConfig) -> Result<CacheScan> {
             sets.len(),
             c.target
         ));
-        match step(s, c, ws)? {
+        match step(s, c, ws, false)? {
             Some(s) => steps.push(s),
             None => {
                 stop_reason = match s.exec.stopped_by() {
@@ -205,14 +208,16 @@ pub fn scan(s: &mut Session, c: &ScanConfig) -> Result<CacheScan> {
             }
         }
     }
+    let (edges, rechecks) = recheck::confirmed_edges(s, c, &steps, &mut notes)?;
     let mut scan = CacheScan {
         target: c.target.clone(),
         block_bytes: c.bs_bytes,
-        levels: levels(&steps),
+        levels: levels_at(&steps, &edges),
         tried_up_to_bytes: steps.last().map_or(0, |s| s.working_set_bytes),
         steps,
         stop_reason,
         read_after_write: raw,
+        rechecks,
         notes,
     };
     let mut more = scan_notes(&scan);

@@ -359,3 +359,73 @@ fn preflight_without_a_size_scans_the_caches_first() {
         .unwrap();
     assert_eq!(data.spec.size_bytes, p.file_bytes.unwrap());
 }
+
+/// A cache scan of 16M to 256M on `exec`.
+fn cachescan(exec: &mut MockExecutor) -> iocap_model::CacheScan {
+    exec.range_bytes = 256 << 20;
+    let mut s = Session::new(new_run(RunCommand::Cachescan), exec);
+    let c = iocap_session::ScanConfig {
+        target: "/t/iocap.testfile".into(),
+        size_bytes: 256 << 20,
+        max_bytes: None,
+        bs_bytes: 8192,
+        step_s: 0.5,
+        budget_s: None,
+        write_check: false,
+        engine: iocap_model::EngineChoice::Auto,
+        allow_overwrite: false,
+    };
+    iocap_session::scan(&mut s, &c).unwrap()
+}
+
+/// (IOPS, p50 µs) of a device answering reads in `lat_us`, at the spec's depth.
+fn at_depth(s: &JobSpec, lat_us: f64) -> (f64, f64) {
+    (f64::from(s.qd.max(1)) * 1e6 / lat_us, lat_us)
+}
+
+fn working_set(s: &JobSpec) -> u64 {
+    s.targets[0].size_bytes.unwrap_or(256 << 20)
+}
+
+#[test]
+fn a_cache_measured_again_still_rises_at_its_edge_and_stands() {
+    // a 40 MiB cache: hits 50 µs, misses 500 µs, shares by C/W past it
+    let mut exec = MockExecutor::new(|s| {
+        let hit = (40.0 * 1048576.0 / working_set(s) as f64).min(1.0);
+        at_depth(s, 50.0 * hit + 500.0 * (1.0 - hit))
+    });
+    let scan = cachescan(&mut exec);
+    let found: Vec<_> = scan
+        .levels
+        .iter()
+        .map(|l| (l.fits_bytes >> 20, l.exceeds_bytes >> 20))
+        .collect();
+    assert_eq!(found, vec![(32, 64)], "{scan:#?}");
+    assert_eq!(scan.rechecks.len(), 1, "{:#?}", scan.rechecks);
+    assert!(scan.rechecks[0].confirmed);
+    assert_eq!(scan.rechecks[0].fit.working_set_bytes, 32 << 20);
+    assert_eq!(scan.rechecks[0].over.working_set_bytes, 64 << 20);
+    // the recheck's tests are in the run, after the sweep's, named as a second look
+    assert!(exec.names().iter().any(|n| n.starts_with("again: ")));
+}
+
+#[test]
+fn load_that_grows_during_the_sweep_is_not_called_a_cache() {
+    // a memory-fast device (40 µs) that other work slows to 120 µs from the third step on:
+    // the sweep alone sees a rise that holds past 32M, like the end of a cache
+    let reads = std::cell::Cell::new(0u32);
+    let mut exec = MockExecutor::new(move |s| {
+        reads.set(reads.get() + 1);
+        at_depth(s, if reads.get() > 4 { 120.0 } else { 40.0 })
+    });
+    let scan = cachescan(&mut exec);
+    assert!(scan.levels.is_empty(), "{scan:#?}");
+    assert_eq!(scan.rechecks.len(), 2, "{:#?}", scan.rechecks);
+    assert!(scan.rechecks.iter().all(|r| !r.confirmed));
+    let notes = scan.notes.join("\n");
+    assert!(
+        notes.contains("not when measured again") && notes.contains("not a cache"),
+        "{notes}"
+    );
+    assert!(notes.contains("no cache found up to 256M"), "{notes}");
+}

@@ -127,6 +127,7 @@ fn scan(levels_found: Vec<iocap_model::CacheLevel>, upto: u64) -> CacheScan {
         tried_up_to_bytes: upto,
         stop_reason: String::new(),
         read_after_write: None,
+        rechecks: Vec::new(),
         notes: vec![],
     }
 }

@@ -189,6 +189,7 @@ fn the_working_set_is_placed_against_the_caches_found() {
         tried_up_to_bytes: 64 << 30,
         stop_reason: String::new(),
         read_after_write: None,
+        rechecks: Vec::new(),
         notes: vec![],
     };
     assert_eq!(
