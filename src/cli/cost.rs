@@ -8,10 +8,9 @@ use clap::Args;
 use iocap_cost::Questions;
 use iocap_model::CostMatrix;
 use iocap_model::{JobSpec, RunCommand, TargetSpec, DEFAULT_TARGET};
-use iocap_session::{CostConfig, Session};
+use iocap_session::CostConfig;
 
-use super::execute::{finish, new_run, run_text};
-use super::ranks::engine;
+use super::execute::{finish, run_text};
 use super::Exit;
 use iocap_flags::{rate_arg, size_arg, OutputArg, SafetyArgs, SaveArgs, SubmitFlag, TimingArgs};
 
@@ -92,11 +91,9 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
     };
     let c = CostConfig::new(matrix, a.qd, base, questions)?;
     a.save.check()?;
-    let mut exec = engine();
-    let mut run = new_run(RunCommand::Cost);
-    a.save.stamp(&mut run);
-    iocap_session::cost(&mut exec, &mut run, c)?;
-    let run = Session::new(run, &mut exec).finish();
+    let run = super::execute::session(RunCommand::Cost, None, &a.save, |s| {
+        iocap_session::cost(s, c)
+    })?;
     let code = finish(&run, a.output.output, || run_text(&run));
     a.save.keep(std::slice::from_ref(&run))?;
     Ok(code)

@@ -17,7 +17,9 @@ use std::time::Instant;
 use anyhow::Result;
 use iocap_engine::probe::RawSamples;
 use iocap_model::{ConfigCheck, HostInfo, JobSpec, TestResult};
-use iocap_session::{merge_test, place, EngineExecutor, Executor, Progress, RankPart};
+use iocap_session::{
+    merge_test, place, EngineExecutor, Executor, HostFacts, Probe, Progress, RankPart,
+};
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
@@ -304,6 +306,17 @@ impl Executor for MpiExecutor {
         self.engine.say(line);
     }
 
+    fn facts(&self) -> &dyn HostFacts {
+        self
+    }
+
+    fn probe(&mut self) -> &mut dyn Probe {
+        self
+    }
+}
+
+/// Every rank asks the same question of its own host; the answer every rank can work with.
+impl HostFacts for MpiExecutor {
     /// A device on any rank is a device on every rank: the stricter rules hold everywhere, and
     /// every rank takes the same branch.
     fn is_device(&self, path: &str) -> bool {
@@ -337,6 +350,14 @@ impl Executor for MpiExecutor {
         (least != u64::MAX).then_some(least)
     }
 
+    /// This rank's own (only the cost flow asks, and it runs on one host).
+    fn mem_available_bytes(&self) -> Option<u64> {
+        self.engine.mem_available_bytes()
+    }
+}
+
+/// Each rank reads its own placed target.
+impl Probe for MpiExecutor {
     /// The smallest range of any rank: every rank sweeps the same working sets.
     fn range(&mut self, spec: &JobSpec) -> Result<u64> {
         let placed = place(spec, self.host(), self.rank);

@@ -90,6 +90,7 @@ fn step(s: &mut Session, c: &ScanConfig, ws: u64, again: bool) -> Result<Option<
     ));
     let Some(warm_s) = s
         .exec
+        .probe()
         .warm(&read_spec(c, "cachescan".into(), None, 1), ws)?
     else {
         return Ok(None);
@@ -145,7 +146,11 @@ fn write_check(
         write_pct: 100,
         ..read_spec(c, "read-after-write".into(), None, 1)
     };
-    let s = match s.exec.read_after_write(&spec, RAW_SAMPLES, RAW_MAX_S)? {
+    let s = match s
+        .exec
+        .probe()
+        .read_after_write(&spec, RAW_SAMPLES, RAW_MAX_S)?
+    {
         Ok(s) => s,
         Err(why) => return Ok(Err(why)),
     };
@@ -166,7 +171,10 @@ fn write_check(
 /// Every test is added to `run`.
 pub fn scan(s: &mut Session, c: &ScanConfig) -> Result<CacheScan> {
     let started = Instant::now();
-    let range = s.exec.range(&read_spec(c, "cachescan".into(), None, 1))?;
+    let range = s
+        .exec
+        .probe()
+        .range(&read_spec(c, "cachescan".into(), None, 1))?;
     let mut notes = Vec::new();
     let raw = if c.write_check {
         write_check(s, c)?.map_err(|n| notes.push(n)).ok()
@@ -255,8 +263,8 @@ pub fn preflight_scan(
         _ => std::path::PathBuf::from("."),
     };
     // a new file is bounded by the free space; an existing file or a device is read as it is
-    let exists = s.exec.file_len(path).is_some() || s.exec.is_device(target);
-    let free = s.exec.free_bytes(&dir).unwrap_or(u64::MAX / 4);
+    let exists = s.exec.facts().file_len(path).is_some() || s.exec.facts().is_device(target);
+    let free = s.exec.facts().free_bytes(&dir).unwrap_or(u64::MAX / 4);
     let max = if exists {
         p.max_bytes
     } else {
@@ -278,8 +286,8 @@ pub fn preflight_scan(
     for t in &mut s.run.tests[first..] {
         t.role = Some(Role::Cachescan);
     }
-    let scanned = s.exec.file_len(path).unwrap_or(max);
-    let free = s.exec.free_bytes(&dir).unwrap_or(u64::MAX / 4);
+    let scanned = s.exec.facts().file_len(path).unwrap_or(max);
+    let free = s.exec.facts().free_bytes(&dir).unwrap_or(u64::MAX / 4);
     let files = p.files.max(1) as u64;
     let rate = scan
         .steps

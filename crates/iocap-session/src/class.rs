@@ -5,7 +5,7 @@
 use iocap_assess::{implausible, judge_class, ClassEvidence, ClassJudgement, DeviceClass};
 use iocap_model::TestResult;
 
-use crate::executor::Executor;
+use crate::executor::HostFacts;
 
 /// The p50 of a test's reads when it is evidence of a device's qd-1 latency: random reads,
 /// one I/O in flight on one thread.
@@ -18,7 +18,7 @@ pub fn qd1_read_p50(t: &TestResult) -> Option<(f64, u64)> {
 
 /// The class of the device under `t`'s first target, with `qd1` (p50 µs, bytes) as latency
 /// evidence when there is one.
-pub fn judge(exec: &dyn Executor, t: &TestResult, qd1: Option<(f64, u64)>) -> ClassJudgement {
+pub fn judge(exec: &dyn HostFacts, t: &TestResult, qd1: Option<(f64, u64)>) -> ClassJudgement {
     let device = t.targets.first().and_then(|x| x.device.clone());
     judge_class(&ClassEvidence {
         kernel_rotational: device.as_deref().and_then(|d| exec.rotational(d)),
@@ -32,7 +32,7 @@ pub fn judge(exec: &dyn Executor, t: &TestResult, qd1: Option<(f64, u64)>) -> Cl
 /// and a warning when its figure is beyond what a device of the judged class delivers.
 /// `forced`: the class the user gave.
 pub fn check(
-    exec: &dyn Executor,
+    exec: &dyn HostFacts,
     t: &mut TestResult,
     qd1: Option<(f64, u64)>,
     forced: Option<DeviceClass>,

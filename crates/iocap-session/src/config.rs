@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use iocap_model::RunResult;
 
-use crate::executor::Executor;
+use crate::executor::HostFacts;
 
 /// Records the configuration under the run's targets (and of the host) on the run, once.
-pub fn record_config(exec: &dyn Executor, run: &mut RunResult) {
+pub fn record_config(exec: &dyn HostFacts, run: &mut RunResult) {
     flag_timer(run);
     if !run.config.is_empty() {
         return;

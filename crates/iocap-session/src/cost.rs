@@ -1,17 +1,19 @@
 //! Cost: the CPU spent per I/O over a matrix of engines, block sizes, directions, cache modes and
 //! queue depths (`iocap_cost::matrix`), each point run by the engine like any test with
 //! `/proc/stat` read on the engine's window edges; then the fitted model and the answers. Like
-//! every flow it runs through the [`Executor`](crate::Executor): the points that depend on the
-//! page cache (warmed, dropped, measured) are the executor's `cost_point`, so the flow's
-//! decisions (which points run, when it stops, what the notes say) are tested on the mock.
+//! every flow it runs in a [`Session`]: the points that depend on the page cache (warmed, dropped,
+//! measured) are the executor's [`CostPoints`], which only an executor on one host lends (an
+//! MPI job refuses the command), so the flow's decisions (which points run, when it stops, what
+//! the notes say) are tested on the mock.
 
 use anyhow::{bail, Result};
 use iocap_cost::{build, procstat, PlannedPoint, Questions};
 use iocap_model::Payload;
-use iocap_model::{figures, CostPoint, CostReport, JobSpec, RunResult, RwMode};
+use iocap_model::{figures, CostPoint, CostReport, JobSpec, RwMode};
 use iocap_model::{CacheMode, CostMatrix};
 
-use crate::executor::{CostRun, Executor};
+use crate::executor::CostRun;
+use crate::session::Session;
 
 /// A cost matrix, planned: its points on a base spec (the target, size and timing).
 pub struct CostConfig {
@@ -54,7 +56,7 @@ impl CostConfig {
 /// Creates (or refuses) the test file exactly as for `iocap run`, before anything runs: with
 /// a writing spec when the matrix writes, so a foreign file is refused up front. The bytes it
 /// can address.
-fn prepare(e: &mut dyn Executor, points: &[PlannedPoint], base: &JobSpec) -> Result<u64> {
+fn prepare(s: &mut Session, points: &[PlannedPoint], base: &JobSpec) -> Result<u64> {
     let rw = if points.iter().any(|p| p.write) {
         RwMode::RandWrite
     } else {
@@ -65,7 +67,15 @@ fn prepare(e: &mut dyn Executor, points: &[PlannedPoint], base: &JobSpec) -> Res
         write_pct: rw.write_pct(0),
         ..points[0].spec(base)
     };
-    e.range(&probe)
+    s.exec.probe().range(&probe)
+}
+
+/// One point through the executor's cost points (checked to be lent before the first).
+fn point(s: &mut Session, spec: &JobSpec, cache: CacheMode, range: u64) -> Result<CostRun> {
+    match s.exec.cost_points() {
+        Some(e) => e.cost_point(spec, cache, range),
+        None => bail!("the CPU cost is measured on one host"),
+    }
 }
 
 /// Leaves out the cache-hit points when the test range does not fit in half of the memory.
@@ -104,8 +114,13 @@ fn progress_line(i: usize, n: usize, p: &PlannedPoint, cp: &CostPoint) -> String
     )
 }
 
-/// The matrix into `run`: every point's test in `run.tests`, the report in `run.cost`.
-pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<()> {
+/// The matrix into the session's run: every point's test in `run.tests`, the report in
+/// `run.cost`. Refused before anything runs by an executor that lends no cost points (several
+/// hosts at once).
+pub fn cost(s: &mut Session, c: CostConfig) -> Result<()> {
+    if s.exec.cost_points().is_none() {
+        bail!("the CPU cost is measured on one host: run iocap cost without mpirun");
+    }
     let CostConfig {
         matrix,
         mut points,
@@ -113,8 +128,13 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
         base,
         questions,
     } = c;
-    let range = prepare(e, &points, &base)?;
-    fit_hits(&mut points, range, e.mem_available_bytes(), &mut notes);
+    let range = prepare(s, &points, &base)?;
+    fit_hits(
+        &mut points,
+        range,
+        s.exec.facts().mem_available_bytes(),
+        &mut notes,
+    );
     let hz = procstat::ticks_per_s();
     if procstat::read().is_none() {
         let source = if cfg!(windows) {
@@ -128,7 +148,7 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
     }
     let mut cost_points = Vec::new();
     for (i, p) in points.iter().enumerate() {
-        if e.interrupted() {
+        if s.exec.interrupted() {
             break;
         }
         let spec = p.spec(&base);
@@ -136,19 +156,20 @@ pub fn cost(e: &mut dyn Executor, run: &mut RunResult, c: CostConfig) -> Result<
             result: r,
             cpu: win,
             resident_pct: resident,
-        } = e.cost_point(&spec, p.cache, range)?;
+        } = point(s, &spec, p.cache, range)?;
         if p.cache == CacheMode::Direct && !r.direct {
             notes.push(format!("{}: ran without O_DIRECT", p.label()));
         }
-        let cp = build::point(p, run.tests.len(), &r, win, hz, resident);
-        e.say(&progress_line(i, points.len(), p, &cp));
+        let cp = build::point(p, s.run.tests.len(), &r, win, hz, resident);
+        s.exec.say(&progress_line(i, points.len(), p, &cp));
         let stop = r.error.is_some() || r.interrupted;
-        run.tests.push(r);
+        s.run.tests.push(r);
         cost_points.push(cp);
         if stop {
             break;
         }
     }
+    let run = &mut s.run;
     notes.extend(iocap_assess::cost_notes(&cost_points, run.host.cpus));
     let models = build::models(&cost_points);
     run.set(Payload::Cost(CostReport {

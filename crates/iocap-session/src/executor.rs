@@ -1,11 +1,16 @@
-//! The one trait a session runs its tests through. Everything a flow asks of the machine is
-//! here: run tests, wait, report progress, and the few facts about the host that a flow
-//! decides on (is a path a device, is a device rotational, how much space is free), so a mock
-//! can stand in for all of it.
+//! The traits a session runs its tests through, split by what a flow needs, as hyperfine's
+//! executor is: [`Executor`] runs tests, waits and reports progress (every flow); [`HostFacts`]
+//! answers the few questions about the host a flow decides on (is a path a device, how much
+//! space is free); [`Probe`] reads one target outside a test (the cache scan's warming and
+//! read-after-write check); [`CostPoints`] runs a cost point with the page cache set and the
+//! system's CPU counters read around it. An executor lends the last three through
+//! [`Executor::facts`], [`Executor::probe`] and [`Executor::cost_points`], so a mock stands in
+//! for all of them, and one that cannot (several hosts at once cannot measure a host's CPU
+//! cost) says so by lending nothing.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use iocap_cost::WindowCpu;
 use iocap_engine::probe::RawSamples;
 use iocap_model::CacheMode;
@@ -57,6 +62,20 @@ pub trait Executor {
     /// A line of progress for the user (on stderr, for the command line).
     fn say(&mut self, _line: &str) {}
 
+    /// The host's facts a flow decides on.
+    fn facts(&self) -> &dyn HostFacts;
+
+    /// Reads of one target outside a test (the cache scan).
+    fn probe(&mut self) -> &mut dyn Probe;
+
+    /// Cost points, where this executor can run them (on one host); `None` elsewhere.
+    fn cost_points(&mut self) -> Option<&mut dyn CostPoints> {
+        None
+    }
+}
+
+/// What a flow asks about the host: every executor answers.
+pub trait HostFacts {
     /// Whether `path` is a device rather than a regular file (a missing path is not).
     fn is_device(&self, path: &str) -> bool;
 
@@ -72,6 +91,12 @@ pub trait Executor {
     /// The size of a regular file, `None` for a device or a missing path.
     fn file_len(&self, path: &Path) -> Option<u64>;
 
+    /// The memory the kernel could give without swapping (MemAvailable), when known.
+    fn mem_available_bytes(&self) -> Option<u64>;
+}
+
+/// Reads of one target outside a test, for the cache scan.
+pub trait Probe {
     /// Opens (creating if missing) the target of a one-target spec: the bytes it can address.
     fn range(&mut self, spec: &JobSpec) -> Result<u64>;
 
@@ -88,18 +113,13 @@ pub trait Executor {
         samples: u32,
         max_s: f64,
     ) -> Result<std::result::Result<RawSamples, String>>;
+}
 
+/// The cost flow's one step.
+pub trait CostPoints {
     /// Runs one cost point: a one-target `spec` whose first `range` bytes are put in the page
     /// cache first (`CacheMode::Hit`) or dropped from it once the target is open (`CacheMode::Miss`),
     /// the system's CPU counters read on the measured window's edges; a writing point's file is
-    /// fsynced after, so the next point starts clean. Executors that cannot (several hosts at
-    /// once) refuse.
-    fn cost_point(&mut self, _spec: &JobSpec, _cache: CacheMode, _range: u64) -> Result<CostRun> {
-        bail!("the CPU cost is measured on one host")
-    }
-
-    /// The memory the kernel could give without swapping (MemAvailable), when known.
-    fn mem_available_bytes(&self) -> Option<u64> {
-        None
-    }
+    /// fsynced after, so the next point starts clean.
+    fn cost_point(&mut self, spec: &JobSpec, cache: CacheMode, range: u64) -> Result<CostRun>;
 }

@@ -10,7 +10,7 @@ use iocap_engine::probe::RawSamples;
 use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::{ConfigCheck, IoFault, JobSpec, TestResult};
 
-use crate::executor::{CostRun, Executor};
+use crate::executor::{CostPoints, CostRun, Executor, HostFacts, Probe};
 use iocap_cost::WindowCpu;
 use iocap_model::CacheMode;
 use iocap_platform::procstat::CpuTimes;
@@ -37,6 +37,8 @@ pub struct MockExecutor {
     /// What `mem_available_bytes` answers (the cost flow skips cache-hit points that do not
     /// fit in half of it).
     pub mem_available: Option<u64>,
+    /// Whether it lends cost points (an MPI job's executor does not).
+    pub lends_cost_points: bool,
     interrupted: bool,
     tests: usize,
 }
@@ -54,6 +56,7 @@ impl MockExecutor {
             devices: Vec::new(),
             range_bytes: 1 << 30,
             mem_available: Some(16 << 30),
+            lends_cost_points: true,
             interrupted: false,
             tests: 0,
         }
@@ -125,6 +128,98 @@ impl MockExecutor {
 }
 
 impl Executor for MockExecutor {
+    fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {
+        for s in specs {
+            s.validate()?;
+        }
+        self.ran.push(specs.to_vec());
+        Ok(specs.iter().map(|s| self.result(s)).collect())
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+
+    fn pause(&mut self, secs: f64) -> bool {
+        self.paused_s.push(secs);
+        self.interrupted
+    }
+
+    fn say(&mut self, line: &str) {
+        self.said.push(line.to_string());
+    }
+
+    fn facts(&self) -> &dyn HostFacts {
+        self
+    }
+
+    fn probe(&mut self) -> &mut dyn Probe {
+        self
+    }
+
+    fn cost_points(&mut self) -> Option<&mut dyn CostPoints> {
+        if self.lends_cost_points {
+            Some(self)
+        } else {
+            None
+        }
+    }
+}
+
+impl HostFacts for MockExecutor {
+    fn is_device(&self, path: &str) -> bool {
+        self.devices.iter().any(|(d, _)| d == path)
+    }
+
+    fn rotational(&self, device: &str) -> Option<bool> {
+        self.devices
+            .iter()
+            .find(|(d, _)| d.ends_with(device))
+            .map(|(_, r)| *r)
+    }
+
+    fn config(&self, _paths: &[PathBuf]) -> Vec<ConfigCheck> {
+        Vec::new()
+    }
+
+    fn free_bytes(&self, _dir: &Path) -> Option<u64> {
+        Some(1 << 40)
+    }
+
+    fn file_len(&self, _path: &Path) -> Option<u64> {
+        Some(self.range_bytes)
+    }
+
+    fn mem_available_bytes(&self) -> Option<u64> {
+        self.mem_available
+    }
+}
+
+impl Probe for MockExecutor {
+    fn range(&mut self, _spec: &JobSpec) -> Result<u64> {
+        Ok(self.range_bytes)
+    }
+
+    fn warm(&mut self, _spec: &JobSpec, bytes: u64) -> Result<Option<f64>> {
+        Ok((!self.interrupted).then_some(bytes as f64 / 2e9))
+    }
+
+    fn read_after_write(
+        &mut self,
+        _spec: &JobSpec,
+        samples: u32,
+        _max_s: f64,
+    ) -> Result<std::result::Result<RawSamples, String>> {
+        let n = samples as usize;
+        Ok(Ok(RawSamples {
+            write_ns: vec![20_000; n],
+            fresh_read_ns: vec![80_000; n],
+            old_read_ns: vec![80_000; n],
+        }))
+    }
+}
+
+impl CostPoints for MockExecutor {
     /// A point as the model says, whose system CPU is 10 µs per I/O (in 100 Hz ticks over the
     /// test's time), every page of a hit point cached and none of a miss point's.
     fn cost_point(&mut self, spec: &JobSpec, cache: CacheMode, _range: u64) -> Result<CostRun> {
@@ -151,75 +246,5 @@ impl Executor for MockExecutor {
             cpu,
             resident_pct,
         })
-    }
-
-    fn mem_available_bytes(&self) -> Option<u64> {
-        self.mem_available
-    }
-
-    fn run(&mut self, specs: &[JobSpec]) -> Result<Vec<TestResult>> {
-        for s in specs {
-            s.validate()?;
-        }
-        self.ran.push(specs.to_vec());
-        Ok(specs.iter().map(|s| self.result(s)).collect())
-    }
-
-    fn interrupted(&self) -> bool {
-        self.interrupted
-    }
-
-    fn pause(&mut self, secs: f64) -> bool {
-        self.paused_s.push(secs);
-        self.interrupted
-    }
-
-    fn say(&mut self, line: &str) {
-        self.said.push(line.to_string());
-    }
-
-    fn is_device(&self, path: &str) -> bool {
-        self.devices.iter().any(|(d, _)| d == path)
-    }
-
-    fn rotational(&self, device: &str) -> Option<bool> {
-        self.devices
-            .iter()
-            .find(|(d, _)| d.ends_with(device))
-            .map(|(_, r)| *r)
-    }
-
-    fn config(&self, _paths: &[PathBuf]) -> Vec<ConfigCheck> {
-        Vec::new()
-    }
-
-    fn free_bytes(&self, _dir: &Path) -> Option<u64> {
-        Some(1 << 40)
-    }
-
-    fn file_len(&self, _path: &Path) -> Option<u64> {
-        Some(self.range_bytes)
-    }
-
-    fn range(&mut self, _spec: &JobSpec) -> Result<u64> {
-        Ok(self.range_bytes)
-    }
-
-    fn warm(&mut self, _spec: &JobSpec, bytes: u64) -> Result<Option<f64>> {
-        Ok((!self.interrupted).then_some(bytes as f64 / 2e9))
-    }
-
-    fn read_after_write(
-        &mut self,
-        _spec: &JobSpec,
-        samples: u32,
-        _max_s: f64,
-    ) -> Result<std::result::Result<RawSamples, String>> {
-        let n = samples as usize;
-        Ok(Ok(RawSamples {
-            write_ns: vec![20_000; n],
-            fresh_read_ns: vec![80_000; n],
-            old_read_ns: vec![80_000; n],
-        }))
     }
 }

@@ -10,7 +10,7 @@ use iocap_assess::{ramp, DeviceClass, SaturateConfig};
 use iocap_model::{CurvePoint, JobSpec, Role, TargetSpec};
 
 use crate::cachescan::preflight_scan;
-use crate::executor::Executor;
+use crate::executor::HostFacts;
 pub use crate::preflight_config::{PreflightConfig, Timing};
 use crate::session::Session;
 
@@ -94,7 +94,7 @@ impl PreflightConfig {
     }
 
     /// Checks every workload before the first runs: a typo must not cost a scan.
-    pub fn check(&self, exec: &dyn Executor) -> Result<()> {
+    pub fn check(&self, exec: &dyn HostFacts) -> Result<()> {
         let size = self.size_bytes.unwrap_or(self.default_size_bytes);
         self.workloads(&|p| exec.is_device(p), (size, false))
             .map(|_| ())
@@ -165,7 +165,7 @@ fn other_tests(s: &mut Session, w: &Workloads) -> Result<HashMap<&'static str, u
 /// The whole preflight into the session's run: the capacity table in `run.preflight`, the
 /// read curve in `run.saturation`, the scan (if run) in `run.cachescan`.
 pub fn preflight(s: &mut Session, c: &PreflightConfig) -> Result<()> {
-    c.check(&*s.exec)?;
+    c.check(s.exec.facts())?;
     // 0. unless told the size or the cache, find the caches and size the files past them
     let sizing = if c.size_bytes.is_none() && c.cache_size_bytes.is_none() {
         Some(preflight_scan(s, &(c.role_target)(Role::Data), &c.scan)?)
@@ -179,7 +179,7 @@ pub fn preflight(s: &mut Session, c: &PreflightConfig) -> Result<()> {
         Some(z) => (z.bytes, true),
         None => (c.size_bytes.unwrap_or(c.default_size_bytes), false),
     };
-    let w = c.workloads(&|p| s.exec.is_device(p), size)?;
+    let w = c.workloads(&|p| s.exec.facts().is_device(p), size)?;
     // 1. page reads, raised to the knee
     let flash_target = c.guidelines.for_class(DeviceClass::Flash);
     let cfg = SaturateConfig {

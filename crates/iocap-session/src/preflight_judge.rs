@@ -33,7 +33,7 @@ fn classes(
                 return DeviceClass::Flash;
             };
             let same = t.targets.first().and_then(|x| x.device.clone()) == data_device;
-            let j = crate::class::judge(&*s.exec, t, qd1.filter(|_| same));
+            let j = crate::class::judge(s.exec.facts(), t, qd1.filter(|_| same));
             if let Some(n) = j.note {
                 let n = format!("Device class: {n}.");
                 if !notes.contains(&n) {

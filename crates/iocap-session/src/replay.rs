@@ -23,7 +23,7 @@ pub fn replay(
     tick: &mut dyn FnMut(ReplayTick),
 ) -> Result<()> {
     let r = iocap_replay::replay(cfg, stop, tick)?;
-    run.config = exec.config(&[PathBuf::from(&r.target)]);
+    run.config = exec.facts().config(&[PathBuf::from(&r.target)]);
     if r.interrupted {
         run.interrupted_by = exec.stopped_by().or_else(|| Some("stop".into()));
     }

@@ -181,7 +181,7 @@ impl<'a> Session<'a> {
     /// evidence.
     pub fn check_classes(&mut self) {
         let qd1 = self.run.tests.iter().find_map(crate::class::qd1_read_p50);
-        let exec = &*self.exec;
+        let exec = self.exec.facts();
         for t in &mut self.run.tests {
             crate::class::check(exec, t, qd1, None);
         }
@@ -190,7 +190,7 @@ impl<'a> Session<'a> {
     /// The device-class check of every test, each its own latency evidence (the tests of a
     /// `run` are one workload, not a ramp).
     pub fn check_each_class(&mut self) {
-        let exec = &*self.exec;
+        let exec = self.exec.facts();
         for t in &mut self.run.tests {
             let qd1 = crate::class::qd1_read_p50(t);
             crate::class::check(exec, t, qd1, None);
@@ -202,7 +202,7 @@ impl<'a> Session<'a> {
     pub fn finish(mut self) -> RunResult {
         self.run.interrupted_by = self.exec.stopped_by();
         self.run.repeats = iocap_assess::repeats(&self.run.tests);
-        crate::config::record_config(&*self.exec, &mut self.run);
+        crate::config::record_config(self.exec.facts(), &mut self.run);
         self.run
     }
 }

@@ -170,7 +170,7 @@ impl SuiteRun {
             s.measure(&specs, Some(i as u32))?;
             s.run.repeats = iocap_assess::repeats(&s.run.tests);
             ran += 1;
-            crate::config::record_config(&*s.exec, &mut s.run);
+            crate::config::record_config(s.exec.facts(), &mut s.run);
             s.run.interrupted_by = s.exec.stopped_by();
             done(&s.run, first_new)?;
             let new = &s.run.tests[first_new..];

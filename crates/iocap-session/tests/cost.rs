@@ -5,7 +5,7 @@
 use iocap_cost::Questions;
 use iocap_model::{CacheMode, CostMatrix};
 use iocap_model::{JobSpec, RunCommand, RunResult, RwMode, TargetSpec};
-use iocap_session::{new_run, CostConfig, MockExecutor};
+use iocap_session::{new_run, CostConfig, MockExecutor, Session};
 
 fn base() -> JobSpec {
     JobSpec {
@@ -23,8 +23,22 @@ fn cost(exec: &mut MockExecutor, matrix: CostMatrix) -> RunResult {
     let mut run = new_run(RunCommand::Cost);
     run.host.cpus = 2;
     let c = CostConfig::new(matrix, 1, base(), Questions::default()).unwrap();
-    iocap_session::cost(exec, &mut run, c).unwrap();
-    run
+    let mut s = Session::new(run, exec);
+    iocap_session::cost(&mut s, c).unwrap();
+    s.finish()
+}
+
+#[test]
+fn an_executor_without_cost_points_is_refused_before_anything_runs() {
+    // as an MPI job's: several hosts cannot measure one host's CPU per I/O
+    let mut exec = MockExecutor::knee(50_000.0, 1);
+    exec.lends_cost_points = false;
+    let c = CostConfig::new(CostMatrix::Quick, 1, base(), Questions::default()).unwrap();
+    let mut s = Session::new(new_run(RunCommand::Cost), &mut exec);
+    let err = iocap_session::cost(&mut s, c).unwrap_err().to_string();
+    assert!(err.contains("measured on one host"), "{err}");
+    assert!(s.run.tests.is_empty() && s.run.cost.is_none());
+    assert!(exec.ran.is_empty(), "nothing ran: {:?}", exec.names());
 }
 
 #[test]
