@@ -5,6 +5,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
+use iocap_console::flags::Keeping;
 use iocap_model::{RunCommand, DEFAULT_TARGET};
 use iocap_session::{read_spec, ScanConfig};
 

@@ -3,6 +3,7 @@
 //! curve with `--against` (`iocap_assess::headroom`). The recording loop and the reading are
 //! `iocap-session`'s; this turns flags into a request and prints.
 
+use iocap_console::flags::Keeping;
 use std::path::PathBuf;
 
 use anyhow::Result;

@@ -5,6 +5,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::flags::Keeping;
 use iocap_cost::Questions;
 use iocap_model::CostMatrix;
 use iocap_model::{JobSpec, RunCommand, TargetSpec, DEFAULT_TARGET};

@@ -4,6 +4,7 @@
 //! (docs/diskspd.md); the run is saved like any other.
 
 use anyhow::{bail, Result};
+use iocap_console::flags::Keeping;
 use iocap_diskspd::{
     is_device_path, map_targets, parse, render_text, render_xml, Output, TargetOs,
 };

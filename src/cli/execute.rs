@@ -2,6 +2,7 @@
 //! command runs (through `ranks`' executor: the engine, with the terminal's progress).
 
 use anyhow::Result;
+use iocap_console::flags::Keeping;
 use iocap_model::{RunCommand, RunResult};
 use iocap_session::Session;
 

@@ -2,6 +2,7 @@
 //! CSV, Markdown or one HTML file (which runs an export names is the store's rule, the views
 //! are iocap-report's).
 
+use iocap_console::flags::Filtering;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};

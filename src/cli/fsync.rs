@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
+use iocap_console::flags::Keeping;
 use iocap_fsync::{DbFamily, Method, Offsets, Request};
 use iocap_model::Payload;
 use iocap_model::RunCommand;

@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
+use iocap_console::flags::Filtering;
 use iocap_flags::{listed, OutputArg, OutputFormat, RunFilterArgs, StoreArg};
 use iocap_model::parse_duration;
 use iocap_report::history::{history_table, key_figure, show_text, Listed};

@@ -7,6 +7,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::flags::{Keeping, Placing};
 use iocap_model::RunCommand;
 use iocap_session::{PreflightConfig, PreflightRequest};
 

@@ -2,6 +2,7 @@
 //! recording (docs/replay.md). The replay is `iocap-replay`'s, reached through the session;
 //! this turns flags into a request, shows progress and prints and saves the run.
 
+use iocap_console::flags::Keeping;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use iocap_console::flags::Keeping;
 use iocap_model::{
     test_name, write_pct_of, Burst, JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET,
 };

@@ -6,6 +6,7 @@
 use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
+use iocap_console::flags::Keeping;
 use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::SaturateSpec;
 

@@ -5,6 +5,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
+use iocap_console::flags::Keeping;
 use iocap_model::{JobSpec, Role, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{RolePlaces, ScaleupSpec};
 

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use iocap_console::flags::Keeping;
 use iocap_model::{parse_duration, RunCommand, RunResult};
 use iocap_sqlio::{
     parse_args, parse_batch, render_header, render_result, split_own_flags, SqlioCall,

@@ -4,6 +4,7 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
+use iocap_console::flags::{Keeping, Placing};
 use iocap_model::RunResult;
 use iocap_plan::Suite;
 use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};

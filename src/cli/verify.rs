@@ -2,6 +2,7 @@
 //! Flags in, an [`iocap_verify::VerifyConfig`] or [`iocap_verify::CheckConfig`] out; the
 //! result is a run like any other (saved, shown, exported), with its findings in `verify`.
 
+use iocap_console::flags::Keeping;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -3,7 +3,8 @@
 //! the live line, the progress lines), Ctrl-C ([`interrupt`]), the files iocap writes for the
 //! user, never over one they have ([`files`]) nor over what the command reads ([`claim`]), the
 //! result store opened and saved into with what
-//! it says on stderr ([`keep`]), and the man pages rendered from the clap definition ([`man`]).
+//! it says on stderr ([`keep`]), what the shared flags do ([`flags`]: keeping a run, the
+//! history's filter, the role directories), and the man pages rendered from the clap definition ([`man`]).
 //!
 //! Why a crate of its own: the command modules in `src/cli` only turn flags into a config, call
 //! a library and print; these are the process-level pieces several of them share, and a
@@ -11,6 +12,7 @@
 
 pub mod claim;
 pub mod files;
+pub mod flags;
 pub mod interrupt;
 pub mod keep;
 pub mod man;

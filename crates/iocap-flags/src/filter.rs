@@ -2,7 +2,6 @@
 //! range), turned into the store's [`Filter`].
 
 use clap::Args;
-use iocap_store::{parse_when, Filter, StoreError};
 
 /// The filters `history` takes, shared with `export`.
 #[derive(Args, Debug, Default)]
@@ -37,19 +36,5 @@ impl RunFilterArgs {
             || self.target.is_some()
             || self.since.is_some()
             || self.until.is_some()
-    }
-
-    /// The store's filter, at most `limit` runs (0: all).
-    pub fn filter(self, limit: u32) -> Result<Filter, StoreError> {
-        let when = |flag, v: Option<String>| v.map(|v| parse_when(flag, &v)).transpose();
-        Ok(Filter {
-            host: self.host,
-            label: self.label,
-            tag: self.tag,
-            target: self.target,
-            since: when("--since", self.since)?,
-            until: when("--until", self.until)?,
-            limit,
-        })
     }
 }

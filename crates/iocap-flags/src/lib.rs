@@ -83,26 +83,4 @@ mod tests {
         assert!(e.contains("markdown") && e.contains("json"), "{e}");
         assert!(parse(&["--compressible", "101"]).is_err());
     }
-
-    #[test]
-    fn an_existing_html_file_is_refused_before_the_test() {
-        let d = tempfile::tempdir().unwrap();
-        let html = d.path().join("r.html");
-        std::fs::write(&html, "mine").unwrap();
-        let m = parse(&["--no-save", "--html", html.to_str().unwrap()]).unwrap();
-        let e = m.common.save.check().unwrap_err().to_string();
-        assert!(e.contains("already exists"), "{e}");
-        assert_eq!(std::fs::read_to_string(&html).unwrap(), "mine");
-    }
-
-    #[test]
-    fn a_bad_since_names_the_flag() {
-        let f = RunFilterArgs {
-            since: Some("yesterday-ish".into()),
-            ..RunFilterArgs::default()
-        };
-        assert!(f.any());
-        let e = f.filter(0).unwrap_err().to_string();
-        assert!(e.contains("--since"), "{e}");
-    }
 }
