@@ -1,6 +1,7 @@
 //! Checks on one target: partition alignment, file system, mount options, block devices, md RAID.
 
 use crate::resolve::{chain, Chain};
+use crate::Finding;
 use std::path::Path;
 
 use crate::{shown, AuditOptions, Check, FsStats, Resolved, Root, Severity};

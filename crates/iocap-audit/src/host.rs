@@ -1,6 +1,7 @@
 //! Host checks: CPU power management, transparent huge pages, VM tunables, NUMA.
 
 use crate::resolve::list_dir;
+use crate::Finding;
 use crate::{shown, AuditOptions, Check, DbFamily, Root, Severity};
 
 /// Every host-wide check (run once per audit).

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub use blockdevs::{disks_under, BlockDisk};
 pub use checks::{device_table_checks, target_checks};
 pub use host::host_checks;
+pub use iocap_model::audit::{AuditReport, Check, Resolved};
 pub use iocap_model::{DbFamily, Severity};
 pub use resolve::{resolve_dev, resolve_device, resolve_path};
 
@@ -69,23 +70,20 @@ pub(crate) fn shown(rel: &str) -> String {
     format!("/{}", rel.trim_start_matches('/'))
 }
 
-/// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Check {
-    /// Stable identifier, e.g. `partition.alignment` (see docs/checks.md).
-    pub id: String,
-    /// The verdict.
-    pub severity: Severity,
-    /// The device, path or host component the check is about.
-    pub subject: String,
-    /// The value read and where from.
-    pub evidence: String,
-    /// One sentence of advice.
-    pub recommendation: String,
+/// How the audit makes its findings (the type is the model's: [`Check`]).
+pub(crate) trait Finding {
+    fn new(
+        id: &str,
+        severity: Severity,
+        subject: &str,
+        evidence: impl Into<String>,
+        recommendation: impl Into<String>,
+    ) -> Self;
+    fn unknown(id: &str, subject: &str, reason: impl Into<String>) -> Self;
 }
 
-impl Check {
-    pub(crate) fn new(
+impl Finding for Check {
+    fn new(
         id: &str,
         severity: Severity,
         subject: &str,
@@ -101,7 +99,7 @@ impl Check {
         }
     }
 
-    pub(crate) fn unknown(id: &str, subject: &str, reason: impl Into<String>) -> Self {
+    fn unknown(id: &str, subject: &str, reason: impl Into<String>) -> Self {
         Check::new(
             id,
             Severity::Unknown,
@@ -110,34 +108,6 @@ impl Check {
             "Check this setting by hand; iocap could not read it here.",
         )
     }
-}
-
-/// Where a path lives: file system, partition and physical devices.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Resolved {
-    /// The path as given (or the device name for [`audit_device`]).
-    pub path: String,
-    /// The mount point of the file system holding the path.
-    pub mount_point: Option<String>,
-    /// The file-system type (ext4, xfs, ...).
-    pub fs_type: Option<String>,
-    /// Per-mount and super-block options together (noatime, data=ordered, ...).
-    pub mount_options: Vec<String>,
-    /// The partition in the chain (sda1, nvme0n1p2), if any.
-    pub partition: Option<String>,
-    /// Physical block devices, after following dm/md slaves.
-    pub devices: Vec<String>,
-    /// The block device the file system sits on (dm-0, md0, sda1, sda), if resolved.
-    pub block_device: Option<String>,
-}
-
-/// The audit's result: what each path resolved to, and every check.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct AuditReport {
-    /// One entry per audited path or device.
-    pub targets: Vec<Resolved>,
-    /// Device checks (deduplicated across targets) followed by host checks.
-    pub checks: Vec<Check>,
 }
 
 /// What the audit should know about the planned database.

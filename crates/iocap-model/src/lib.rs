@@ -9,6 +9,7 @@
 mod names;
 
 pub mod assess;
+pub mod audit;
 pub mod cachescan;
 pub mod command;
 pub mod cost;

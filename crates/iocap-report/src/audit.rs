@@ -1,7 +1,8 @@
 //! The terminal view of `iocap audit`: where each path lives, each check with its evidence,
 //! what to do about each one that is not PASS, and the count of each severity.
 
-use iocap_audit::{AuditReport, Check, Resolved, Severity};
+use iocap_model::audit::{AuditReport, Check, Resolved};
+use iocap_model::Severity;
 
 use crate::assess::wrap_indented;
 use crate::fmt::{printable, UNKNOWN};

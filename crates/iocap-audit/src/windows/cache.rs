@@ -2,6 +2,7 @@
 //! always INFO) and `device.cache_flushing` (flushing turned off on a volatile cache: FAIL).
 
 use super::decode::{Tri, WriteCache};
+use crate::Finding;
 use crate::{Check, Severity};
 
 const WC_CALL: &str = "IOCTL_STORAGE_QUERY_PROPERTY(StorageDeviceWriteCacheProperty)";

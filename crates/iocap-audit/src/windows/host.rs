@@ -2,6 +2,7 @@
 //! rated one, and SQL Server's service-account rights.
 
 use super::{decode, Source};
+use crate::Finding;
 use crate::{AuditOptions, Check, Severity};
 
 /// Windows' own power schemes (powercfg /list).

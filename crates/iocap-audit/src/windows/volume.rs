@@ -1,5 +1,6 @@
 //! The checks on the volume under a path and on the disks under it.
 
+use crate::Finding;
 use std::path::Path;
 
 use super::decode::{self, Extent, PartitionInfo};
