@@ -148,7 +148,6 @@ mod imp {
     };
 
     use super::TargetKind;
-    use iocap_platform::winstruct::{device_path, DevicePath};
 
     pub const LINK: &str = "symbolic link or reparse point";
     pub const DEVICE: &str = "volume or physical disk";
@@ -156,7 +155,7 @@ mod imp {
     pub const CACHE: &str = "file cache";
 
     pub fn names_device(path: &Path) -> bool {
-        device_path(&path.to_string_lossy()) != DevicePath::NotADevice
+        iocap_platform::winstruct::names_device(&path.to_string_lossy())
     }
 
     pub fn is_link(m: &Metadata) -> bool {

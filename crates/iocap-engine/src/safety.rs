@@ -256,14 +256,26 @@ fn check_region(
     Ok(())
 }
 
+/// The file a target names: `p` itself, or `name` inside it when it is a directory (a
+/// directory target means iocap's test file there). The one resolver every command uses.
+pub fn file_in(p: &Path, name: &str) -> PathBuf {
+    if p.is_dir() {
+        p.join(name)
+    } else {
+        p.to_path_buf()
+    }
+}
+
+/// [`file_in`] with the test file of `run` and the commands like it ([`DEFAULT_TARGET`]).
+pub fn target_path(p: &Path) -> PathBuf {
+    file_in(p, DEFAULT_TARGET)
+}
+
 /// Checks every target of `spec` as `prepare_targets` will, without creating or writing
 /// anything.
 pub fn check_targets(spec: &JobSpec) -> Result<(), TargetError> {
     for t in &spec.targets {
-        let mut path = PathBuf::from(&t.path);
-        if path.is_dir() {
-            path.push(DEFAULT_TARGET);
-        }
+        let path = target_path(Path::new(&t.path));
         check_one(spec, &path, t.size_bytes)?;
     }
     Ok(())

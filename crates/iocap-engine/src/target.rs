@@ -20,7 +20,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_model::{format_bytes, human_bytes, JobSpec, DEFAULT_TARGET};
+use iocap_model::{format_bytes, human_bytes, JobSpec};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -141,10 +141,7 @@ pub fn prepare_targets(
     spec.targets
         .iter()
         .map(|t| {
-            let mut path = PathBuf::from(&t.path);
-            if path.is_dir() {
-                path.push(DEFAULT_TARGET);
-            }
+            let path = crate::safety::target_path(Path::new(&t.path));
             let mut pt = prepare_one(spec, &path, t.size_bytes, obs, stop)?;
             pt.threads = t.threads.unwrap_or(spec.threads);
             pt.cpu_mask = t.cpu_mask.filter(|m| *m != 0);

@@ -26,7 +26,9 @@ impl Request {
     /// The plan, defaults filled in; refuses a target that does not exist and a time per point
     /// outside (0 s, 1 h].
     pub fn plan(self) -> Result<Plan, FsyncError> {
-        if std::fs::symlink_metadata(&self.target).is_err() && !names_device(&self.target) {
+        if std::fs::symlink_metadata(&self.target).is_err()
+            && !iocap_platform::winstruct::names_device(&self.target)
+        {
             return Err(FsyncError::Refused(format!(
                 "{}: no such directory, file or device; give the directory the test file goes in \
                  (it is created there as {DEFAULT_FILE}), or a test file or device that exists",
@@ -56,14 +58,6 @@ impl Request {
             allow_overwrite: self.allow_overwrite,
         })
     }
-}
-
-/// Whether `target` names a Windows volume or disk (`\\.\E:`, `\\.\PhysicalDrive2`), which
-/// has no metadata to stat: the engine's checks judge it by its name.
-fn names_device(target: &str) -> bool {
-    cfg!(windows)
-        && iocap_platform::winstruct::device_path(target)
-            != iocap_platform::winstruct::DevicePath::NotADevice
 }
 
 #[cfg(test)]

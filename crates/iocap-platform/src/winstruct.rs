@@ -240,6 +240,13 @@ pub enum DevicePath {
     NotADevice,
 }
 
+/// Whether `p` names a Windows volume or disk (`\\.\E:`, `\\.\PhysicalDrive2`) on Windows,
+/// which has no metadata to stat: the checks judge it by its name. Never on other systems.
+/// The one device-name test (the engine, fsync and the session's host facts ask it).
+pub fn names_device(p: &str) -> bool {
+    cfg!(windows) && device_path(p) != DevicePath::NotADevice
+}
+
 /// Classifies a path as Windows does for `CreateFile` (case-insensitive, `\\.\` or `\\?\`).
 pub fn device_path(p: &str) -> DevicePath {
     let lower = p.to_ascii_lowercase();

@@ -175,10 +175,4 @@ pub fn replay(
 }
 
 /// A directory names iocap's default file in it, as `iocap run` takes it.
-pub fn target_path(p: &std::path::Path) -> std::path::PathBuf {
-    if p.is_dir() {
-        p.join(iocap_model::DEFAULT_TARGET)
-    } else {
-        p.to_path_buf()
-    }
-}
+pub use iocap_engine::safety::target_path;

@@ -31,9 +31,6 @@ pub const DEFAULT_TARGET: &str = "iocap-verify.testfile";
 
 /// The file target `t` names: `t`, or [`DEFAULT_TARGET`] in it when it is a directory.
 pub fn target_path(t: Option<&Path>) -> PathBuf {
-    let mut p = t.map_or_else(|| PathBuf::from(DEFAULT_TARGET), Path::to_path_buf);
-    if p.is_dir() {
-        p.push(DEFAULT_TARGET);
-    }
-    p
+    let p = t.map_or_else(|| PathBuf::from(DEFAULT_TARGET), Path::to_path_buf);
+    iocap_engine::safety::file_in(&p, DEFAULT_TARGET)
 }

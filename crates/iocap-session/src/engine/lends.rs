@@ -15,8 +15,7 @@ use crate::executor::{CostPoints, CostRun, HostFacts, Probe};
 impl HostFacts for EngineExecutor {
     fn is_device(&self, path: &str) -> bool {
         if cfg!(windows) {
-            use iocap_platform::winstruct::{device_path, DevicePath};
-            return device_path(path) != DevicePath::NotADevice;
+            return iocap_platform::winstruct::names_device(path);
         }
         std::fs::metadata(path).is_ok_and(|m| !m.is_file())
     }
@@ -93,10 +92,7 @@ impl Probe for EngineExecutor {
 
 impl CostPoints for EngineExecutor {
     fn cost_point(&mut self, spec: &JobSpec, cache: CacheMode, range: u64) -> Result<CostRun> {
-        let mut path = PathBuf::from(&spec.targets[0].path);
-        if path.is_dir() {
-            path.push(iocap_model::DEFAULT_TARGET);
-        }
+        let path = iocap_engine::safety::target_path(Path::new(&spec.targets[0].path));
         if cache == CacheMode::Hit {
             iocap_cost::cache::warm(&path, range)
                 .context("cannot read the test file into the cache")?;
