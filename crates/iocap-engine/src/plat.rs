@@ -116,13 +116,15 @@ mod imp {
             .open(path)
     }
 
-    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
+    /// Opens without following a final symlink (and without leaking into children); `direct`
+    /// adds O_DIRECT.
+    pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
         let extra = if direct { libc::O_DIRECT } else { 0 };
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
-            .open(path)
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
+    }
+
+    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
+        no_follow(OpenOptions::new().read(true).write(true), direct).open(path)
     }
 
     /// One pwrite; `Interrupted` on EINTR.
@@ -223,13 +225,15 @@ mod imp {
             .open(path)
     }
 
-    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
+    /// Opens a reparse point itself rather than what it points to (Windows' O_NOFOLLOW);
+    /// `direct` adds FILE_FLAG_NO_BUFFERING.
+    pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
         let extra = if direct { FILE_FLAG_NO_BUFFERING } else { 0 };
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | extra)
-            .open(path)
+        o.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | extra)
+    }
+
+    pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
+        no_follow(OpenOptions::new().read(true).write(true), direct).open(path)
     }
 
     /// One positioned WriteFile on a synchronous handle.

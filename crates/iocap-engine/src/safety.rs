@@ -8,6 +8,7 @@
 //! test run on several hosts can be refused on every host when one host's target is foreign;
 //! `iocap-verify` decides for its file with [`Intent::RewriteFile`].
 
+use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,37 @@ use iocap_model::{JobSpec, DEFAULT_TARGET};
 
 use crate::plat;
 use crate::{marker, TargetError};
+
+/// Sets `o` to open never through a link (`O_NOFOLLOW`, Windows' `FILE_FLAG_OPEN_REPARSE_POINT`),
+/// nor into a child process; `direct` bypasses the cache (`O_DIRECT`, `FILE_FLAG_NO_BUFFERING`).
+/// The no-follow open of the engine's files and verify's.
+pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
+    plat::no_follow(o, direct)
+}
+
+/// Whether an open or an I/O failed because the file system refuses direct I/O (`EINVAL`;
+/// `ERROR_INVALID_PARAMETER`).
+pub fn is_direct_refused(e: &io::Error) -> bool {
+    plat::is_direct_refused(e)
+}
+
+/// The error a file system that refuses direct I/O gives (tests stand it in with
+/// `IOCAP_TEST_REFUSE_DIRECT`).
+pub fn direct_refused_error() -> io::Error {
+    plat::direct_refused_error()
+}
+
+/// Whether two open files are one file (device and inode; on Windows the volume serial and
+/// file index): a path reopened must still be the file that was checked.
+pub fn same_file(a: &File, b: &File) -> io::Result<bool> {
+    Ok(marker::identity(a)? == marker::identity(b)?)
+}
+
+/// The refusal of a path that is no longer the file that was checked (a file swapped in
+/// meanwhile is never written), while iocap was `doing` it (`checking`, `opening`, `testing`).
+pub fn changed(shown: &str, doing: &str) -> String {
+    format!("{shown} changed while iocap was {doing} it; not writing to it")
+}
 
 /// Refusing a write through a symbolic link (a reparse point on Windows).
 pub fn symlink(shown: &str) -> TargetError {

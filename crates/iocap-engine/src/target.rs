@@ -61,9 +61,7 @@ fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
 
 /// Refusing a target that is no longer what was checked.
 fn changed(shown: &str) -> TargetError {
-    TargetError::Refused(format!(
-        "{shown} changed while iocap was checking it; not writing to it"
-    ))
+    TargetError::Refused(crate::safety::changed(shown, "checking"))
 }
 
 /// The range to test in an existing regular file of `actual` bytes, and a warning when it is

@@ -116,10 +116,9 @@ impl Site {
             TargetKind::BlockDevice => now.rdev() == checked.rdev(),
         };
         if !same {
-            return Err(OpenError::Failed(FsyncError::Refused(format!(
-                "{} changed while iocap was testing it; not writing to it",
-                path.display()
-            ))));
+            return Err(OpenError::Failed(FsyncError::Refused(
+                iocap_engine::safety::changed(&path.display().to_string(), "testing"),
+            )));
         }
         Ok(Writer { file: f, m })
     }

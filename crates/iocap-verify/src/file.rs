@@ -47,7 +47,7 @@ pub fn create_or_claim(
     let shown = path.display().to_string();
     let rw = |create: bool| {
         let mut o = OpenOptions::new();
-        plat::no_follow(o.read(true).write(true), false);
+        safety::no_follow(o.read(true).write(true), false);
         if create {
             o.create_new(true);
         }
@@ -119,9 +119,7 @@ fn not_a_file(shown: &str) -> VerifyError {
 }
 
 fn changed(shown: &str) -> VerifyError {
-    VerifyError::refused(format!(
-        "{shown} changed while iocap was checking it; not writing to it"
-    ))
+    VerifyError::refused(safety::changed(shown, "checking"))
 }
 
 /// How [`open_io`] opens a file.
@@ -148,7 +146,7 @@ pub fn open_io(
     }
     let Open { write, direct } = how;
     let open = |direct: bool| {
-        plat::no_follow(OpenOptions::new().read(true).write(write), direct).open(path)
+        safety::no_follow(OpenOptions::new().read(true).write(write), direct).open(path)
     };
     let refuse = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some();
     let (f, d) = if !direct {
@@ -158,12 +156,12 @@ pub fn open_io(
         )
     } else {
         match if refuse {
-            Err(plat::direct_refused_error())
+            Err(safety::direct_refused_error())
         } else {
             open(true)
         } {
             Ok(f) => (f, true),
-            Err(e) if plat::is_direct_refused(&e) => {
+            Err(e) if safety::is_direct_refused(&e) => {
                 warnings.push(direct_refused(&shown));
                 (
                     open(false).map_err(io_err(format!("cannot open {shown}")))?,
@@ -174,12 +172,8 @@ pub fn open_io(
         }
     };
     if let Some(orig) = same_as {
-        if let (Ok(a), Ok(b)) = (marker::identity(&f), marker::identity(orig)) {
-            if a != b {
-                return Err(VerifyError::refused(format!(
-                    "{shown} changed while iocap was opening it; not writing to it"
-                )));
-            }
+        if safety::same_file(&f, orig).is_ok_and(|same| !same) {
+            return Err(VerifyError::refused(safety::changed(&shown, "opening")));
         }
     }
     Ok((f, d))

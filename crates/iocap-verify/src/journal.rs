@@ -161,8 +161,11 @@ impl JournalWriter {
     /// Creates the journal empty, so a path that cannot be written fails before the fill; a
     /// journal left empty (a crash during the fill) has nothing to check.
     pub fn create_empty(path: &Path) -> io::Result<Self> {
-        let file = crate::plat::no_follow(OpenOptions::new().append(true).create_new(true), false)
-            .open(path)?;
+        let file = iocap_engine::safety::no_follow(
+            OpenOptions::new().append(true).create_new(true),
+            false,
+        )
+        .open(path)?;
         Ok(Self { file })
     }
 

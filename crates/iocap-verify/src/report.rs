@@ -291,7 +291,7 @@ fn opt(v: Option<u64>) -> String {
 }
 
 fn new_file(p: &Path) -> io::Result<File> {
-    crate::plat::no_follow(OpenOptions::new().write(true).create_new(true), false).open(p)
+    iocap_engine::safety::no_follow(OpenOptions::new().write(true).create_new(true), false).open(p)
 }
 
 /// The default dump directory: `<target>.dumps` beside the target.

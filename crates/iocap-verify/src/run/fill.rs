@@ -120,7 +120,7 @@ fn write_batch(
     let shown = cfg.target.display();
     match pwrite_all(&t.f, buf, p * pb as u64) {
         Ok(()) => Ok(true),
-        Err(e) if t.direct && p == 0 && crate::plat::is_direct_refused(&e) => {
+        Err(e) if t.direct && p == 0 && iocap_engine::safety::is_direct_refused(&e) => {
             warnings.push(file::direct_refused(&shown.to_string()));
             let reopened = file::open_io(
                 &cfg.target,
