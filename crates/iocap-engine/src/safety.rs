@@ -17,6 +17,10 @@ use iocap_model::{JobSpec, DEFAULT_TARGET};
 use crate::plat;
 use crate::{marker, TargetError};
 
+/// Direct I/O's name on this system (`O_DIRECT`, `FILE_FLAG_NO_BUFFERING`), for what a
+/// warning says.
+pub const DIRECT: &str = plat::DIRECT;
+
 /// Sets `o` to open never through a link (`O_NOFOLLOW`, Windows' `FILE_FLAG_OPEN_REPARSE_POINT`),
 /// nor into a child process; `direct` bypasses the cache (`O_DIRECT`, `FILE_FLAG_NO_BUFFERING`).
 /// The no-follow open of the engine's files and verify's.

@@ -1,7 +1,8 @@
 //! The verify file: created by iocap or refused, opened without following symlinks (reparse
 //! points on Windows), O_DIRECT (FILE_FLAG_NO_BUFFERING) where the file system takes it, and the
 //! positioned reads and writes the fill, the final pass and the check need (the mixed phase
-//! submits through the engine's backends). What differs by system is [`crate::plat`]'s.
+//! submits through the engine's backends). What differs by system is the engine's
+//! (`iocap_engine::safety`: `no_follow`, `is_direct_refused`, `DIRECT`).
 //!
 //! Same rules as `iocap run` (docs/safety.md), decided by the same function
 //! (`iocap_engine::safety::decide`, with `Intent::RewriteFile`): a missing file is created with
@@ -22,7 +23,6 @@ use iocap_engine::safety::{self, Found, Intent};
 use iocap_engine::FileLock;
 
 use crate::error::{io_err, VerifyError};
-use crate::plat;
 
 /// The verify file, created or claimed: open for reading and writing, and locked.
 pub struct Claimed {
@@ -184,7 +184,7 @@ pub fn direct_refused(shown: &str) -> String {
         "{} was refused on {shown} (its file system does not support it); fell back to \
          buffered I/O, so reads may be answered by the page cache and some faults of the \
          storage below it cannot be seen",
-        plat::DIRECT
+        safety::DIRECT
     )
 }
 
@@ -247,9 +247,13 @@ fn all(
     Ok(())
 }
 
-/// A random 64-bit value from the system (the file id), or a mix of time and pid.
+/// A random 64-bit value (the file id): std's hash keys are drawn from the system's generator
+/// (getrandom; ProcessPrng on Windows), and each new `RandomState` takes new ones, so the hash
+/// of a constant is as random as they are; mixed with the time and pid besides.
 pub fn random_u64() -> u64 {
-    plat::random_bytes().unwrap_or_else(|| now_ns() ^ (u64::from(std::process::id()) << 40))
+    use std::hash::BuildHasher;
+    let keyed = std::collections::hash_map::RandomState::new().hash_one(0u64);
+    keyed ^ now_ns() ^ (u64::from(std::process::id()) << 40)
 }
 
 /// Nanoseconds since the epoch.

@@ -16,7 +16,6 @@ pub mod file;
 pub mod journal;
 pub mod map;
 pub mod page;
-mod plat;
 pub mod report;
 pub mod run;
 
