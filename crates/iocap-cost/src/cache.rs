@@ -1,6 +1,8 @@
 //! The page cache around a point: drop one file's pages (after making them clean), read it
 //! into the cache, and measure how much of it is resident. Only the test file is touched: no
-//! global `drop_caches`.
+//! global `drop_caches`. What writes or flushes takes the test file as the engine opened it
+//! (`PreparedTarget::file`, after its safety checks and under its lock), never a path opened
+//! again; only the warming read opens by path, read-only.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -18,21 +20,20 @@ fn linux_only(what: &str) -> io::Error {
 
 /// Dropping one file's pages is Linux's `posix_fadvise`.
 #[cfg(not(target_os = "linux"))]
-pub fn drop_pages(_: &Path) -> io::Result<()> {
+pub fn drop_pages(_: &File) -> io::Result<()> {
     Err(linux_only("dropping a file's cached pages"))
 }
 
 /// Residency is Linux's `mincore`.
 #[cfg(not(target_os = "linux"))]
-pub fn resident_pct(_: &Path, _: u64) -> io::Result<f64> {
+pub fn resident_pct(_: &File, _: u64) -> io::Result<f64> {
     Err(linux_only("measuring a file's cached pages"))
 }
 
 /// Makes the file's dirty pages clean (`fsync`), then asks the kernel to drop its pages
 /// (`posix_fadvise(POSIX_FADV_DONTNEED)`). Pages still mapped or under write-back may stay.
 #[cfg(target_os = "linux")]
-pub fn drop_pages(path: &Path) -> io::Result<()> {
-    let f = File::open(path)?;
+pub fn drop_pages(f: &File) -> io::Result<()> {
     f.sync_all()?;
     // SAFETY: a valid fd; offset 0 and len 0 mean the whole file.
     let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
@@ -42,15 +43,10 @@ pub fn drop_pages(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the file's dirty pages back (`fsync`; FlushFileBuffers on Windows, which needs a
-/// handle opened for writing: opening one neither truncates nor changes the file), so
-/// write-back from one point does not land in the next point's window.
-pub fn flush(path: &Path) -> io::Result<()> {
-    let f = if cfg!(windows) {
-        std::fs::OpenOptions::new().write(true).open(path)?
-    } else {
-        File::open(path)?
-    };
+/// Writes the file's dirty pages back (`fsync`; FlushFileBuffers on Windows, on the writing
+/// handle the engine opened), so write-back from one point does not land in the next point's
+/// window.
+pub fn flush(f: &File) -> io::Result<()> {
     f.sync_all()
 }
 
@@ -66,8 +62,7 @@ pub fn warm(path: &Path, len: u64) -> io::Result<()> {
 /// The share of the first `len` bytes of the file that sits in the page cache, in percent
 /// (`mincore` on a read-only shared mapping; mapping does not fault pages in).
 #[cfg(target_os = "linux")]
-pub fn resident_pct(path: &Path, len: u64) -> io::Result<f64> {
-    let f = File::open(path)?;
+pub fn resident_pct(f: &File, len: u64) -> io::Result<f64> {
     let len = len.min(f.metadata()?.len());
     if len == 0 {
         return Ok(0.0);
@@ -111,13 +106,14 @@ mod tests {
         let p = dir.path().join("f");
         std::fs::write(&p, vec![7u8; 4 << 20]).unwrap();
         warm(&p, 4 << 20).unwrap();
-        let hot = resident_pct(&p, 4 << 20).unwrap();
-        drop_pages(&p).unwrap();
-        let cold = resident_pct(&p, 4 << 20).unwrap();
+        let f = File::open(&p).unwrap();
+        let hot = resident_pct(&f, 4 << 20).unwrap();
+        drop_pages(&f).unwrap();
+        let cold = resident_pct(&f, 4 << 20).unwrap();
         // tmpfs keeps its pages whatever we ask; a real file system drops them
         assert!((0.0..=100.0).contains(&hot) && (0.0..=100.0).contains(&cold));
         assert!(cold <= hot, "{cold} > {hot}");
-        assert_eq!(resident_pct(&p, 0).unwrap(), 0.0);
-        flush(&p).unwrap();
+        assert_eq!(resident_pct(&f, 0).unwrap(), 0.0);
+        flush(&f).unwrap();
     }
 }

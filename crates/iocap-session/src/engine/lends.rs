@@ -98,8 +98,10 @@ impl CostPoints for EngineExecutor {
                 .context("cannot read the test file into the cache")?;
         }
         let targets = prepare_targets(spec, self.fill_bar().as_mut(), self.stop)?;
+        // the test file as the engine opened it, checked and locked: never reopened by path
+        let file = &targets[0].file;
         if cache == CacheMode::Miss {
-            iocap_cost::cache::drop_pages(&path)
+            iocap_cost::cache::drop_pages(file)
                 .context("cannot drop the test file's cached pages")?;
         }
         let mut quiet = iocap_engine::Quiet;
@@ -107,12 +109,12 @@ impl CostPoints for EngineExecutor {
         let out = iocap_engine::run_test(spec, &targets, self.stop, &mut watch)
             .context("the test could not run")?;
         let cpu = watch.window();
-        drop(targets);
+        let file = &targets[0].file;
         let resident_pct = (cache != CacheMode::Direct)
-            .then(|| iocap_cost::cache::resident_pct(&path, range).ok())
+            .then(|| iocap_cost::cache::resident_pct(file, range).ok())
             .flatten();
         if spec.writes() {
-            iocap_cost::cache::flush(&path).context("cannot fsync the test file")?;
+            iocap_cost::cache::flush(file).context("cannot fsync the test file")?;
         }
         Ok(CostRun {
             result: out.result,
