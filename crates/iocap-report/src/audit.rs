@@ -3,7 +3,7 @@
 
 use iocap_audit::{AuditReport, Check, Resolved, Severity};
 
-use crate::assess::wrap_indented;
+use crate::fmt::wrap_indented;
 use crate::fmt::{printable, UNKNOWN};
 
 /// The report as text.
