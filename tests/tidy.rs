@@ -17,8 +17,11 @@
 //! - the model's `String` and `Option<String>` fields are the ones `tests/model_strings.txt`
 //!   allows (names, paths, free text): a fixed set of names is an enum (docs/ARCHITECTURE.md,
 //!   "Invariants");
-//! - a run's part (`preflight`, `cost`, ...) is set through `RunResult::set`, outside tests.
+//! - a run's part (`preflight`, `cost`, ...) is set through `RunResult::set`, outside tests;
+//! - no crate has an import cycle between its top-level modules: their `crate::` paths outside
+//!   tests run one way (docs/ARCHITECTURE.md, "Invariants").
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -507,4 +510,230 @@ fn a_run_s_part_is_set_through_its_payload() {
         bad.is_empty(),
         "a run's part is set with `run.set(Payload::..)`, which keeps a run to one kind: {bad:?}"
     );
+}
+
+/// `text` as a build outside tests compiles it, as far as its paths go: without comments and
+/// without its test items (`#[cfg(test)]` or `#[cfg(all(test, ..))]` at any indentation: one
+/// line ending in `;` or `}`, else up to the `}` or `};` at its indentation, rustfmt's layout).
+/// Other `cfg`s stay: a path in the Windows build or the Linux one is a path.
+fn code_outside_tests(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim_start();
+        if !t.starts_with("#[cfg(test)]") && !t.starts_with("#[cfg(all(test") {
+            out.push_str(line.split("//").next().unwrap_or(""));
+            out.push('\n');
+            continue;
+        }
+        let indent = &line[..line.len() - t.len()];
+        let mut item = lines.by_ref().skip_while(|l| {
+            let l = l.trim_start();
+            l.starts_with("#[") || l.starts_with("//")
+        });
+        if let Some(first) = item.next().map(str::trim_end) {
+            if !first.ends_with(';') && !first.ends_with('}') {
+                let ends = [format!("{indent}}}"), format!("{indent}}};")];
+                item.find(|l| ends.contains(&l.trim_end().to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The modules that `text` (a crate root or a module's file) declares in files of their own
+/// (`mod x;` starting a line), outside tests.
+fn file_modules(text: &str) -> Vec<String> {
+    code_outside_tests(text)
+        .lines()
+        .filter(|l| !l.starts_with(' ') && l.trim_end().ends_with(';'))
+        .filter_map(declared_module)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The files of module `name`, declared by a file whose modules live in `dir` (`dir/name.rs`
+/// or `dir/name/mod.rs`), and of the modules under it, each with its depth below the crate
+/// root (`depth` for the module's own file).
+fn module_files(dir: &Path, name: &str, depth: usize, out: &mut Vec<(PathBuf, usize)>) {
+    let own = dir.join(format!("{name}.rs"));
+    let file = if own.exists() {
+        own
+    } else {
+        dir.join(name).join("mod.rs")
+    };
+    for sub in file_modules(&read(&file)) {
+        module_files(&dir.join(name), &sub, depth + 1, out);
+    }
+    out.push((file, depth));
+}
+
+/// The first names of a path's rest after its root: `x` of `x::y`, `x` and `y` of
+/// `{x, y::{z, w}}`.
+fn first_segments(rest: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(group) = rest.strip_prefix('{') else {
+        return vec![ident(rest)];
+    };
+    let mut out = vec![ident(group)];
+    let mut depth = 0;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => out.push(ident(&group[i + 1..])),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The first name of each path from the crate root in `code`, a file `depth` modules below it:
+/// `crate::x`, each name of `crate::{x, y::z}`, and a `super::` chain that climbs back to the
+/// root (`super::x` in a top-level module's own file, `super::super::x` in its child's). A
+/// shorter `super::` stays inside the top-level module, so it is no edge between two.
+fn root_names(code: &str, depth: usize) -> BTreeSet<String> {
+    let climb = "super::".repeat(depth);
+    let mut out = BTreeSet::new();
+    for root in ["crate::", climb.as_str()] {
+        for (at, _) in code.match_indices(root) {
+            let before = code[..at].chars().next_back();
+            if !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                out.extend(first_segments(&code[at + root.len()..]));
+            }
+        }
+    }
+    out
+}
+
+/// A path relative to the repository, with `/`.
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root())
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The edges between the top-level modules of the crate(s) rooted in `src` (`lib.rs`,
+/// `main.rs`): (from, to), each with the files of `from` whose non-test code names `to`. The
+/// modules are those the root declares in files (`mod x;`), each read with every file under it.
+fn module_edges(src: &Path) -> BTreeMap<(String, String), BTreeSet<String>> {
+    let mut edges: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    for lib in ["lib.rs", "main.rs"].map(|f| src.join(f)) {
+        if !lib.exists() {
+            continue;
+        }
+        let tops = file_modules(&read(&lib));
+        for top in &tops {
+            let mut files = Vec::new();
+            module_files(src, top, 1, &mut files);
+            for (file, depth) in files {
+                let names = root_names(&code_outside_tests(&read(&file)), depth);
+                for to in names.into_iter().filter(|n| n != top && tops.contains(n)) {
+                    edges
+                        .entry((top.clone(), to))
+                        .or_default()
+                        .insert(rel(&file));
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// The strongly connected components of more than one node in the graph of `edges` (from,
+/// to), each sorted: every node of one reaches every other, so each is an import cycle.
+fn cycles<'a>(edges: &[(&'a str, &'a str)]) -> Vec<Vec<&'a str>> {
+    let reach = |from: &'a str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(n) = todo.pop() {
+            for &(a, b) in edges {
+                if a == n && seen.insert(b) {
+                    todo.push(b);
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&str, BTreeSet<&str>> =
+        edges.iter().map(|&(a, _)| (a, reach(a))).collect();
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    for (&n, from_n) in &reached {
+        if from_n.contains(n) && !out.iter().any(|c| c.contains(&n)) {
+            let back = |m: &&str| reached.get(m).is_some_and(|r| r.contains(n));
+            out.push(from_n.iter().copied().filter(back).collect());
+        }
+    }
+    out
+}
+
+#[test]
+fn no_crate_has_an_import_cycle_between_its_top_level_modules() {
+    let mut srcs = vec![root().join("src")];
+    srcs.extend(
+        crates()
+            .iter()
+            .map(|c| root().join("crates").join(c).join("src")),
+    );
+    let mut found = Vec::new();
+    for src in srcs {
+        let edges = module_edges(&src);
+        let pairs: Vec<(&str, &str)> = edges
+            .keys()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        for cycle in cycles(&pairs) {
+            found.push(format!("{}: {}", rel(&src), cycle.join(", ")));
+            for ((from, to), files) in &edges {
+                if cycle.contains(&from.as_str()) && cycle.contains(&to.as_str()) {
+                    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                    found.push(format!("    {from} -> {to}: {}", files.join(", ")));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "import cycles between a crate's top-level modules (docs/ARCHITECTURE.md, \
+         \"Invariants\"): move what both sides use into a lower module of its own, or into the \
+         module that owns it, so that the imports run one way (the files named hold each \
+         edge's `crate::` or root-climbing `super::` paths):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn an_import_cycle_is_found_and_a_one_way_graph_passes() {
+    let tangled = [
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "d"),
+        ("d", "e"),
+        ("e", "d"),
+    ];
+    assert_eq!(cycles(&tangled), [vec!["a", "b", "c"], vec!["d", "e"]]);
+    assert!(cycles(&[("a", "b"), ("b", "c"), ("a", "c")]).is_empty());
+}
+
+#[test]
+fn a_file_s_paths_from_the_root_are_found_outside_tests_and_comments() {
+    let text = "//! [`crate::doc`]\nuse crate::{a, b::{c, d}, e::f};\nuse super::g;\n\
+                fn h() {\n    crate::i::j(); // crate::k\n}\n#[cfg(test)]\nuse crate::l;\n\
+                pub(crate) fn n() {}\n#[cfg(test)]\nmod tests {\n    use crate::m;\n}\n";
+    let names = root_names(&code_outside_tests(text), 1);
+    assert_eq!(
+        names.into_iter().collect::<Vec<_>>(),
+        ["a", "b", "e", "g", "i"]
+    );
+    // in a top-level module's child, `super::` is that module; `super::super::` the root
+    let child = root_names("use super::x;\nuse super::super::y;\n", 2);
+    assert_eq!(child.into_iter().collect::<Vec<_>>(), ["y"]);
 }

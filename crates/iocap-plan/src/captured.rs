@@ -17,8 +17,7 @@ use iocap_model::format_bytes;
 use iocap_model::request::Op;
 use iocap_model::workload::{SizeCount, Workload};
 
-/// The `family` of a profile written from a trace.
-pub const CAPTURED_FAMILY: &str = "captured";
+use crate::captured_words::{one_line, rw_name, split_text, CAPTURED_FAMILY};
 
 /// Sizes kept in the `bs_split`.
 const SIZES_KEPT: usize = 6;
@@ -129,21 +128,6 @@ pub(crate) fn bs_text(sizes: &[SizeCount], kept: usize) -> String {
     split_text(&shares)
 }
 
-/// `bs = "8K"` for one size, `bs_split = "8K:70,128K:30"` for several `(size, share)`.
-pub(crate) fn split_text(shares: &[(u64, u64)]) -> String {
-    match shares {
-        [] => "bs = \"8K\"".into(),
-        [(s, _)] => format!("bs = \"{}\"", format_bytes(*s)),
-        many => format!(
-            "bs_split = \"{}\"",
-            many.iter()
-                .map(|(s, p)| format!("{}:{p}", format_bytes(*s)))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    }
-}
-
 /// A log-like workload beside the mix when the trace made writes durable.
 fn durable(o: &mut String, w: &Workload) {
     let d = &w.durability;
@@ -169,21 +153,6 @@ fn durable(o: &mut String, w: &Workload) {
     );
 }
 
-/// The `rw` of a workload with `write_pct` % writes, sequential or random.
-pub(crate) fn rw_name(write_pct: u64, sequential: bool) -> &'static str {
-    iocap_model::RwMode::ALL
-        .into_iter()
-        .find(|m| {
-            m.is_random() != sequential
-                && match write_pct {
-                    0 => !m.is_mixed() && m.write_pct(0) == 0,
-                    100 => !m.is_mixed() && m.write_pct(0) == 100,
-                    _ => m.is_mixed(),
-                }
-        })
-        .map_or("randrw", |m| m.name())
-}
-
 pub(crate) fn clean_name(s: &str) -> String {
     let n: String = s
         .chars()
@@ -196,33 +165,8 @@ pub(crate) fn clean_name(s: &str) -> String {
     }
 }
 
-pub(crate) fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn each_share_and_pattern_names_its_rw() {
-        let names: Vec<&str> = [
-            (0, false),
-            (0, true),
-            (100, false),
-            (100, true),
-            (30, false),
-            (30, true),
-        ]
-        .iter()
-        .map(|&(w, seq)| super::rw_name(w, seq))
-        .collect();
-        assert_eq!(
-            names,
-            ["randread", "read", "randwrite", "write", "randrw", "rw"]
-        );
-    }
-
     use super::*;
     use iocap_model::workload::*;
 

@@ -14,6 +14,7 @@
 //! that would give one that does not is refused at parse time, naming the test.
 
 mod captured;
+mod captured_words;
 mod fields;
 mod profile;
 mod sqlio_classic;
@@ -22,7 +23,8 @@ mod suite;
 mod summary;
 mod values;
 
-pub use captured::{profile_from_workload, CAPTURED_FAMILY};
+pub use captured::profile_from_workload;
+pub use captured_words::CAPTURED_FAMILY;
 pub use fields::{BASE_DURATION_S, BASE_MIXED_WRITE_PCT, BASE_ROLE, BASE_WARMUP_S};
 pub use profile::{builtin_profiles, parse_profile, profile, Profile, Workload};
 pub use sqlio_classic::{sqlio_suite, SQLIO_CLASSIC_BATCH, SQLIO_CLASSIC_PARAM};

@@ -30,7 +30,7 @@ use iocap_model::format_bytes;
 use iocap_model::request::Op;
 use iocap_model::workload::{Stream, StreamRole, Workload};
 
-use crate::captured::{one_line, rw_name, split_text, CAPTURED_FAMILY};
+use crate::captured_words::{one_line, rw_name, split_text, CAPTURED_FAMILY};
 
 /// Arrivals at least this irregular (the gaps' coefficient of variation) are spaced at random
 /// (`rate_process = "poisson"`), as independent clients' are; more regular ones evenly.

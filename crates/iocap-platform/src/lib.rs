@@ -9,13 +9,16 @@
 //! counters. Here they depend on this small crate instead, and the engine's front door is the
 //! run alone (docs/ARCHITECTURE.md, "Invariants").
 //!
-//! Layout, after mio: each system's calls live in `sys/linux/` and `sys/windows/`, in files of
-//! the same names with the same functions, chosen by `cfg` in one place (`sys/mod.rs`). The
-//! modules at this root are platform-neutral: they hold the pure parsers and decoders (tested
-//! on any system) and re-export the chosen system's functions, so callers never write `cfg`
-//! to ask for a fact. New platform code (a system call another crate needs outside its hot
-//! path) goes here, not behind a `#[path]` or a `cfg(windows)` module elsewhere (`tests/tidy.rs`
-//! keeps that so).
+//! Layout, after mio, in three layers whose imports run one way (`tests/tidy.rs` forbids a
+//! cycle): the pure parsers and decoders of what a system gives (`parse`, and `winstruct` for
+//! Windows' ioctl structures), tested on any system; each system's calls in `sys/linux/` and
+//! `sys/windows/`, in files of the same names with the same functions, chosen by `cfg` in one
+//! place (`sys/mod.rs`), which read the system and hand what they read to those parsers; and
+//! the platform-neutral modules at this root, which re-export the chosen system's functions
+//! with the parsers' types (and hold what is the same on both, as the clock's self-check), so
+//! callers never write `cfg` to ask for a fact. New platform code (a system call another crate
+//! needs outside its hot path) goes here, not behind a `#[path]` or a `cfg(windows)` module
+//! elsewhere (`tests/tidy.rs` keeps that so).
 
 pub mod clock;
 pub mod devinfo;
@@ -24,6 +27,7 @@ pub mod procstat;
 pub mod topology;
 pub mod winstruct;
 
+mod parse;
 mod sys;
 
 #[cfg(windows)]

@@ -4,7 +4,7 @@
 use iocap_model::audit::{AuditReport, Check, Resolved};
 use iocap_model::Severity;
 
-use crate::assess::wrap_indented;
+use crate::fmt::wrap_indented;
 use crate::fmt::{printable, UNKNOWN};
 
 /// The report as text.

@@ -7,7 +7,7 @@
 use iocap_model::format_bytes;
 use iocap_model::workload::{Headroom, StreamHeadroom};
 
-use crate::assess::wrap_indented;
+use crate::fmt::wrap_indented;
 use crate::fmt::{count, decimal_or, lat_us_or, printable, UNKNOWN};
 
 /// The headroom block, its first line a heading, each sentence wrapped.

@@ -87,7 +87,7 @@ pub fn fit_lines(text: &str) -> String {
             continue;
         }
         let lead = line.len() - line.trim_start().len();
-        out.push_str(&assess::wrap_indented(
+        out.push_str(&fmt::wrap_indented(
             &line[..lead],
             line.trim_start(),
             w,

@@ -66,7 +66,7 @@ pub fn render(w: &Workload) -> String {
     let width = crate::width().max(40);
     o.lines()
         .map(|l| match l.chars().count() > width {
-            true => crate::assess::wrap_indented("", l, width, 2),
+            true => crate::fmt::wrap_indented("", l, width, 2),
             false => format!("{l}\n"),
         })
         .collect()

@@ -45,11 +45,15 @@ pub enum TraceError {
     UnknownFormat { path: PathBuf, first_bytes: String },
     #[error(
         "{}: written by a newer iocap (trace format version {version}; this iocap reads \
-         versions 1 to {})",
-        path.display(),
-        crate::file::VERSION
+         versions 1 to {newest})",
+        path.display()
     )]
-    NewerVersion { path: PathBuf, version: u16 },
+    NewerVersion {
+        path: PathBuf,
+        version: u16,
+        /// The newest version this iocap reads (the file format's, which the reader knows).
+        newest: u16,
+    },
     #[error(
         "{}: {what} at byte {offset} is truncated (expected {expected} bytes, {left} left); {}",
         path.display(),

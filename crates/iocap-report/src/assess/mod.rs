@@ -14,7 +14,8 @@ mod scaleup;
 use comfy_table::CellAlignment;
 use iocap_model::{format_bytes, TestResult};
 
-use crate::{fmt, table};
+use crate::fmt::{self, wrap_indented};
+use crate::table;
 
 pub use cachescan::render_cachescan;
 pub(crate) use cachescan::{cachescan_steps, level_sentences};
@@ -101,8 +102,6 @@ pub(crate) fn short_list(items: &[String], max: usize) -> String {
 pub(crate) fn wrap(head: &str, body: &str, width: usize) -> String {
     wrap_indented(head, body, width, head.chars().count())
 }
-
-pub(crate) use iocap_model::text::wrap_indented;
 
 /// `text` with every line longer than `width` (at least 40) wrapped under its own text:
 /// after its label column (`  verdict        ...`) when it has one, else two columns in.

@@ -75,7 +75,7 @@ fn wrapped(text: &str, width: usize) -> String {
                 return l.to_string();
             }
             let lead = l.len() - l.trim_start().len();
-            let w = crate::assess::wrap_indented(&l[..lead], &l[lead..], width, lead + 2);
+            let w = super::wrap_indented(&l[..lead], &l[lead..], width, lead + 2);
             w.trim_end_matches('\n').to_string()
         })
         .collect();

@@ -1,6 +1,8 @@
 //! How the views write figures, in one place: counts with thousands separators, latencies,
-//! durations, sizes, what a missing figure reads, and stored strings made safe for a terminal
-//! ([`printable`]), and an error with its causes ([`error_text`]).
+//! durations, sizes, what a missing figure reads, stored strings made safe for a terminal
+//! ([`printable`]) and for the HTML report and its charts ([`escape`]), an error with its causes
+//! ([`error_text`]), and a sentence wrapped under its head (`wrap_indented`, the model's, which
+//! the error text and the views' notes share).
 //!
 //! A figure that is missing (not measured, not finite) reads [`MISSING`] in the terminal tables
 //! and the HTML report, [`MISSING_DASH`] in comparisons and Markdown, [`UNKNOWN`] inside a
@@ -10,8 +12,8 @@
 mod error;
 
 pub use error::{error_line, error_text, note_line};
-pub(crate) use iocap_model::text::push_escaped;
 pub use iocap_model::text::{acts_on_terminal, json_escaped, printable, printable_lines};
+pub(crate) use iocap_model::text::{push_escaped, wrap_indented};
 /// Sizes as the parsers read them back (`8K`, `1.5G`) and for people (`77.5G`); latencies in
 /// whole microseconds (`850 µs`, `12.5 ms`): the model's, as the measuring crates' sentences use
 /// them too.
@@ -25,6 +27,23 @@ pub const MISSING_DASH: &str = "–";
 pub const UNKNOWN: &str = "?";
 
 pub use iocap_model::figures::{count, count_or, decimal_or, lat_us, lat_us_or, pct_or, secs};
+
+/// Escapes text for HTML and SVG element content and quoted attribute values: the HTML report's
+/// pages and the charts drawn into them.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
 
 /// A space that a table's cell never wraps at: [`bind_units`] puts it between a figure and its
 /// unit, [`unbind`] makes it a plain space again once the table is laid out.

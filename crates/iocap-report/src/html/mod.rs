@@ -10,8 +10,9 @@
 //! one colour per run. Every string that comes from a result is escaped with [`escape`].
 //!
 //! Each section of the page has its own submodule (`preflight`, `summary`, `setup`,
-//! `saturation`, `charts`, `warnings`, `figures`); this file holds what they share (escaping, run names, colour swatches), the
-//! style sheet and the page frame.
+//! `saturation`, `charts`, `warnings`, `figures`); this file holds what they share (run names,
+//! colour swatches), the style sheet and the page frame. Escaping is [`crate::fmt`]'s, shared
+//! with the charts.
 
 mod cachescan;
 mod charts;
@@ -31,21 +32,8 @@ use iocap_model::RunResult;
 
 use crate::{plural, svg};
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
+/// Escaping is [`crate::fmt`]'s: the charts escape their labels with it too.
+pub use crate::fmt::escape;
 
 const CSS: &str = r#"
 :root{color-scheme:light}

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{c, empty_chart, legend, open, Axis, TickFmt, W};
-use crate::html::escape;
+use crate::fmt::escape;
 
 /// One bar of a group.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{c, empty_chart, legend, open, Axis, W};
-use crate::html::escape;
+use crate::fmt::escape;
 
 /// One plotted value with its tooltip.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ mod line;
 
 use std::fmt::Write as _;
 
-use crate::html::escape;
+use crate::fmt::escape;
 
 pub(crate) use axis::{Axis, TickFmt};
 pub(crate) use bar::{bar_chart, Bar, Group};

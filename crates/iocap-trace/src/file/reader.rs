@@ -116,7 +116,11 @@ impl TraceReader {
         let version = u16::from_le_bytes([h[8], h[9]]);
         if version > VERSION {
             let path = self.path.clone();
-            return Err(TraceError::NewerVersion { path, version });
+            return Err(TraceError::NewerVersion {
+                path,
+                version,
+                newest: VERSION,
+            });
         }
         let len = u32_at(&h, 12) as usize;
         if len > MAX_META_LEN {

@@ -27,10 +27,10 @@ pub fn host_info() -> HostInfo {
         cpu_model,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes,
-        topology: crate::topology::read(),
+        topology: super::topology::read(),
         power_policy: std::fs::read_to_string(GOVERNOR)
             .ok()
-            .and_then(|t| crate::host::governor(&t)),
+            .and_then(|t| crate::parse::host::governor(&t)),
     }
 }
 

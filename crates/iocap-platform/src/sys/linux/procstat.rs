@@ -1,7 +1,7 @@
-//! System-wide CPU times on Linux: `/proc/stat`, parsed by the neutral module's parsers, and
+//! System-wide CPU times on Linux: `/proc/stat`, parsed by `parse::procstat`, and
 //! its clock tick.
 
-use crate::procstat::{parse, parse_per_cpu, CpuTimes, PROC_STAT};
+use crate::parse::procstat::{parse, parse_per_cpu, CpuTimes, PROC_STAT};
 
 /// Reads and parses `/proc/stat`.
 pub fn read() -> Option<CpuTimes> {

@@ -1,8 +1,8 @@
-//! Where the CPUs sit, read from Linux's /sys and parsed by [`crate::topology::from_sys`].
+//! Where the CPUs sit, read from Linux's /sys and parsed by [`from_sys`].
 
 use iocap_model::CpuTopology;
 
-use crate::topology::from_sys;
+use crate::parse::topology::from_sys;
 
 /// Reads the topology from /sys; `None` when `cpu/online` cannot be read.
 pub fn read() -> Option<CpuTopology> {

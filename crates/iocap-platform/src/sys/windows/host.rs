@@ -13,7 +13,7 @@ pub fn host_info() -> HostInfo {
         cpu_model: cpu_brand(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes: super::win::memory().map_or(0, |m| m.0),
-        topology: crate::topology::read(),
+        topology: super::topology::read(),
         power_policy: super::win::power_scheme().map(|(name, guid)| PowerPolicy {
             name,
             guid: Some(guid),

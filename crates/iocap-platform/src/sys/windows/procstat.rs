@@ -1,7 +1,7 @@
 //! System-wide CPU times on Windows: GetSystemTimes for the whole host, and
 //! NtQuerySystemInformation's processor performance records for each CPU, group by group.
 
-use crate::procstat::CpuTimes;
+use crate::parse::procstat::CpuTimes;
 
 /// The system's CPU times from GetSystemTimes, in 100 ns units: user, system (its kernel time
 /// less idle, which GetSystemTimes counts inside kernel) and idle; no steal, no iowait.

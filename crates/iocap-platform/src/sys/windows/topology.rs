@@ -1,9 +1,11 @@
 //! Where the CPUs sit, read from GetLogicalProcessorInformationEx and decoded by
-//! [`crate::topology::from_slpi`].
+//! [`from_slpi`].
 
 use iocap_model::CpuTopology;
 
-use crate::topology::{from_slpi, GROUP_AFFINITY_SIZE, GROUP_COUNT_AT, GROUP_MASKS_AT, MASK_BYTES};
+use crate::parse::topology::{
+    from_slpi, GROUP_AFFINITY_SIZE, GROUP_COUNT_AT, GROUP_MASKS_AT, MASK_BYTES,
+};
 
 /// Reads the topology from GetLogicalProcessorInformationEx (every relation at once).
 pub fn read() -> Option<CpuTopology> {
