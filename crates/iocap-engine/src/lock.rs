@@ -25,12 +25,13 @@
 //!
 //! Windows: no lock is taken. Its byte-range locks (`LockFileEx`) are mandatory, so they would
 //! stop the test's own I/O through the handles each worker reopens; two runs on one file there
-//! are not kept apart.
+//! are not kept apart. The system calls are `iocap_platform::flock`'s.
 
 use std::fs::File;
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::error::TargetError;
+use iocap_platform::flock as plat;
 
 /// The lock on one prepared file: released when the last [`PreparedTarget`] of this process that
 /// holds it is dropped.
@@ -112,99 +113,9 @@ fn busy(shown: &str, key: FileId) -> TargetError {
     ))
 }
 
-/// The pids holding a `flock` on the file of device `dev` (major, minor) and inode `ino`, in
-/// the text of `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF`; the device's
-/// numbers in hex; a waiting lock's line has `->` and is skipped).
-#[cfg(any(target_os = "linux", test))]
-fn flock_holders(text: &str, dev: (u32, u32), ino: u64) -> Vec<u32> {
-    text.lines()
-        .filter_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if w.get(1) != Some(&"FLOCK") {
-                return None;
-            }
-            let mut id = w.get(5)?.split(':');
-            let major = u32::from_str_radix(id.next()?, 16).ok()?;
-            let minor = u32::from_str_radix(id.next()?, 16).ok()?;
-            let inode: u64 = id.next()?.parse().ok()?;
-            ((major, minor) == dev && inode == ino)
-                .then(|| w[4].parse().ok())
-                .flatten()
-        })
-        .collect()
-}
-
-#[cfg(target_os = "linux")]
-mod plat {
-    use std::fs::File;
-    use std::io;
-    use std::os::fd::AsRawFd;
-
-    /// `flock(LOCK_EX | LOCK_NB)`: never waits.
-    pub fn try_lock(f: &File) -> io::Result<()> {
-        // SAFETY: flock on a descriptor this File owns
-        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
-    }
-
-    pub fn is_held(e: &io::Error) -> bool {
-        e.raw_os_error() == Some(libc::EWOULDBLOCK)
-    }
-
-    /// The pid holding the lock on the file `(dev, ino)`, and its command.
-    pub fn holder((dev, ino): super::FileId) -> Option<(u32, Option<String>)> {
-        let text = std::fs::read_to_string("/proc/locks").ok()?;
-        let pid = *super::flock_holders(&text, (libc::major(dev), libc::minor(dev)), ino)
-            .iter()
-            .find(|p| **p != std::process::id())?;
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .ok()
-            .map(|c| c.trim().to_string())
-            .filter(|c| !c.is_empty());
-        Some((pid, comm))
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-mod plat {
-    use std::fs::File;
-    use std::io;
-
-    /// No lock (see the module's note on Windows).
-    pub fn try_lock(_: &File) -> io::Result<()> {
-        Ok(())
-    }
-
-    pub fn is_held(_: &io::Error) -> bool {
-        false
-    }
-
-    pub fn holder(_: super::FileId) -> Option<(u32, Option<String>)> {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn proc_locks_names_the_holder_of_the_file() {
-        let text = "\
-1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF
-1: -> FLOCK  ADVISORY  WRITE 5151 fe:00:1234 0 EOF
-2: POSIX  ADVISORY  WRITE 777 fe:00:1234 0 EOF
-3: FLOCK  ADVISORY  WRITE 99 103:02:1234 0 EOF
-4: OFDLCK ADVISORY  READ  -1 00:15:1234 0 EOF
-";
-        assert_eq!(flock_holders(text, (0xfe, 0), 1234), vec![4242]);
-        assert_eq!(flock_holders(text, (0x103, 2), 1234), vec![99]);
-        assert!(flock_holders(text, (0xfe, 0), 1235).is_empty());
-    }
 
     #[cfg(target_os = "linux")]
     #[test]

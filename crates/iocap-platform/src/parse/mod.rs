@@ -5,6 +5,7 @@
 //! the text or bytes each system gives. (`winstruct`, the Windows ioctl structures, is of the
 //! same kind and public on its own.)
 
+pub mod flock;
 pub mod host;
 pub mod procstat;
 pub mod topology;
