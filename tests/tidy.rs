@@ -169,10 +169,9 @@ fn pub_use_names_reads_groups_renames_and_single_paths() {
 /// engine's and verify's opens and checks of targets (issue 35's claim reworks them), fsync's
 /// and the audit's Windows calls, and the trace's stand-in for Linux's FIEMAP. The list only
 /// shrinks.
-const WINDOWS_MODULES_TO_MOVE: [&str; 6] = [
+const WINDOWS_MODULES_TO_MOVE: [&str; 5] = [
     "crates/iocap-audit/src/windows/mod.rs: lsa",
     "crates/iocap-audit/src/windows/mod.rs: read",
-    "crates/iocap-engine/src/marker.rs: plat",
     "crates/iocap-engine/src/plat.rs: imp",
     "crates/iocap-fsync/src/lib.rs: measure_windows",
     "crates/iocap-trace/src/filemap/scan.rs: fiemap",

@@ -10,18 +10,13 @@
 //! used where the volume says it has named streams (`FILE_NAMED_STREAMS`) and the stream opened
 //! is part of the very file already open (same volume serial and file index); elsewhere (FAT,
 //! exFAT, Wine's drives) the sidecar, bound to the volume serial and file index as Linux binds it
-//! to the device and inode.
+//! to the device and inode. The system calls are `iocap_platform::filetag`'s.
 
 use std::fs::File;
 use std::io;
-#[cfg(target_os = "linux")]
-use std::os::fd::AsRawFd;
-#[cfg(target_os = "linux")]
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-#[cfg(target_os = "linux")]
-const XATTR: &[u8] = b"user.iocap\0";
+use iocap_platform::filetag as plat;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
@@ -91,128 +86,6 @@ pub fn write(f: &File, path: &Path, m: Marker) -> io::Result<()> {
         &mut side,
         format!("{text} dev={dev} ino={ino}\n").as_bytes(),
     )
-}
-
-#[cfg(target_os = "linux")]
-mod plat {
-    use super::*;
-
-    /// The xattr's text, if `f` has one.
-    pub fn read_attr(f: &File, _path: &Path) -> Option<String> {
-        let mut buf = [0u8; 256];
-        // SAFETY: the name is NUL-terminated and `buf` is writable for its length.
-        let n = unsafe {
-            libc::fgetxattr(
-                f.as_raw_fd(),
-                XATTR.as_ptr().cast(),
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-            )
-        };
-        (n > 0).then(|| String::from_utf8_lossy(&buf[..n as usize]).into_owned())
-    }
-
-    /// Sets the xattr; false where the file system has no user xattrs.
-    pub fn write_attr(f: &File, _path: &Path, text: &str) -> bool {
-        // SAFETY: the name is NUL-terminated; the value pointer and length describe `text`.
-        let rc = unsafe {
-            libc::fsetxattr(
-                f.as_raw_fd(),
-                XATTR.as_ptr().cast(),
-                text.as_ptr().cast(),
-                text.len(),
-                0,
-            )
-        };
-        rc == 0
-    }
-
-    /// The device and inode the sidecar binds the marker to.
-    pub fn dev_ino(f: &File) -> io::Result<(u64, u64)> {
-        let meta = f.metadata()?;
-        Ok((meta.dev(), meta.ino()))
-    }
-
-    /// The sidecar, created or truncated; O_NOFOLLOW: a symlink planted under its name is not
-    /// written through.
-    pub fn open_sidecar(p: &Path) -> io::Result<File> {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(p)
-    }
-}
-
-#[cfg(windows)]
-mod plat {
-    use std::os::windows::fs::OpenOptionsExt;
-
-    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
-
-    use super::*;
-    use iocap_platform::win;
-
-    /// GetVolumeInformation's flag for a file system with named streams (winnt.h).
-    const FILE_NAMED_STREAMS: u32 = 0x0004_0000;
-
-    /// The stream `<path>:iocap`, opened as asked, when the volume of `f` has named streams and
-    /// the stream belongs to `f` itself.
-    fn stream(f: &File, path: &Path, opts: &mut std::fs::OpenOptions) -> Option<File> {
-        let (_, flags) = win::fs_of(f)?;
-        if flags & FILE_NAMED_STREAMS == 0 {
-            return None;
-        }
-        let mut name = path.as_os_str().to_owned();
-        name.push(":iocap");
-        let s = opts
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
-            .open(name)
-            .ok()?;
-        let same = |a: &File, b: &File| matches!((win::file_id(a), win::file_id(b)), (Ok(x), Ok(y)) if x.0 == y.0 && x.1 == y.1);
-        same(f, &s).then_some(s)
-    }
-
-    /// The stream's text, if `f` has one.
-    pub fn read_attr(f: &File, path: &Path) -> Option<String> {
-        let mut s = stream(f, path, std::fs::OpenOptions::new().read(true))?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut s, &mut text).ok()?;
-        (!text.is_empty()).then_some(text)
-    }
-
-    /// Writes the stream; false where the volume has no named streams.
-    pub fn write_attr(f: &File, path: &Path, text: &str) -> bool {
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        match stream(f, path, &mut opts) {
-            Some(mut s) => std::io::Write::write_all(&mut s, text.as_bytes()).is_ok(),
-            None => false,
-        }
-    }
-
-    /// The volume serial number and file index the sidecar binds the marker to.
-    pub fn dev_ino(f: &File) -> io::Result<(u64, u64)> {
-        let (serial, index, _) = win::file_id(f)?;
-        Ok((u64::from(serial), index))
-    }
-
-    /// The sidecar, created or truncated, never through a reparse point planted under its name.
-    pub fn open_sidecar(p: &Path) -> io::Result<File> {
-        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(io::Error::other(format!(
-                "{} is a symbolic link; not writing through it",
-                p.display()
-            )));
-        }
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
-            .open(p)
-    }
 }
 
 /// Removes a sidecar left by a file iocap created and then removed.

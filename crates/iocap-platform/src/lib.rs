@@ -1,7 +1,8 @@
 //! iocap's platform layer: what the rest of iocap asks of the operating system outside the I/O
 //! itself. The clock every latency is read from (`clock`), the host's fingerprint (`host`),
 //! system-wide CPU times (`procstat`) and where the CPUs sit (`topology`), what the system says
-//! of a target's device (`devinfo`), an exclusive lock on a file and its holder (`flock`), and on Windows the Win32 wrappers (`win`) with the ioctl
+//! of a target's device (`devinfo`), an exclusive lock on a file and its holder (`flock`), a tag kept with a file
+//! and its identity (`filetag`), and on Windows the Win32 wrappers (`win`) with the ioctl
 //! structures they return, decoded purely (`winstruct`, built and tested everywhere).
 //!
 //! Why a crate of its own: these used to be public modules of the engine, so the audit, the
@@ -22,6 +23,7 @@
 
 pub mod clock;
 pub mod devinfo;
+pub mod filetag;
 pub mod flock;
 pub mod host;
 pub mod procstat;

@@ -2,6 +2,7 @@
 
 pub mod clock;
 pub mod devinfo;
+pub mod filetag;
 pub mod flock;
 pub mod host;
 pub mod procstat;

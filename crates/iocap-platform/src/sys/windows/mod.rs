@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod devinfo;
+pub mod filetag;
 pub mod flock;
 pub mod host;
 pub mod procstat;
