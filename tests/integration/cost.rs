@@ -10,7 +10,8 @@ use crate::iocap;
 fn quick_cost_measures_cpu_per_io_three_ways() {
     let dir = tempfile::tempdir().unwrap();
     let out = iocap(dir.path())
-        .args(["cost", "--quick", "--duration", "0.3s", "--warmup", "0.2s"])
+        // a 0.6 s window: beside the whole suite one point's 0.3 s window once had no I/O
+        .args(["cost", "--quick", "--duration", "0.6s", "--warmup", "0.2s"])
         .args([
             "--size",
             "64M",
@@ -42,7 +43,12 @@ fn quick_cost_measures_cpu_per_io_three_ways() {
     let (mut proc_s, mut sys_s) = (0.0, 0.0);
     for p in points {
         let what = format!("{} {} {}", p["engine"], p["rw"], p["bs_bytes"]);
-        assert!(p["ios"].as_u64().unwrap() > 0, "{what}: no I/O");
+        let test = &v["tests"][p["test_idx"].as_u64().unwrap_or(0) as usize];
+        assert!(
+            p["ios"].as_u64().unwrap() > 0,
+            "{what}: no I/O: {p:#}\nits test: {:#}",
+            test["warnings"]
+        );
         let pu = p["process"]["us_per_io"].as_f64().unwrap();
         assert!(pu > 0.0, "{what}: no process CPU per I/O");
         assert!(p["process"]["us_per_kb"].as_f64().unwrap() > 0.0);
