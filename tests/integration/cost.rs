@@ -10,7 +10,8 @@ use crate::iocap;
 fn quick_cost_measures_cpu_per_io_three_ways() {
     let dir = tempfile::tempdir().unwrap();
     let out = iocap(dir.path())
-        // a 0.6 s window: beside the whole suite one point's 0.3 s window once had no I/O
+        // a point whose disk stalls (beside the whole suite one had no I/O in 0.6 s) is
+        // measured again over a doubled window, so every point has I/O to divide by
         .args(["cost", "--quick", "--duration", "0.6s", "--warmup", "0.2s"])
         .args([
             "--size",

@@ -10,6 +10,20 @@ use crate::fit::{fit, Fit};
 use crate::matrix::PlannedPoint;
 use crate::procstat::WindowCpu;
 
+/// A point that completes fewer I/Os than this is measured again over a longer window: a few
+/// I/Os divide a CPU time read in 10 ms clock ticks into noise, and none (a disk that stalled
+/// for the whole window under someone else's load) into nothing.
+pub const MIN_IOS: u64 = 100;
+
+/// How many times a point's window may be doubled before its few I/Os are kept and said so.
+pub const STRETCHES: u32 = 3;
+
+/// The longer window to measure a point again over, when `ios` completed in `duration_s` are
+/// too few and `stretched` doublings have been spent; `None` to keep what was measured.
+pub fn stretch(ios: u64, duration_s: f64, stretched: u32) -> Option<f64> {
+    (ios < MIN_IOS && stretched < STRETCHES).then_some(duration_s * 2.0)
+}
+
 /// `cpu_s` spread over `ios` I/Os and `bytes`; zero per-I/O figures when nothing moved.
 pub fn account(cpu_s: f64, ios: u64, bytes: u64) -> CpuAccount {
     let cpu_s = if cpu_s.is_finite() { cpu_s } else { 0.0 };

@@ -10,6 +10,6 @@ pub mod fit;
 pub mod matrix;
 pub mod procstat;
 
-pub use build::{account, answers, models, point, Questions};
+pub use build::{account, answers, models, point, stretch, Questions, MIN_IOS, STRETCHES};
 pub use matrix::{plan, PlannedPoint};
 pub use procstat::{StatWatch, WindowCpu};

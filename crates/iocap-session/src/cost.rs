@@ -78,6 +78,47 @@ fn point(s: &mut Session, spec: &JobSpec, cache: CacheMode, range: u64) -> Resul
     }
 }
 
+/// One point, measured again over a doubled window while it completes too few I/Os to divide
+/// its CPU by (`iocap_cost::stretch`), each time said in a note; a fault or Ctrl-C keeps what
+/// was measured.
+fn measure(
+    s: &mut Session,
+    p: &PlannedPoint,
+    base: &JobSpec,
+    range: u64,
+    notes: &mut Vec<String>,
+) -> Result<CostRun> {
+    let mut spec = p.spec(base);
+    for stretched in 0.. {
+        let run = point(s, &spec, p.cache, range)?;
+        let r = &run.result;
+        let longer = iocap_cost::stretch(r.total.ios, spec.duration_s, stretched);
+        match longer {
+            Some(d) if r.error.is_none() && !r.interrupted && !s.exec.interrupted() => {
+                notes.push(format!(
+                    "{}: {} I/Os in {}, too few to divide its CPU by: measured again over {}",
+                    p.label(),
+                    r.total.ios,
+                    window(spec.duration_s),
+                    window(d)
+                ));
+                spec.duration_s = d;
+            }
+            _ => return Ok(run),
+        }
+    }
+    unreachable!("the stretches are bounded")
+}
+
+/// A window's length as a note says it: `1.2 s`, `300 ms`, `4 µs`.
+fn window(d: f64) -> String {
+    match d {
+        d if d >= 1.0 => format!("{d:.1} s"),
+        d if d >= 1e-3 => format!("{:.0} ms", d * 1e3),
+        d => format!("{:.0} µs", d * 1e6),
+    }
+}
+
 /// Leaves out the cache-hit points when the test range does not fit in half of the memory.
 fn fit_hits(
     points: &mut Vec<PlannedPoint>,
@@ -151,12 +192,11 @@ pub fn cost(s: &mut Session, c: CostConfig) -> Result<()> {
         if s.exec.interrupted() {
             break;
         }
-        let spec = p.spec(&base);
         let CostRun {
             result: r,
             cpu: win,
             resident_pct: resident,
-        } = point(s, &spec, p.cache, range)?;
+        } = measure(s, p, &base, range, &mut notes)?;
         if p.cache == CacheMode::Direct && !r.direct {
             notes.push(format!("{}: ran without O_DIRECT", p.label()));
         }

@@ -112,3 +112,49 @@ fn a_fault_or_a_stop_ends_the_matrix_at_that_point() {
     assert_eq!(run.tests.len(), 1);
     assert!(run.tests[0].interrupted);
 }
+
+#[test]
+fn a_point_that_completes_too_few_ios_is_measured_again_over_a_longer_window_and_said() {
+    // the disk stalls for the first point's whole window (someone else's load), then answers
+    let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    let seen = calls.clone();
+    let mut exec = MockExecutor::new(move |_| {
+        seen.set(seen.get() + 1);
+        (if seen.get() == 1 { 0.0 } else { 50_000.0 }, 20.0)
+    });
+    let run = cost(&mut exec, CostMatrix::Quick);
+    let (planned, _) = iocap_cost::plan(CostMatrix::Quick, 1);
+    let report = run.cost.as_ref().unwrap();
+    assert_eq!(exec.ran.len(), planned.len() + 1, "one point ran twice");
+    assert_eq!(exec.ran[1][0].duration_s, 2.0 * exec.ran[0][0].duration_s);
+    assert!(
+        report.points.iter().all(|p| p.ios > 0),
+        "no point kept 0 I/Os"
+    );
+    assert_eq!(report.points[0].duration_s, exec.ran[1][0].duration_s);
+    let said: Vec<_> = report
+        .notes
+        .iter()
+        .filter(|n| n.contains("too few to divide its CPU by: measured again over 4.0 s"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", report.notes);
+    assert!(said[0].starts_with(&planned[0].label()), "{}", said[0]);
+}
+
+#[test]
+fn a_point_that_never_completes_enough_ios_stops_stretching_and_is_said_to_have_none() {
+    let mut exec = MockExecutor::new(|_| (0.0, 20.0));
+    let run = cost(&mut exec, CostMatrix::Quick);
+    let (planned, _) = iocap_cost::plan(CostMatrix::Quick, 1);
+    let stretches = iocap_cost::STRETCHES as usize;
+    assert_eq!(exec.ran.len(), planned.len() * (1 + stretches));
+    let last = &exec.ran[stretches][0];
+    assert_eq!(last.duration_s, 2.0 * 8.0, "doubled {stretches} times");
+    let notes = &run.cost.as_ref().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("no I/O completed in its window")),
+        "{notes:?}"
+    );
+}
