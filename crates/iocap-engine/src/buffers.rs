@@ -2,10 +2,13 @@
 //!
 //! Contract (the one every `unsafe` in the backends relies on): a [`SlotBuffers`] is allocated
 //! once per worker before its first I/O, never resized or moved (the allocation is a raw,
-//! page-aligned block, not a `Vec`), and is dropped only after every I/O submitted from it has
-//! been reaped. The worker loop guarantees the last part by draining before it returns; if a
-//! drain fails the worker leaks the buffers on purpose rather than free memory the kernel may
-//! still write to.
+//! page-aligned block, not a `Vec`), and its memory is freed only after every I/O submitted
+//! from it has been reaped. I/O reaches the buffers only through an [`crate::IoQueue`], which
+//! lends a slot's bytes only while it is idle and, dropped with I/O in flight (a failed
+//! drain), marks the buffers [`SlotBuffers::never_free`]: their memory is leaked on purpose
+//! rather than freed while the kernel may still write to it.
+
+use std::mem::ManuallyDrop;
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -15,7 +18,9 @@ pub use crate::stamp::{fill_random, stamp_write, whiten, WRITE_STAMP_MAGIC};
 
 /// `slots` buffers of `bs` bytes each, one per I/O that can be in flight.
 pub struct SlotBuffers {
-    mem: AlignedBuf,
+    /// Freed on drop unless [`SlotBuffers::never_free`] was called.
+    mem: ManuallyDrop<AlignedBuf>,
+    never_free: bool,
     bs: usize,
     slots: usize,
     /// With `--compressible` or `--dedupe`: makes every write's bytes anew.
@@ -33,7 +38,8 @@ impl SlotBuffers {
             .filter(|s| *s > 0)
             .ok_or_else(|| std::io::Error::other("buffer size overflow"))?;
         let mut me = Self {
-            mem: AlignedBuf::new(size)?,
+            mem: ManuallyDrop::new(AlignedBuf::new(size)?),
+            never_free: false,
             bs: stride,
             slots,
             shaper: None,
@@ -63,11 +69,39 @@ impl SlotBuffers {
         unsafe { self.mem.as_mut_ptr().add(i * self.stride()) }
     }
 
+    /// The bytes of one slot.
+    pub fn slot_len(&self) -> usize {
+        self.bs
+    }
+
+    /// Slot `i`'s bytes. Only for slots with no I/O in flight.
+    #[inline]
+    pub fn slot(&self, i: usize) -> &[u8] {
+        assert!(i < self.slots);
+        // SAFETY: inside the allocation (i < slots, each slot `bs` bytes within its stride);
+        // the memory is initialised (filled at `new`); no I/O writes it (the caller's rule).
+        unsafe { std::slice::from_raw_parts(self.ptr(i), self.bs) }
+    }
+
+    /// Keeps the memory allocated for the rest of the process, even once this value is
+    /// dropped: the kernel may still read or write it (an I/O queue dropped with I/O in
+    /// flight).
+    pub fn never_free(&mut self) {
+        self.never_free = true;
+    }
+
+    /// Whether [`SlotBuffers::never_free`] was called.
+    pub fn is_never_freed(&self) -> bool {
+        self.never_free
+    }
+
     /// Slot `i` as a mutable slice. Only for slots with no I/O in flight.
     #[inline]
     pub fn slot_mut(&mut self, i: usize) -> &mut [u8] {
-        // SAFETY: inside the allocation; `&mut self` and the no-I/O-in-flight rule make the
-        // access exclusive.
+        // SAFETY: inside the allocation; `&mut self` makes the access exclusive against this
+        // process. Against the kernel: while a run holds the buffers, its `IoQueue` holds
+        // `&mut self` and lends a slot only while it is idle; outside a run, an I/O is in
+        // flight only if an `unsafe` `Backend::queue` call broke its contract.
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), self.bs) }
     }
 
@@ -111,6 +145,15 @@ impl SlotBuffers {
                 iov_len: self.bs,
             })
             .collect()
+    }
+}
+
+impl Drop for SlotBuffers {
+    fn drop(&mut self) {
+        if !self.never_free {
+            // SAFETY: `mem` is dropped once, here, and not used after.
+            unsafe { ManuallyDrop::drop(&mut self.mem) }
+        }
     }
 }
 

@@ -40,6 +40,7 @@ mod target;
 mod worker;
 
 pub use backend::EngineKind;
+pub use backend::IoQueue;
 pub use buffers::{fill_random, whiten, AlignedBuf, SlotBuffers, WRITE_STAMP_MAGIC};
 pub use error::IoFailure;
 pub use lock::{lock as lock_file, FileLock};

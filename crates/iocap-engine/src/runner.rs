@@ -16,6 +16,7 @@ use std::sync::{Barrier, OnceLock};
 use iocap_model::{JobSpec, TestResult};
 use thiserror::Error;
 
+use crate::backend::IoQueue;
 use crate::backend::{self, Backend, Drive, EngineKind, Handle, Opened, Options, Registration};
 use crate::buffers::SlotBuffers;
 use crate::live::LiveCounters;
@@ -324,13 +325,13 @@ struct Work<'a> {
 impl Drive for Work<'_> {
     type Out = (Opened, Option<std::io::Result<()>>);
 
-    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, opened: Opened) -> Self::Out {
+    fn run<B: Backend>(self, q: IoQueue<'_, B>, opened: Opened) -> Self::Out {
         self.ready.wait();
         self.go.wait();
         if self.tl.halt.load(Relaxed) {
             return (opened, None);
         }
-        let ran = worker::run(self.cfg, b, bufs, self.gen, self.tl, self.live, self.stats);
+        let ran = worker::run(self.cfg, q, self.gen, self.tl, self.live, self.stats);
         (opened, Some(ran))
     }
 }
@@ -436,8 +437,7 @@ fn run_context(
         return rep;
     };
     if let Err(e) = result {
-        // I/Os may still be in flight: never free memory the kernel may write to.
-        std::mem::forget(bufs);
+        // I/Os may still be in flight: the queue left `bufs` never to be freed
         tl.halt.store(true, Relaxed);
         tl.cut(now_ns());
         rep.error = Some(format!("the {} engine failed: {e}", engine.name()));

@@ -43,8 +43,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use crate::autosubmit::AutoTrial;
-use crate::backend::{Backend, Io, Op};
-use crate::buffers::SlotBuffers;
+use crate::backend::IoQueue;
+use crate::backend::{Backend, Op};
 use crate::live::{Class, LiveCounters};
 use crate::offsets::OffsetGen;
 use crate::pace::{Pacer, Process};
@@ -149,7 +149,8 @@ enum StampAt {
 }
 
 impl StampAt {
-    fn of(backend: &impl Backend) -> StampAt {
+    fn of<B: Backend>(q: &IoQueue<'_, B>) -> StampAt {
+        let backend = q.backend();
         match (backend.submits_at_queue(), backend.starts_in_queue()) {
             (false, _) => StampAt::Wait,
             (true, false) => StampAt::AfterQueue,
@@ -309,7 +310,12 @@ struct NextOp {
 
 impl NextOp {
     #[inline]
-    fn take(&mut self, gen: &mut OffsetGen, bufs: &mut SlotBuffers, s: usize) -> (Op, u64, u32) {
+    fn take<B: Backend>(
+        &mut self,
+        gen: &mut OffsetGen,
+        q: &mut IoQueue<'_, B>,
+        s: usize,
+    ) -> (Op, u64, u32) {
         if self.sync_pending {
             self.sync_pending = false;
             let op = if self.datasync {
@@ -324,7 +330,7 @@ impl NextOp {
         if !write {
             return (Op::Read, off, len);
         }
-        bufs.stamp(s, len as usize, off, self.seq);
+        q.stamp(s, len as usize, off, self.seq);
         self.seq = self.seq.wrapping_add(1);
         if self.fsync_every > 0 {
             self.writes_since_sync += 1;
@@ -401,12 +407,11 @@ fn complete(
 }
 
 /// Runs the loop until the end of the timeline or a stop; returns after draining every I/O.
-/// On `Err` (the kernel interface itself failed) I/Os may still be in flight and the caller must
-/// leak `bufs` rather than free them.
+/// On `Err` (the kernel interface itself failed) I/Os may still be in flight: dropping the
+/// queue then leaves its buffers allocated.
 pub fn run<B: Backend>(
     cfg: &WorkerConfig,
-    backend: &mut B,
-    bufs: &mut SlotBuffers,
+    mut q: IoQueue<'_, B>,
     gen: &mut OffsetGen,
     tl: &Timeline,
     live: &LiveCounters,
@@ -436,18 +441,17 @@ pub fn run<B: Backend>(
     let measure_start = tl.measure_start_ns.load(Relaxed);
     let mut now = clock::now_ns();
     let mut gate = Gate::new(cfg, start, now).with_think(gen.think());
-    let mut inflight = 0usize;
     let mut stopping = false;
     let mut trial = cfg
         .auto_submit
         .then(|| AutoTrial::new(start, measure_start));
-    let mut stamp = StampAt::of(backend);
+    let mut stamp = StampAt::of(&q);
     loop {
         // re-read: `--until-stable` ends the window early, from the monitor
         let issue_end = tl.issue_end_ns.load(Relaxed);
         if let Some(each) = trial.as_mut().and_then(|t| t.at(now)) {
-            backend.set_submit_each(each);
-            stamp = StampAt::of(backend);
+            q.set_submit_each(each);
+            stamp = StampAt::of(&q);
         }
         if !stopping && (now >= issue_end || tl.should_stop()) {
             stopping = true;
@@ -459,23 +463,12 @@ pub fn run<B: Backend>(
         while !stopping && !free.is_empty() && gate.admit(now) {
             let Some(slot) = free.pop() else { break };
             let s = slot as usize;
-            let (op, offset, len) = next.take(gen, bufs, s);
+            let (op, offset, len) = next.take(gen, &mut q, s);
             (slots[s].op, slots[s].offset, slots[s].len) = (op, offset, len);
             if stamp == StampAt::BeforeQueue {
                 slots[s].submit_ns = clock::now_ns();
             }
-            let buf = if op.is_sync() {
-                std::ptr::null_mut()
-            } else {
-                bufs.ptr(s)
-            };
-            backend.queue(Io {
-                slot,
-                op,
-                offset,
-                len,
-                buf,
-            });
+            q.queue(slot, op, offset, len);
             if stamp == StampAt::AfterQueue {
                 slots[s].submit_ns = clock::now_ns();
             }
@@ -483,7 +476,7 @@ pub fn run<B: Backend>(
             batch.push(slot);
         }
         let held_until = gate.held_until();
-        if inflight == 0 && batch.is_empty() {
+        if q.inflight() == 0 {
             if stopping {
                 stats.auto = trial.as_ref().map(AutoTrial::outcome);
                 return Ok(());
@@ -504,22 +497,20 @@ pub fn run<B: Backend>(
                 slots[s as usize].submit_ns = t_submit;
             }
         }
-        inflight += batch.len();
         batch.clear();
         let deadline = match held_until {
             Some(t) if !stopping && !free.is_empty() => Some(t.min(issue_end)),
             _ => None,
         };
-        backend.submit_and_wait(1, deadline)?;
+        q.submit_and_wait(1, deadline)?;
         now = clock::now_ns();
         let window = Window {
             now,
             measure_start,
             end: tl.window_end_ns.load(Relaxed),
         };
-        let before = inflight;
-        backend.reap(|c| {
-            inflight -= 1;
+        let before = q.inflight();
+        q.reap(|c, _| {
             complete(
                 cfg,
                 &slots[c.slot as usize],
@@ -531,10 +522,11 @@ pub fn run<B: Backend>(
             );
             free.push(c.slot);
         });
+        let reaped = (before - q.inflight()) as u64;
         if let Some(t) = trial.as_mut() {
-            t.count((before - inflight) as u64);
+            t.count(reaped);
         }
-        gate.completed((before - inflight) as u64, now);
+        gate.completed(reaped, now);
     }
 }
 

@@ -15,15 +15,15 @@
 //! are done synchronously by the caller's discarder.
 //!
 //! Hot path: slots, their buffers and the statistics are made before the loop; per request the
-//! loop allocates nothing (the buffer contract is the engine's: a slot's buffer is stamped
-//! only while the slot is idle). On `Err` I/O may still be in flight: the caller must leak the
-//! buffers.
+//! loop allocates nothing. The buffers and what is in flight are the engine's [`IoQueue`]'s: a
+//! slot's buffer is stamped only while the slot is idle, and on `Err` (I/O may still be in
+//! flight) the queue leaves the buffers never to be freed.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use iocap_engine::backend::{Backend, Completion, Io, Op as EOp};
-use iocap_engine::SlotBuffers;
+use iocap_engine::backend::{Backend, Completion, Op as EOp};
+use iocap_engine::IoQueue;
 use iocap_trace::{IoFlags, IoRecord, Op};
 
 use crate::clock::{Clock, SPIN_NS};
@@ -72,9 +72,8 @@ struct Slot {
 }
 
 pub struct Driver<'a, B: Backend, C: Clock> {
-    backend: &'a mut B,
+    q: IoQueue<'a, B>,
     clock: &'a C,
-    bufs: &'a mut SlotBuffers,
     mapper: Mapper,
     plan: Plan,
     pub stats: Stats,
@@ -82,35 +81,25 @@ pub struct Driver<'a, B: Backend, C: Clock> {
     pub notes: Vec<String>,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    inflight: usize,
     writes: u64,
     discard_off: bool,
     next_tick_ns: u64,
 }
 
 impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
-    /// A loop on `backend` with one slot per buffer of `bufs` (`plan.max_inflight` is cut to
-    /// their number).
-    pub fn new(
-        backend: &'a mut B,
-        clock: &'a C,
-        bufs: &'a mut SlotBuffers,
-        mapper: Mapper,
-        mut plan: Plan,
-    ) -> Self {
-        plan.max_inflight = plan.max_inflight.clamp(1, bufs.slots());
+    /// A loop on `q` with one slot per buffer (`plan.max_inflight` is cut to their number).
+    pub fn new(q: IoQueue<'a, B>, clock: &'a C, mapper: Mapper, mut plan: Plan) -> Self {
+        plan.max_inflight = plan.max_inflight.clamp(1, q.slots());
         let n = plan.max_inflight;
         Self {
-            backend,
+            q,
             clock,
-            bufs,
             mapper,
             plan,
             stats: Stats::default(),
             notes: Vec::new(),
             slots: vec![Slot::default(); n],
             free: (0..n as u32).rev().collect(),
-            inflight: 0,
             writes: 0,
             discard_off: false,
             next_tick_ns: 0,
@@ -161,8 +150,8 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
                 tick(self.tick(start, now));
             }
         }
-        while self.inflight > 0 {
-            self.backend.submit_and_wait(1, None)?;
+        while self.q.inflight() > 0 {
+            self.q.submit_and_wait(1, None)?;
             self.reap();
         }
         Ok(())
@@ -196,9 +185,9 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
             if stop.load(Ordering::Relaxed) {
                 return Ok(waited);
             }
-            if self.inflight >= limit {
+            if self.q.inflight() >= limit {
                 waited = true;
-                self.backend.submit_and_wait(1, None)?;
+                self.q.submit_and_wait(1, None)?;
                 continue;
             }
             let Some(due) = due else {
@@ -210,14 +199,14 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
             }
             if due - now > SPIN_NS {
                 let wake = (due - SPIN_NS).min(now + STOP_CHECK_NS);
-                if self.inflight > 0 {
-                    self.backend.submit_and_wait(1, Some(wake))?;
+                if self.q.inflight() > 0 {
+                    self.q.submit_and_wait(1, Some(wake))?;
                 } else {
                     self.clock.sleep_until(wake);
                 }
-            } else if self.inflight > 0 {
+            } else if self.q.inflight() > 0 {
                 // posts what completed without blocking, then spins a little
-                self.backend.submit_and_wait(0, None)?;
+                self.q.submit_and_wait(0, None)?;
                 self.clock.spin_until(due.min(now + POLL_NS));
             } else {
                 self.clock.spin_until(due);
@@ -243,7 +232,7 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
         let i = slot as usize;
         if kind == WRITE {
             self.writes += 1;
-            self.bufs.stamp(i, len as usize, offset, self.writes);
+            self.q.stamp(i, len as usize, offset, self.writes);
             self.stats.op(r.op).durable += u64::from(durable);
         }
         let (offset, len) = if kind == FLUSH { (0, 0) } else { (offset, len) };
@@ -254,18 +243,11 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
             offset,
             len,
         };
-        self.backend.queue(Io {
-            slot,
-            op,
-            offset,
-            len,
-            buf: self.bufs.ptr(i),
-        });
-        self.inflight += 1;
-        self.stats.qd.set(now, self.inflight as u64);
+        self.q.queue(slot, op, offset, len);
+        self.stats.qd.set(now, self.q.inflight() as u64);
         self.stats.op(r.op).replayed += 1;
         // to the kernel now, not with the next wait: the request is due now
-        self.backend.submit_and_wait(0, None)
+        self.q.submit_and_wait(0, None)
     }
 
     fn discard(&mut self, op: Op, offset: u64, len: u32, now: u64, d: Discarder) -> io::Result<()> {
@@ -294,17 +276,15 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
     fn reap(&mut self) {
         let now = self.clock.now_ns();
         let Self {
-            backend,
+            q,
             slots,
             stats,
             free,
-            inflight,
             ..
         } = self;
-        let before = *inflight;
-        backend.reap(|c: Completion| {
+        let before = q.inflight();
+        q.reap(|c: Completion, _| {
             let s = slots[c.slot as usize];
-            *inflight -= 1;
             free.push(c.slot);
             let count = &mut stats.ops[s.op];
             // a failure, or a read or write short of its length: counted, and the first one
@@ -322,9 +302,9 @@ impl<'a, B: Backend, C: Clock> Driver<'a, B, C> {
             count.bytes += c.result as u64;
             stats.completed(s.kind, now.saturating_sub(s.issued_ns));
         });
-        if *inflight != before {
+        if q.inflight() != before {
             stats.last_done_ns = stats.last_done_ns.max(now);
-            stats.qd.set(now, *inflight as u64);
+            stats.qd.set(now, q.inflight() as u64);
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use iocap_engine::backend::{self, Backend, Drive, Handle, Opened, Options, Registration};
-use iocap_engine::{EngineKind, PreparedTarget, SlotBuffers};
+use iocap_engine::{EngineKind, IoQueue, PreparedTarget, SlotBuffers};
 use iocap_model::replay::Replay;
 use iocap_model::{human_bytes, FaultOp, SubmitMode};
 
@@ -59,8 +59,7 @@ pub fn replay(
     let (stats, notes, feed) = match ran {
         Ok(r) => r,
         Err(e) => {
-            // the kernel may still use the buffers: never free them
-            std::mem::forget(bufs);
+            // the kernel may still use the buffers: the queue left them never to be freed
             return Err(ReplayError::io(format!("the replay on {shown} failed"))(e));
         }
     };
@@ -248,11 +247,11 @@ struct Replayer<'a> {
 impl Drive for Replayer<'_> {
     type Out = std::io::Result<(Stats, Vec<String>)>;
 
-    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, _: Opened) -> Self::Out {
+    fn run<B: Backend>(self, q: IoQueue<'_, B>, _: Opened) -> Self::Out {
         let target = self.target;
         let mut discard = |off: u64, len: u64| discard(target, off, len);
         let clock = Monotonic;
-        let mut d = Driver::new(b, &clock, bufs, self.mapper, self.plan);
+        let mut d = Driver::new(q, &clock, self.mapper, self.plan);
         d.run(self.feed, self.stop, &mut discard, self.tick)?;
         Ok((d.stats, d.notes))
     }

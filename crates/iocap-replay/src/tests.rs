@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 
 use iocap_engine::backend::{Backend, Completion, Io, Op as EOp};
-use iocap_engine::SlotBuffers;
+use iocap_engine::{IoQueue, SlotBuffers};
 use iocap_trace::{DevId, IoFlags, IoRecord, Op};
 
 use crate::clock::{Clock, MockClock};
@@ -75,7 +75,7 @@ impl<'c> MockDevice<'c> {
 }
 
 impl Backend for MockDevice<'_> {
-    fn queue(&mut self, io: Io) {
+    unsafe fn queue(&mut self, io: Io) {
         self.queued.push(io);
     }
 
@@ -153,7 +153,7 @@ fn replay_failing(
     let mapper = Mapper::new(map, span, range.max(4096), 4096, "t").unwrap();
     let mut unsupported =
         |_: u64, _: u64| Err(std::io::Error::from(std::io::ErrorKind::Unsupported));
-    let mut d = Driver::new(&mut b, &clock, &mut bufs, mapper, p);
+    let mut d = Driver::new(IoQueue::new(&mut b, &mut bufs), &clock, mapper, p);
     d.run(
         recs.iter().copied(),
         &AtomicBool::new(false),
@@ -161,7 +161,8 @@ fn replay_failing(
         &mut |_| {},
     )
     .unwrap();
-    let (stats, notes) = (d.stats, d.notes);
+    let (stats, notes) = (std::mem::take(&mut d.stats), std::mem::take(&mut d.notes));
+    drop(d);
     Outcome {
         stats,
         log: b.log,
@@ -428,7 +429,7 @@ fn ctrl_c_in_a_long_idle_gap_stops_the_replay_at_once() {
     let mapper = Mapper::new(None, 12288, 12288, 4096, "t").unwrap();
     let mut unsupported =
         |_: u64, _: u64| Err(std::io::Error::from(std::io::ErrorKind::Unsupported));
-    let mut d = Driver::new(&mut b, &clock, &mut bufs, mapper, p);
+    let mut d = Driver::new(IoQueue::new(&mut b, &mut bufs), &clock, mapper, p);
     d.run(recs.iter().copied(), &stop, &mut unsupported, &mut |_| {})
         .unwrap();
     drop(d);

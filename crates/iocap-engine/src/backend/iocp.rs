@@ -92,7 +92,7 @@ impl Drop for Iocp {
 
 impl Backend for Iocp {
     #[inline]
-    fn queue(&mut self, io: Io) {
+    unsafe fn queue(&mut self, io: Io) {
         let s = io.slot as usize;
         self.ops[s] = io.op;
         if io.op.is_sync() {

@@ -1,17 +1,20 @@
 //! The small table of operations every I/O backend provides, after fio's ioengines: queue an
 //! I/O, hand the queue to the kernel and wait, pop completions. The worker loop is generic over
 //! [`Backend`], so each backend is monomorphised into its own loop with no dynamic dispatch.
-//! Two loops drive backends: the benchmark's [`worker`](crate::worker) and `iocap-verify`'s
-//! page loop, which submits through the same backends as fio's verify uses the job's ioengine.
+//! Three loops drive backends: the benchmark's [`worker`](crate::worker), `iocap-verify`'s
+//! page loop (through the same backends, as fio's verify uses the job's ioengine) and
+//! `iocap-replay`'s driver.
 //!
 //! Adding a backend (docs/ARCHITECTURE.md, "Where to add"): its file here implementing
 //! [`Backend`], and its line in each match of [`EngineKind`] below (its name, whether it is one
 //! I/O per thread, how `auto` comes to it, and how it opens in [`drive`]). The runner, verify and
 //! replay reach backends only through [`drive`], so nothing else changes.
 //!
-//! Buffer contract: a backend receives raw buffer pointers from the worker's
-//! [`SlotBuffers`](crate::buffers::SlotBuffers). The worker promises that a slot's buffer is not
-//! touched from `queue` until that slot's completion is popped by `reap`.
+//! Buffer contract: a backend receives raw buffer pointers into a
+//! [`SlotBuffers`](crate::buffers::SlotBuffers), so [`Backend::queue`] is `unsafe`: its caller
+//! promises that a slot's buffer is not touched from `queue` until that slot's completion is
+//! popped by `reap`. Loops keep it through [`IoQueue`], the one caller, which checks every slot
+//! it lends or queues; [`drive`] hands each loop its queue.
 
 #[cfg(windows)]
 mod iocp;
@@ -32,6 +35,9 @@ use std::io;
 use iocap_model::{Engine, EngineChoice, EngineFeature, FaultOp, SubmitMode};
 
 use crate::buffers::SlotBuffers;
+mod queue;
+
+pub use queue::IoQueue;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -86,11 +92,17 @@ pub struct Completion {
     pub result: i32,
 }
 
+/// An engine's way to the kernel. Loops use it through [`crate::IoQueue`], which keeps the
+/// buffer contract; only the queue (and the backends' own tests) call [`Backend::queue`].
 pub trait Backend {
     /// Queues one I/O; it reaches the kernel at the next [`Backend::submit_and_wait`], or at once
-    /// when [`Backend::submits_at_queue`]. The worker never has more than the backend's depth in
-    /// flight.
-    fn queue(&mut self, io: Io);
+    /// when [`Backend::submits_at_queue`].
+    ///
+    /// # Safety
+    /// `io.buf` points to `io.len` bytes (or is null for a flush) that stay allocated, and that
+    /// nothing else reads or writes, until this I/O's completion has been reaped; `io.slot` is
+    /// below the backend's depth and has no other I/O in flight.
+    unsafe fn queue(&mut self, io: Io);
 
     /// Whether I/Os go to the kernel one by one as they are queued (each at the latest when the
     /// next is queued or the worker waits), so the worker stamps each one's submission time as it
@@ -264,10 +276,11 @@ impl From<OpenError> for io::Error {
 }
 
 /// A loop that runs on any backend: the runner's worker, verify's slots, replay's feed. Its
-/// `run` is monomorphised for each backend.
+/// `run` is monomorphised for each backend and gets the backend as an [`IoQueue`] over the
+/// buffers, its only way to queue I/O.
 pub trait Drive {
     type Out;
-    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, opened: Opened) -> Self::Out;
+    fn run<B: Backend>(self, q: IoQueue<'_, B>, opened: Opened) -> Self::Out;
 }
 
 /// Opens `kind`'s backend on `handle` as `o` asks and runs `d` on it: the one place a backend
@@ -286,7 +299,7 @@ pub fn drive<D: Drive>(
         #[cfg(target_os = "linux")]
         EngineKind::Psync => {
             let mut b = psync::Psync::new(handle.file.as_raw_fd());
-            Ok(d.run(&mut b, bufs, Opened::default()))
+            Ok(d.run(IoQueue::new(&mut b, bufs), Opened::default()))
         }
         #[cfg(target_os = "linux")]
         EngineKind::IoUring => {
@@ -294,7 +307,7 @@ pub fn drive<D: Drive>(
             let mut b = uring::Uring::new(fd, o.depth, bufs, o.registration, o.submit)
                 .map_err(failed("set up an io_uring ring"))?;
             let opened = b.take_opened();
-            Ok(d.run(&mut b, bufs, opened))
+            Ok(d.run(IoQueue::new(&mut b, bufs), opened))
         }
         #[cfg(windows)]
         EngineKind::Iocp => {
@@ -305,12 +318,15 @@ pub fn drive<D: Drive>(
                 features: vec![EngineFeature::CompletionPortPerThread],
                 notes: vec![],
             };
-            Ok(d.run(&mut b, bufs, opened))
+            Ok(d.run(IoQueue::new(&mut b, bufs), opened))
         }
         #[cfg(windows)]
         EngineKind::Sync => {
             let f = (handle.reopen)(false).map_err(failed("open the file again for a worker"))?;
-            Ok(d.run(&mut wsync::WinSync::new(f), bufs, Opened::default()))
+            Ok(d.run(
+                IoQueue::new(&mut wsync::WinSync::new(f), bufs),
+                Opened::default(),
+            ))
         }
     }
 }

@@ -80,7 +80,7 @@ fn last_errno() -> i32 {
 
 impl Backend for Psync {
     #[inline]
-    fn queue(&mut self, io: Io) {
+    unsafe fn queue(&mut self, io: Io) {
         debug_assert!(self.pending.is_none(), "psync has a depth of one");
         self.pending = Some(io);
     }

@@ -3,19 +3,14 @@
 use super::*;
 use crate::buffers::SlotBuffers;
 
-/// One I/O through `b`, waited for; its completion.
-fn one(b: &mut impl Backend, op: Op, bufs: &SlotBuffers, offset: u64, len: u32) -> Completion {
-    b.queue(Io {
-        slot: 0,
-        op,
-        offset,
-        len,
-        buf: bufs.ptr(0),
-    });
+/// One I/O through `b` (by way of the queue, as every loop), waited for; its completion.
+fn one(b: &mut impl Backend, op: Op, bufs: &mut SlotBuffers, offset: u64, len: u32) -> Completion {
+    let mut q = IoQueue::new(b, bufs);
+    q.queue(0, op, offset, len);
     let mut done = None;
     while done.is_none() {
-        b.submit_and_wait(1, None).unwrap();
-        b.reap(|c| done = Some(c));
+        q.submit_and_wait(1, None).unwrap();
+        q.reap(|c, _| done = Some(c));
     }
     done.unwrap()
 }
@@ -92,17 +87,17 @@ mod windows {
             iocap_platform::win::reopen(&f, true, FILE_FLAG_NO_BUFFERING).unwrap(),
         );
         bufs.slot_mut(0)[..4096].fill(0xA5);
-        assert_eq!(one(&mut a, Op::Write, &bufs, 8192, 4096).result, 4096);
+        assert_eq!(one(&mut a, Op::Write, &mut bufs, 8192, 4096).result, 4096);
         bufs.slot_mut(0)[..4096].fill(0x5A);
-        assert_eq!(one(&mut s, Op::Write, &bufs, 65536, 4096).result, 4096);
+        assert_eq!(one(&mut s, Op::Write, &mut bufs, 65536, 4096).result, 4096);
         bufs.slot_mut(0)[..4096].fill(0);
-        assert_eq!(one(&mut s, Op::Read, &bufs, 8192, 4096).result, 4096);
+        assert_eq!(one(&mut s, Op::Read, &mut bufs, 8192, 4096).result, 4096);
         assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0xA5));
-        assert_eq!(one(&mut a, Op::Read, &bufs, 65536, 4096).result, 4096);
+        assert_eq!(one(&mut a, Op::Read, &mut bufs, 65536, 4096).result, 4096);
         assert!(bufs.slot_mut(0)[..4096].iter().all(|x| *x == 0x5A));
-        assert_eq!(one(&mut a, Op::Fsync, &bufs, 0, 0).result, 0);
-        assert_eq!(one(&mut s, Op::Fdatasync, &bufs, 0, 0).result, 0);
+        assert_eq!(one(&mut a, Op::Fsync, &mut bufs, 0, 0).result, 0);
+        assert_eq!(one(&mut s, Op::Fdatasync, &mut bufs, 0, 0).result, 0);
         // past the end: an error, not a hang
-        assert!(one(&mut a, Op::Read, &bufs, 2 << 20, 4096).result <= 0);
+        assert!(one(&mut a, Op::Read, &mut bufs, 2 << 20, 4096).result <= 0);
     }
 }

@@ -308,7 +308,7 @@ impl Uring {
 
 impl Backend for Uring {
     #[inline]
-    fn queue(&mut self, io: Io) {
+    unsafe fn queue(&mut self, io: Io) {
         if self.submit_each && self.queued > 0 {
             // the previous I/O goes now; this one goes with the next I/O or with the wait
             self.submit_now();

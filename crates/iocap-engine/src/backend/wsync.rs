@@ -67,7 +67,7 @@ impl WinSync {
 
 impl Backend for WinSync {
     #[inline]
-    fn queue(&mut self, io: Io) {
+    unsafe fn queue(&mut self, io: Io) {
         debug_assert!(
             self.pending.is_none(),
             "the sync backend has a depth of one"

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use iocap_engine::backend::{self, Backend, Drive, Handle, Opened, Options, Registration};
-use iocap_engine::{AlignedBuf, EngineKind, SlotBuffers};
+use iocap_engine::{AlignedBuf, EngineKind, IoQueue, SlotBuffers};
 use iocap_model::{SubmitMode, VerifyCounts};
 
 use super::config::VerifyConfig;
@@ -84,11 +84,8 @@ fn thread(
         .map_err(io_err("cannot allocate buffers"))?;
     let scratch = buffer(pb)?;
     let seed = stream_seed(engine, sh.id.seed, t);
-    drive(sh, engine, direct, depth, &mut bufs, scratch, seed).map_err(|e| {
-        // the kernel may still use the buffers: never free them
-        std::mem::forget(bufs);
-        io_err(engine.name())(e)
-    })
+    // on an error the kernel may still use the buffers: the queue left them never to be freed
+    drive(sh, engine, direct, depth, &mut bufs, scratch, seed).map_err(io_err(engine.name()))
 }
 
 /// Runs the slots of one thread on a backend of `engine` over `sh.f` (on Windows a handle of
@@ -137,8 +134,8 @@ struct Slots<'a, 'f> {
 impl Drive for Slots<'_, '_> {
     type Out = std::io::Result<VerifyCounts>;
 
-    fn run<B: Backend>(self, b: &mut B, bufs: &mut SlotBuffers, _: Opened) -> Self::Out {
-        slots::run(self.sh, b, bufs, self.scratch, self.seed)
+    fn run<B: Backend>(self, q: IoQueue<'_, B>, _: Opened) -> Self::Out {
+        slots::run(self.sh, q, self.scratch, self.seed)
     }
 }
 

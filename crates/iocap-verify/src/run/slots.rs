@@ -13,16 +13,16 @@
 //! allocates nothing, takes no lock and makes no system call but the I/O (the failure path,
 //! in [`super::judge`], may do all three).
 //!
-//! Buffer contract (the engine's, see `iocap_engine::backend`): slot `i`'s buffer is
-//! `bufs.ptr(i)`; it is written (a page encoded) only while the slot is idle, and read only
-//! after the slot's completion was reaped. The loop returns `Ok` only with nothing in flight; on
-//! `Err` I/O may still be in flight, and the caller must leak `bufs` rather than free it.
+//! Buffers: the engine's [`IoQueue`] owns them and what is in flight. A page is encoded into a
+//! slot's buffer only while the slot is idle, and a read is judged on the bytes the queue lends
+//! with its completion. The loop returns `Ok` only with nothing in flight; on `Err` I/O may
+//! still be in flight, and the queue leaves the buffers never to be freed.
 
 use std::io;
 use std::sync::atomic::Ordering;
 
-use iocap_engine::backend::{Backend, Completion, Io, Op};
-use iocap_engine::{AlignedBuf, SlotBuffers};
+use iocap_engine::backend::{Backend, Completion, Op};
+use iocap_engine::{AlignedBuf, IoQueue};
 use iocap_model::{VerifyCounts, VerifyOp};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -64,13 +64,12 @@ struct Slot {
     snaps: [Snapshot; MAX_SCAN_PAGES],
 }
 
-/// Runs slots on `backend` (one per buffer of `bufs`, each buffer `MAX_SCAN_PAGES` pages) until
-/// the run halts; returns what they did. `scratch` is a page for re-reads; `seed` seeds the
-/// thread's random stream.
+/// Runs slots on the queue (one per buffer, each buffer `MAX_SCAN_PAGES` pages) until the run
+/// halts; returns what they did. `scratch` is a page for re-reads; `seed` seeds the thread's
+/// random stream.
 pub(crate) fn run<B: Backend>(
     sh: &Shared,
-    backend: &mut B,
-    bufs: &mut SlotBuffers,
+    mut q: IoQueue<'_, B>,
     mut scratch: AlignedBuf,
     seed: u64,
 ) -> io::Result<VerifyCounts> {
@@ -78,15 +77,14 @@ pub(crate) fn run<B: Backend>(
         op: None,
         snaps: [Snapshot::default(); MAX_SCAN_PAGES],
     };
-    let mut slots = vec![idle; bufs.slots()];
+    let mut slots = vec![idle; q.slots()];
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut c = VerifyCounts::default();
-    let mut inflight = 0usize;
     loop {
         if !sh.halted() {
-            inflight += queue_idle(sh, backend, bufs, &mut slots, &mut rng, &mut c);
+            queue_idle(sh, &mut q, &mut slots, &mut rng, &mut c);
         }
-        if inflight == 0 {
+        if q.inflight() == 0 {
             if sh.halted() {
                 return Ok(c);
             }
@@ -94,34 +92,24 @@ pub(crate) fn run<B: Backend>(
             std::thread::yield_now();
             continue;
         }
-        backend.submit_and_wait(1, None)?;
-        backend.reap(|done: Completion| {
-            inflight -= 1;
+        q.submit_and_wait(1, None)?;
+        q.reap(|done: Completion, data| {
             let i = done.slot as usize;
             let scratch = scratch.as_mut_slice();
-            complete(
-                sh,
-                &slots[i],
-                bufs.slot_mut(i),
-                done.result,
-                scratch,
-                &mut c,
-            );
+            complete(sh, &slots[i], data, done.result, scratch, &mut c);
             slots[i].op = None;
         });
     }
 }
 
-/// Gives every idle slot its next operation and queues it; returns how many were queued.
-fn queue_idle(
+/// Gives every idle slot its next operation and queues it.
+fn queue_idle<B: Backend>(
     sh: &Shared,
-    backend: &mut impl Backend,
-    bufs: &mut SlotBuffers,
+    q: &mut IoQueue<'_, B>,
     slots: &mut [Slot],
     rng: &mut Xoshiro256PlusPlus,
     c: &mut VerifyCounts,
-) -> usize {
-    let mut queued = 0;
+) {
     for (i, s) in slots.iter_mut().enumerate() {
         if s.op.is_some() {
             continue;
@@ -129,12 +117,10 @@ fn queue_idle(
         let Some(op) = draw(sh, rng, c) else {
             continue;
         };
-        if let Some(io) = start(sh, op, s, bufs, i, c) {
-            backend.queue(io);
-            queued += 1;
+        if let Some((kind, offset, len)) = start(sh, op, s, q, i, c) {
+            q.queue(i as u32, kind, offset, len);
         }
     }
-    queued
 }
 
 /// Draws the next operation from the mix; `None` if the pages to write were busy. A page to
@@ -188,16 +174,17 @@ fn draw(sh: &Shared, rng: &mut Xoshiro256PlusPlus, c: &mut VerifyCounts) -> Opti
     })
 }
 
-/// Prepares slot `i` for `op` (encodes the page to write, or takes the snapshots of the pages
-/// to read) and returns its I/O; `None` if a single page to read was being written.
-fn start(
+/// Prepares idle slot `i` for `op` (encodes the page to write, or takes the snapshots of the
+/// pages to read) and returns its I/O (operation, offset, length); `None` if a single page to
+/// read was being written.
+fn start<B: Backend>(
     sh: &Shared,
     op: PageOp,
     s: &mut Slot,
-    bufs: &mut SlotBuffers,
+    q: &mut IoQueue<'_, B>,
     i: usize,
     c: &mut VerifyCounts,
-) -> Option<Io> {
+) -> Option<(Op, u64, u32)> {
     let pb = sh.id.page_bytes;
     let (kind, first, len) = match op {
         PageOp::Write {
@@ -207,7 +194,7 @@ fn start(
             ..
         } => {
             let g = u64::from(generation) + 1;
-            page::encode(&mut bufs.slot_mut(i)[..pb], &sh.id, page, g, now_ns());
+            page::encode(&mut q.buf(i)[..pb], &sh.id, page, g, now_ns());
             (if dsync { Op::WriteDsync } else { Op::Write }, page, 1)
         }
         PageOp::Read { start, len, .. } => {
@@ -222,13 +209,7 @@ fn start(
         }
     };
     s.op = Some(op);
-    Some(Io {
-        slot: i as u32,
-        op: kind,
-        offset: first * pb as u64,
-        len: (len * pb) as u32,
-        buf: bufs.ptr(i),
-    })
+    Some((kind, first * pb as u64, (len * pb) as u32))
 }
 
 /// Judges slot `s`'s completed operation: `result` is the backend's (bytes or -errno), `data`
