@@ -16,6 +16,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub use crate::aligned::{AlignedBuf, BUF_ALIGN};
 pub use crate::stamp::{fill_random, stamp_write, whiten, WRITE_STAMP_MAGIC};
 
+/// A benchmark's switch, never a user's: set, writes are stamped but not whitened, and each
+/// write test says so in a warning.
+pub(crate) const STAMP_ONLY: &str = "IOCAP_BENCH_STAMP_ONLY";
+
 /// `slots` buffers of `bs` bytes each, one per I/O that can be in flight.
 pub struct SlotBuffers {
     /// Freed on drop unless [`SlotBuffers::never_free`] was called.
@@ -27,6 +31,10 @@ pub struct SlotBuffers {
     shaper: Option<crate::datashape::Shaper>,
     /// Draws each default write's whitening key (see [`whiten`]).
     keys: Xoshiro256PlusPlus,
+    /// `IOCAP_BENCH_STAMP_ONLY` (a benchmark's switch, never a user's): writes are stamped
+    /// but not whitened, so a slot's bytes repeat from write to write as fio's default data
+    /// nearly does (bench/write-data.py, issue 36).
+    stamp_only: bool,
 }
 
 impl SlotBuffers {
@@ -44,6 +52,7 @@ impl SlotBuffers {
             slots,
             shaper: None,
             keys: Xoshiro256PlusPlus::seed_from_u64(!seed),
+            stamp_only: std::env::var_os(STAMP_ONLY).is_some(),
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         for s in 0..slots {
@@ -119,8 +128,11 @@ impl SlotBuffers {
             return;
         }
         let key = self.keys.next_u64();
+        let stamp_only = self.stamp_only;
         let buf = &mut self.slot_mut(i)[..len];
-        whiten(buf, key);
+        if !stamp_only {
+            whiten(buf, key);
+        }
         stamp_write(buf, offset, seq);
     }
 

@@ -72,6 +72,13 @@ pub(super) fn assemble(
     let mut features: Vec<iocap_model::EngineFeature> = Vec::new();
     let mut warnings: Vec<String> = targets.iter().flat_map(|t| t.warnings.clone()).collect();
     warnings.extend(job.engine_warning.clone());
+    if spec.writes() && std::env::var_os(crate::buffers::STAMP_ONLY).is_some() {
+        warnings.push(format!(
+            "{} is set: the writes were stamped but not whitened, so their data repeats \
+             (a benchmark's switch: the figures may flatter the storage)",
+            crate::buffers::STAMP_ONLY
+        ));
+    }
     for r in reports.iter().filter(|r| r.job == ji) {
         per_target[r.target_idx].merge(&r.stats);
         all.merge(&r.stats);
