@@ -192,7 +192,7 @@ pub fn audit(root: &Root, paths: &[PathBuf], opts: &AuditOptions) -> AuditReport
     #[cfg(windows)]
     {
         let _ = root;
-        windows::audit(&windows::read::System, paths, opts)
+        windows::audit(&windows::System, paths, opts)
     }
     #[cfg(not(windows))]
     sys_audit(root, paths, opts)

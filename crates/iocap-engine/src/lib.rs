@@ -32,7 +32,6 @@ mod live;
 mod lock;
 mod offsets;
 mod pace;
-mod plat;
 mod runner;
 mod stamp;
 mod stats;

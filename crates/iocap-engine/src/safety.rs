@@ -13,8 +13,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use iocap_model::{JobSpec, DEFAULT_TARGET};
+use iocap_platform::target as plat;
 
-use crate::plat;
 use crate::{marker, TargetError};
 
 /// Direct I/O's name on this system (`O_DIRECT`, `FILE_FLAG_NO_BUFFERING`), for what a

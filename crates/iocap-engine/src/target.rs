@@ -29,10 +29,11 @@ use crate::error::IoFailure;
 pub use crate::error::TargetError;
 use crate::lock::{self, FileLock};
 use crate::marker::{self, Marker};
-use crate::plat;
-pub use crate::plat::TargetKind;
 use crate::safety::{self, Found, Intent};
+/// What a target is: the model's, as the result records it.
+pub use iocap_model::TargetKind;
 use iocap_platform::devinfo;
+use iocap_platform::target as plat;
 
 /// A target ready for I/O.
 #[derive(Debug)]

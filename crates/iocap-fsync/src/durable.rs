@@ -1,7 +1,7 @@
-//! What the measuring loop ([`crate::measure`]) asks of a system's calls, so that the loop, its
-//! timing and its results are written once and each system (`measure_unix`, `measure_windows`)
-//! only says how a method opens its target, how one durable write is made, and what its errors
-//! mean.
+//! What the measuring loop ([`crate::measure`]) asks of a method's handle, so that the loop,
+//! its timing and its results are written once: the handle is the platform's
+//! (`iocap_platform::durable::Writer`, each system's calls), opened by [`crate::site`], which
+//! also says what its errors mean.
 
 use std::io;
 
@@ -11,6 +11,13 @@ use crate::FsyncError;
 /// returns only once the system says it is (queue depth 1).
 pub(crate) trait DurableWrite {
     fn write_durably(&mut self, buf: &[u8], off: u64) -> io::Result<()>;
+}
+
+impl DurableWrite for iocap_platform::durable::Writer {
+    #[inline]
+    fn write_durably(&mut self, buf: &[u8], off: u64) -> io::Result<()> {
+        iocap_platform::durable::Writer::write_durably(self, buf, off)
+    }
 }
 
 /// Why a method could not be opened: not offered here (the point is skipped with the reason),
@@ -26,11 +33,8 @@ pub(crate) enum OnError {
     /// The method is not offered here: the point is skipped with the error as its reason.
     Unavailable,
     /// A signal cut the call short and the run is being stopped: the point ends there.
-    // (EINTR: Linux's; Ctrl-C interrupts no write on Windows)
-    #[cfg_attr(windows, allow(dead_code))]
     Stopped,
     /// A signal cut the call short: the write is made again, timed from then.
-    #[cfg_attr(windows, allow(dead_code))]
     Retry,
     /// A real failure: the run ends with it.
     Fail,

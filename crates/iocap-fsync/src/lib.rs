@@ -5,20 +5,17 @@
 //! 512 B to 64 KiB, the way pg_test_fsync measures them: a 16 MiB test file, rewritten at offset
 //! 0 (or walked through with [`Offsets::Cycle`]).
 //!
-//! [`measure`] runs the points (the loop is shared; the calls are `measure_unix`'s or
-//! `measure_windows`'s), [`analyse`] turns them into warnings for durable writes too fast
-//! for the device and a recommendation per database family. The result is the model's
-//! [`iocap_model::FsyncReport`]; its text view is `iocap_report::fsync`.
+//! [`measure`] runs the points (the loop is shared; the calls are the platform's,
+//! `iocap_platform::durable`, opened through `site`), [`analyse`] turns them into warnings for
+//! durable writes too fast for the device and a recommendation per database family. The result
+//! is the model's [`iocap_model::FsyncReport`]; its text view is `iocap_report::fsync`.
 
 pub mod analyse;
 mod durable;
 pub mod measure;
-#[cfg(target_os = "linux")]
-mod measure_unix;
-#[cfg(windows)]
-mod measure_windows;
 pub mod method;
 mod request;
+mod site;
 
 use thiserror::Error;
 

@@ -1,7 +1,6 @@
 //! The measuring loop: one durable write at a time, on a pre-created, filled test file. The
 //! loop, its timing and the report are the same on every system; how a method opens the target
-//! and makes a write durable is the system's ([`sys`]: `measure_unix` on Linux,
-//! `measure_windows` on Windows).
+//! and makes a write durable is the system's (`iocap_platform::durable`, opened through `site`).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -13,11 +12,8 @@ use iocap_platform::clock::now_ns;
 
 use crate::analyse::{implausibility_warnings, recommendation};
 use crate::durable::{DurableWrite, OnError, OpenError};
-#[cfg(target_os = "linux")]
-use crate::measure_unix as sys;
-#[cfg(windows)]
-use crate::measure_windows as sys;
 use crate::method::{self, Method};
+use crate::site::{needs_alignment, on_error, Site, DIRECT};
 use crate::{FsyncError, Offsets};
 
 /// The file name used when TARGET is a directory.
@@ -96,7 +92,7 @@ pub fn run(
     let (range, kind, mut warnings) = (t.range_bytes, t.kind, t.warnings);
     // the engine's lock on the file, held until every point is measured
     let _lock = t.lock;
-    let site = sys::Site::new(t.file, &t.path, kind)?;
+    let site = Site::new(t.file, &t.path, kind)?;
     warnings.extend(site.warnings.iter().cloned());
     let class = &site.flags;
 
@@ -129,14 +125,14 @@ pub fn run(
                 points.push(point);
                 continue;
             }
-            if sys::needs_alignment(m, kind) && size % logical_block != 0 {
+            if needs_alignment(m, kind) && size % logical_block != 0 {
                 point.reason = Some(format!(
                     "{} is not a multiple of {}, the {dio} alignment of {}: a database \
                      writing its log with {dio} rounds its writes up to that",
                     format_bytes(size),
                     format_bytes(logical_block),
                     path.display(),
-                    dio = sys::DIRECT,
+                    dio = DIRECT,
                 ));
                 points.push(point);
                 continue;
@@ -253,7 +249,7 @@ fn measure_point(
     let mut t0 = start;
     loop {
         if let Err(e) = file.write_durably(buf, off) {
-            match sys::on_error(&e, rec.ios == 0, stop) {
+            match on_error(&e, rec.ios == 0, stop) {
                 OnError::Unavailable => {
                     return Ok(Measured::Unavailable(format!(
                         "{} is not offered here: {e}",

@@ -1,7 +1,7 @@
 //! The ways of making a log write durable, as system calls. The methods themselves, their ids
 //! and labels are the model's ([`iocap_model::FsyncMethod`]): results name them. Each system
-//! measures its own ([`native`]); the calls behind them are `measure_unix`'s and
-//! `measure_windows`'s.
+//! measures its own ([`native`]); the calls behind them are the platform's
+//! (`iocap_platform::durable`).
 
 pub use iocap_model::FsyncMethod as Method;
 
@@ -21,28 +21,5 @@ pub fn native_system() -> &'static str {
         "Windows"
     } else {
         "Linux"
-    }
-}
-
-/// How a method opens its file on Linux.
-#[cfg(target_os = "linux")]
-pub trait OpenFlags {
-    /// Flags added to `O_RDWR` when the file is opened for this method.
-    fn open_flags(self) -> libc::c_int;
-}
-
-#[cfg(target_os = "linux")]
-impl OpenFlags for Method {
-    fn open_flags(self) -> libc::c_int {
-        match self {
-            Method::Fsync | Method::Fdatasync | Method::RwfDsync => 0,
-            Method::ODsync => libc::O_DSYNC,
-            Method::ODirectODsync => libc::O_DIRECT | libc::O_DSYNC,
-            Method::OSync => libc::O_SYNC,
-            Method::ODirectOSync => libc::O_DIRECT | libc::O_SYNC,
-            // Windows' methods are never opened here: `measure::run` marks another system's
-            // methods unavailable before it opens anything
-            Method::FlushFileBuffers | Method::WriteThrough | Method::NoBufferingWriteThrough => 0,
-        }
     }
 }

@@ -1,7 +1,8 @@
 //! The Windows structures the audit reads, decoded from their bytes by pure functions, so each
 //! layout is tested on any system from byte fixtures laid out as the Windows SDK's headers
-//! (winioctl.h, powerbase.h) define them (on Windows the sizes are also checked against
-//! `windows-sys` at compile time, in `read`). Little-endian, natural alignment, as on x64.
+//! (winioctl.h, powerbase.h) define them (on Windows the sizes are also checked at compile time
+//! against windows-sys', which the platform gives: `iocap_platform::volume::size`).
+//! Little-endian, natural alignment, as on x64.
 //!
 //! - `PARTITION_INFORMATION_EX` (`IOCTL_DISK_GET_PARTITION_INFO_EX`, 144 B): `PartitionStyle`
 //!   u32 @0, `StartingOffset` i64 @8, `PartitionLength` i64 @16, `PartitionNumber` u32 @24,
@@ -332,6 +333,24 @@ pub fn processor_power(b: &[u8]) -> Option<Vec<ProcessorPower>> {
         .collect::<Option<_>>()?;
     (!v.is_empty()).then_some(v)
 }
+
+// The layouts are the SDK's: checked against windows-sys (through the platform, which makes
+// the calls) when building for Windows.
+#[cfg(windows)]
+const _: () = {
+    use iocap_platform::power::PROCESSOR_POWER_INFORMATION_SIZE as PROCESSOR_POWER;
+    use iocap_platform::volume::size;
+    assert!(size::PARTITION_INFORMATION_EX == PARTITION_INFORMATION_EX_SIZE);
+    assert!(size::DISK_EXTENT == DISK_EXTENT_SIZE);
+    assert!(size::DISK_CACHE_INFORMATION == DISK_CACHE_INFORMATION_SIZE);
+    assert!(size::STORAGE_WRITE_CACHE_PROPERTY == STORAGE_WRITE_CACHE_PROPERTY_SIZE);
+    assert!(size::STORAGE_ACCESS_ALIGNMENT_DESCRIPTOR == STORAGE_ACCESS_ALIGNMENT_SIZE);
+    assert!(size::DEVICE_TRIM_DESCRIPTOR == DEVICE_BOOLEAN_DESCRIPTOR_SIZE);
+    assert!(size::DEVICE_SEEK_PENALTY_DESCRIPTOR == DEVICE_BOOLEAN_DESCRIPTOR_SIZE);
+    assert!(size::STORAGE_DEVICE_DESCRIPTOR == STORAGE_DEVICE_DESCRIPTOR_SIZE);
+    assert!(size::STORAGE_PROPERTY_QUERY == 12);
+    assert!(PROCESSOR_POWER == PROCESSOR_POWER_INFORMATION_SIZE);
+};
 
 #[cfg(test)]
 #[path = "decode_tests.rs"]

@@ -3,19 +3,16 @@
 //! write cache, buffer flushing, TRIM, seek penalty and sector sizes; then the host's power
 //! plan, processor minimum state and clock, and SQL Server's service-account rights.
 //!
-//! Every fact comes through a [`Source`]: the system's calls on Windows (`read::System`), a fake
-//! in the tests, so the checks and the decoders ([`decode`]) run and are tested on Linux. A call
-//! that fails (or that Wine lacks) gives an UNKNOWN check with the call and its error: never a
-//! PASS. The check IDs are Linux's where Linux has the check, and docs/checks.md lists each with
-//! the Windows call behind it.
+//! Every fact comes through a [`Source`]: the system's calls on Windows (`System`, over
+//! `iocap_platform`'s `volume`, `power` and `rights`), a fake in the tests, so the checks and
+//! the decoders ([`decode`]) run and are tested on Linux. A call that fails (or that Wine
+//! lacks) gives an UNKNOWN check with the call and its error: never a PASS. The check IDs are
+//! Linux's where Linux has the check, and docs/checks.md lists each with the Windows call
+//! behind it.
 
 mod cache;
 pub mod decode;
 mod host;
-#[cfg(windows)]
-mod lsa;
-#[cfg(windows)]
-pub mod read;
 mod volume;
 
 use std::path::{Path, PathBuf};
@@ -88,6 +85,57 @@ pub trait Source {
     /// The account the service `service` runs as and the rights the local security policy
     /// grants it directly (QueryServiceConfigW, LookupAccountNameW, LsaEnumerateAccountRights).
     fn service_rights(&self, service: &str) -> Result<(String, Vec<String>), String>;
+}
+
+/// The system's answers: each method one of the platform's Windows calls, which names the call
+/// and its error when it fails.
+#[cfg(windows)]
+pub struct System;
+
+#[cfg(windows)]
+impl Source for System {
+    fn volume(&self, path: &Path) -> Result<Volume, String> {
+        let v = iocap_platform::volume::volume_of(path)?;
+        Ok(Volume {
+            root: v.root,
+            device: v.device,
+            fs: v.fs,
+        })
+    }
+
+    fn cluster(&self, root: &str) -> Result<(u32, u32), String> {
+        iocap_platform::volume::cluster(root)
+    }
+
+    fn free_space(&self, root: &str) -> Result<(u64, u64), String> {
+        iocap_platform::volume::free_space(root)
+    }
+
+    fn ioctl(&self, device: &str, q: Query) -> Result<Vec<u8>, String> {
+        use iocap_platform::volume;
+        match q {
+            Query::PartitionInfo => volume::partition_info(device),
+            Query::DiskExtents => volume::disk_extents(device),
+            Query::CacheInformation => volume::cache_information(device),
+            Query::Property(id) => volume::storage_property(device, &decode::property_query(id)),
+        }
+    }
+
+    fn power_scheme(&self) -> Result<(String, String), String> {
+        iocap_platform::power::active_scheme()
+    }
+
+    fn min_processor_state(&self, scheme_guid: &str) -> Result<u32, String> {
+        iocap_platform::power::min_processor_state(scheme_guid)
+    }
+
+    fn processors(&self) -> Result<Vec<u8>, String> {
+        iocap_platform::power::processors()
+    }
+
+    fn service_rights(&self, service: &str) -> Result<(String, Vec<String>), String> {
+        iocap_platform::rights::service_rights(service)
+    }
 }
 
 /// The physical disk `n` as the checks name it.

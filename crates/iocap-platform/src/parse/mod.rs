@@ -5,6 +5,8 @@
 //! the text or bytes each system gives. (`winstruct`, the Windows ioctl structures, is of the
 //! same kind and public on its own.)
 
+pub mod durable;
+pub mod extents;
 pub mod flock;
 pub mod host;
 pub mod procstat;

@@ -10,6 +10,9 @@
 //! [`FileMap::skipped`]: their requests reach the disks below through a mapping this does not
 //! read.
 //!
+//! The system's calls (FIEMAP, sysfs, a file's inode and time) are the platform's
+//! (`iocap_platform::extents`); Windows has none, so there every file is skipped with why.
+//!
 //! [`Scanner::scan`] is incremental: it walks the directories each time, and asks FIEMAP again
 //! only for the files that are new, changed size or time, or had extents without a place.
 
@@ -17,6 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use iocap_model::workload::StreamRole;
+use iocap_platform::extents;
 
 use super::{FileMap, MappedDir, MappedFile};
 
@@ -129,10 +133,11 @@ impl Scanner {
         if self.seen.get(path).is_some_and(|s| s.whole && *s == now) {
             return;
         }
+        let st_dev = extents::stamp(&m).dev;
         let disk = self
             .disks
-            .entry(dev_of(&m))
-            .or_insert_with(|| disk_of(dev_of(&m)))
+            .entry(st_dev)
+            .or_insert_with(|| disk_of(st_dev))
             .clone();
         let (dev, shift) = match disk {
             Ok(d) => d,
@@ -144,7 +149,7 @@ impl Scanner {
                 return;
             }
         };
-        match fiemap::extents(path) {
+        match extents::extents(path) {
             Ok((extents, whole)) => {
                 self.seen.insert(path.into(), Seen { whole, ..now });
                 map.files.push(MappedFile {
@@ -199,184 +204,20 @@ fn join(extents: impl Iterator<Item = [u64; 2]>) -> Vec<[u64; 2]> {
     out
 }
 
-#[cfg(unix)]
+/// What tells the file at `m` changed at the next scan (the platform's stamp: nothing but the
+/// size on Windows).
 fn seen_of(m: &std::fs::Metadata) -> Seen {
-    use std::os::unix::fs::MetadataExt;
+    let s = extents::stamp(m);
     Seen {
         size: m.len(),
-        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-        ino: m.ino(),
+        mtime_ns: s.mtime_ns,
+        ino: s.ino,
         whole: true,
     }
-}
-
-#[cfg(not(unix))]
-fn seen_of(m: &std::fs::Metadata) -> Seen {
-    Seen {
-        size: m.len(),
-        mtime_ns: 0,
-        ino: 0,
-        whole: true,
-    }
-}
-
-#[cfg(unix)]
-fn dev_of(m: &std::fs::Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::dev(m)
-}
-
-#[cfg(not(unix))]
-fn dev_of(_: &std::fs::Metadata) -> u64 {
-    0
 }
 
 /// The whole disk under a file system's device number, and the byte offset of the device on
-/// it (a partition's start; 0 for a whole disk), from /sys/dev/block.
-#[cfg(target_os = "linux")]
+/// it (the platform's reading of /sys/dev/block; an error on Windows).
 fn disk_of(st_dev: u64) -> Result<(crate::DevId, u64), String> {
-    let (major, minor) = (libc::major(st_dev), libc::minor(st_dev));
-    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    if major == 0 {
-        return Err(format!(
-            "its file system has no block device of its own ({major}:{minor}: btrfs, tmpfs, \
-             FUSE or a network file system)"
-        ));
-    }
-    let real = std::fs::canonicalize(&sys).map_err(|e| format!("{}: {e}", sys.display()))?;
-    let stacked = std::fs::read_dir(real.join("slaves"))
-        .map(|mut d| d.next().is_some())
-        .unwrap_or(false);
-    let name = real
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    if stacked {
-        return Err(format!(
-            "on a stacked device ({name}): its requests reach the disks below through a \
-             mapping iocap does not read"
-        ));
-    }
-    let dev = |p: &Path| -> Option<crate::DevId> {
-        let t = std::fs::read_to_string(p.join("dev")).ok()?;
-        let (a, b) = t.trim().split_once(':')?;
-        Some(crate::DevId {
-            major: a.parse().ok()?,
-            minor: b.parse().ok()?,
-        })
-    };
-    if real.join("partition").exists() {
-        let start: u64 = std::fs::read_to_string(real.join("start"))
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .ok_or_else(|| format!("{name}: its partition start cannot be read"))?;
-        let parent = real.parent().ok_or("a partition without a disk")?;
-        let disk = dev(parent).ok_or_else(|| format!("{name}: its disk cannot be read"))?;
-        Ok((disk, start * 512))
-    } else {
-        let d = dev(&real).unwrap_or(crate::DevId { major, minor });
-        Ok((d, 0))
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn disk_of(_: u64) -> Result<(crate::DevId, u64), String> {
-    Err("file extents are read on Linux only (FIEMAP)".into())
-}
-
-#[cfg(target_os = "linux")]
-mod fiemap {
-    //! FS_IOC_FIEMAP, 512 extents a call.
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    use std::path::Path;
-
-    const FS_IOC_FIEMAP: libc::c_ulong = 0xC020_660B;
-    const LAST: u32 = 0x1;
-    /// UNKNOWN, DELALLOC, DATA_INLINE, DATA_TAIL: no place of its own on the disk yet.
-    const NO_PLACE: u32 = 0x2 | 0x4 | 0x200 | 0x400;
-    const PER_CALL: usize = 512;
-
-    #[repr(C)]
-    #[derive(Clone, Copy, Default)]
-    struct Extent {
-        logical: u64,
-        physical: u64,
-        length: u64,
-        reserved64: [u64; 2],
-        flags: u32,
-        reserved: [u32; 3],
-    }
-
-    #[repr(C)]
-    struct Request {
-        start: u64,
-        length: u64,
-        flags: u32,
-        mapped: u32,
-        count: u32,
-        reserved: u32,
-        extents: [Extent; PER_CALL],
-    }
-
-    /// The file's extents (`[physical, length]` on its file system's device) and whether
-    /// every one had a place.
-    pub fn extents(path: &Path) -> std::io::Result<(Vec<[u64; 2]>, bool)> {
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOATIME)
-            .open(path)
-            .or_else(|_| {
-                // O_NOATIME is refused on a file the caller does not own
-                std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-                    .open(path)
-            })?;
-        let mut out = Vec::new();
-        let mut whole = true;
-        let mut req = Box::new(Request {
-            start: 0,
-            length: u64::MAX,
-            flags: 0,
-            mapped: 0,
-            count: PER_CALL as u32,
-            reserved: 0,
-            extents: [Extent::default(); PER_CALL],
-        });
-        loop {
-            req.mapped = 0;
-            // SAFETY: `req` is a `struct fiemap` with room for `count` extents, as the ioctl
-            // expects; the kernel writes at most `count` extents into it, and `f` is open.
-            let rc = unsafe { libc::ioctl(f.as_raw_fd(), FS_IOC_FIEMAP, &mut *req) };
-            if rc != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            let n = (req.mapped as usize).min(PER_CALL);
-            if n == 0 {
-                break;
-            }
-            let mut last = false;
-            for e in &req.extents[..n] {
-                if e.flags & NO_PLACE != 0 {
-                    whole = false;
-                } else {
-                    out.push([e.physical, e.length]);
-                }
-                last |= e.flags & LAST != 0;
-            }
-            let e = req.extents[n - 1];
-            if last {
-                break;
-            }
-            req.start = e.logical + e.length;
-            req.length = u64::MAX - req.start;
-        }
-        Ok((out, whole))
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-mod fiemap {
-    pub fn extents(_: &std::path::Path) -> std::io::Result<(Vec<[u64; 2]>, bool)> {
-        Err(std::io::Error::other("FIEMAP is Linux's"))
-    }
+    extents::disk_of(st_dev).map(|((major, minor), start)| (crate::DevId { major, minor }, start))
 }

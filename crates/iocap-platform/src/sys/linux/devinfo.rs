@@ -132,6 +132,10 @@ pub fn block_device_in_use(rdev: u64, path: &Path) -> Option<String> {
     None
 }
 
+/// Whether [`device_and_fs`] names the block device under a file: on Linux it does, so a file
+/// without one is on tmpfs, FUSE or a network file system.
+pub const NAMES_BLOCK_DEVICE: bool = true;
+
 /// Where a target lives, for the host fingerprint stored with each result: the block device
 /// (sysfs name, e.g. `vda1`) and, for a file, the file system type from mountinfo. `None` where
 /// the kernel does not say (tmpfs, FUSE and network file systems have no block device).

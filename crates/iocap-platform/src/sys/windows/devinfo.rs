@@ -110,6 +110,10 @@ fn disk_in_use(path: &Path, number: u32) -> Option<String> {
     }
 }
 
+/// Whether [`device_and_fs`] names the block device under a file: never on Windows, so its
+/// absence says nothing of the file system.
+pub const NAMES_BLOCK_DEVICE: bool = false;
+
 /// Where a target lives, for the host fingerprint: no block-device name (Windows has no
 /// /proc/diskstats to sample by it) and the file system of a file (`NTFS`, `ReFS`).
 pub fn device_and_fs(f: &File) -> (Option<String>, Option<String>) {

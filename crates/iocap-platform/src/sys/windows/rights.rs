@@ -1,7 +1,8 @@
-//! The rights of a service's account, from the local security policy: the account from the
-//! service's configuration (QueryServiceConfigW), its SID (LookupAccountNameW), the rights
-//! granted to that SID directly (LsaEnumerateAccountRights). Rights that come through a group
-//! (Administrators) are not listed there. Needs an administrator; each failure says which call.
+//! Windows: the rights of a service's account, from the local security policy, for the
+//! audit's check of SQL Server's rights: the account from the service's configuration
+//! (QueryServiceConfigW), its SID (LookupAccountNameW), the rights granted to that SID directly
+//! (LsaEnumerateAccountRights). Rights that come through a group (Administrators) are not
+//! listed there. Needs an administrator; each failure says which call.
 
 use std::ptr::{null, null_mut};
 
@@ -15,6 +16,8 @@ use windows_sys::Win32::System::Services::{
     SC_MANAGER_CONNECT, SERVICE_QUERY_CONFIG,
 };
 
+use super::win;
+
 /// STATUS_OBJECT_NAME_NOT_FOUND: the account has no rights of its own.
 const NO_RIGHTS: i32 = 0xC000_0034_u32 as i32;
 
@@ -23,7 +26,7 @@ fn os_error() -> String {
 }
 
 fn wide(s: &str) -> Vec<u16> {
-    s.encode_utf16().chain(std::iter::once(0)).collect()
+    win::wide(std::ffi::OsStr::new(s))
 }
 
 /// The NUL-terminated UTF-16 text at `p`.

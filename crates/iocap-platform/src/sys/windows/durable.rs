@@ -1,25 +1,21 @@
-//! Windows' calls for the measuring loop ([`crate::measure`]). Each method gets its own handle
-//! on the prepared file: `ReOpenFile` of the handle the engine checked, so it is that very file
-//! and never a path looked up again (a volume or disk, which cannot be swapped under its name,
-//! is opened again by its name where `ReOpenFile` refuses it, as the engine's workers do). A
-//! write is one positioned `WriteFile` of the whole buffer:
+//! Windows: each method gets its own handle on the prepared file: `ReOpenFile` of the handle
+//! the engine checked, so it is that very file and never a path looked up again (a volume or
+//! disk, which cannot be swapped under its name, is opened again by its name where
+//! `ReOpenFile` refuses it, as the engine's workers do). A write is one positioned `WriteFile`
+//! of the whole buffer:
 //! - `flush_file_buffers`: plain handle, `WriteFile` then `FlushFileBuffers`;
 //! - `write_through`: `FILE_FLAG_WRITE_THROUGH`, `WriteFile` returns once the data is durable;
 //! - `no_buffering_write_through`: `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH |
 //!   FILE_FLAG_OVERLAPPED`, as SQL Server opens its log: one `WriteFile` with an `OVERLAPPED`,
 //!   waited for with `GetOverlappedResult` before the next (queue depth 1).
-//!
-//! Windows tells nothing of the device's class by a sysfs name, so the device flags stay
-//! unknown and the implausibility check uses its device-independent threshold.
 
 use std::fs::File;
 use std::io;
 use std::os::windows::fs::OpenOptionsExt;
-use std::os::windows::io::{FromRawHandle, OwnedHandle, RawHandle};
+use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
-use iocap_engine::TargetKind;
+use iocap_model::{FsyncMethod as Method, TargetKind};
 use windows_sys::Win32::Foundation::{
     ERROR_INVALID_FUNCTION, ERROR_INVALID_PARAMETER, ERROR_IO_PENDING, ERROR_NOT_SUPPORTED, HANDLE,
 };
@@ -32,17 +28,17 @@ use windows_sys::Win32::System::IO::{
     GetOverlappedResult, OVERLAPPED, OVERLAPPED_0, OVERLAPPED_0_0,
 };
 
-use crate::analyse::DeviceFlags;
-use crate::durable::{DurableWrite, OnError, OpenError};
-use crate::method::Method;
-use crate::FsyncError;
+use super::win;
+use crate::parse::durable::OpenError;
 
 /// The cache-bypassing flag, as the skip reasons name it.
-pub(crate) const DIRECT: &str = "FILE_FLAG_NO_BUFFERING";
+pub const DIRECT: &str = "FILE_FLAG_NO_BUFFERING";
+/// The error of an open whose flags the file system refuses, as the skip reasons name it.
+pub const REFUSED: &str = "ERROR_INVALID_PARAMETER";
 
 /// Whether `m` needs sizes aligned to the target's sector: an unbuffered method, or any method
 /// on a volume or disk (a device handle takes whole sectors only).
-pub(crate) fn needs_alignment(m: Method, kind: TargetKind) -> bool {
+pub fn needs_alignment(m: Method, kind: TargetKind) -> bool {
     m.direct() || kind == TargetKind::BlockDevice
 }
 
@@ -53,71 +49,43 @@ fn open_flags(m: Method) -> u32 {
         Method::NoBufferingWriteThrough => {
             FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH | FILE_FLAG_OVERLAPPED
         }
-        // FlushFileBuffers: a plain handle. Linux's methods are never opened here:
+        // FlushFileBuffers: a plain handle. Linux's methods are never opened here: fsync's
         // `measure::run` marks another system's methods unavailable before it opens anything
         _ => 0,
     }
 }
 
-/// The prepared target while its points are measured: the engine's handle, kept open so that
-/// every method's handle is reopened from it, and its file system.
-pub(crate) struct Site {
+/// The prepared target: the engine's handle, kept open so that every method's handle is
+/// reopened from it.
+pub struct Prepared {
     file: File,
     path: PathBuf,
     kind: TargetKind,
-    pub device: Option<String>,
-    pub fs_type: Option<String>,
-    pub flags: DeviceFlags,
-    /// Caveats of this target, after the engine's (none on Windows).
-    pub warnings: Vec<String>,
 }
 
-impl Site {
-    /// From the engine's prepared `file` at `path`.
-    pub fn new(file: File, path: &Path, kind: TargetKind) -> Result<Site, FsyncError> {
-        let (device, fs_type) = iocap_platform::devinfo::device_and_fs(&file);
-        Ok(Site {
+impl Prepared {
+    /// From the engine's prepared `file` at `path`; never fails on Windows.
+    pub fn new(file: File, path: &Path, kind: TargetKind) -> io::Result<Prepared> {
+        Ok(Prepared {
             file,
             path: path.to_path_buf(),
             kind,
-            device,
-            fs_type,
-            flags: DeviceFlags::default(),
-            warnings: Vec::new(),
         })
     }
 
     /// The target's handle for `m`. A file system that refuses the flags
-    /// (ERROR_INVALID_PARAMETER) makes the method unavailable, with the reason.
+    /// (ERROR_INVALID_PARAMETER) gives [`OpenError::Refused`].
     pub fn open(&self, m: Method) -> Result<Writer, OpenError> {
         let flags = open_flags(m);
-        let refuse_direct = std::env::var_os("IOCAP_TEST_REFUSE_DIRECT").is_some() && m.direct();
-        let opened = if refuse_direct {
-            Err(io::Error::from_raw_os_error(ERROR_INVALID_PARAMETER as i32))
-        } else {
-            self.reopen(flags)
-        };
-        let file = match opened {
-            Ok(f) => f,
-            Err(e) if e.raw_os_error() == Some(ERROR_INVALID_PARAMETER as i32) => {
-                return Err(OpenError::Unavailable(format!(
-                    "the file system refused to open {} with {} (ERROR_INVALID_PARAMETER)",
-                    self.path.display(),
-                    m.label()
-                )))
+        let file = self.reopen(flags).map_err(|e| {
+            if e.raw_os_error() == Some(ERROR_INVALID_PARAMETER as i32) {
+                OpenError::Refused
+            } else {
+                OpenError::Open(e)
             }
-            Err(e) => {
-                return Err(self.failed(format!("cannot open {}", self.path.display()), m, e))
-            }
-        };
+        })?;
         let event = if flags & FILE_FLAG_OVERLAPPED != 0 {
-            Some(manual_reset_event().map_err(|e| {
-                self.failed(
-                    "cannot create the event an overlapped write signals".into(),
-                    m,
-                    e,
-                )
-            })?)
+            Some(manual_reset_event().map_err(OpenError::Event)?)
         } else {
             None
         };
@@ -130,7 +98,7 @@ impl Site {
 
     /// The prepared handle reopened with `flags`, or a device opened again by its name.
     fn reopen(&self, flags: u32) -> io::Result<File> {
-        match iocap_platform::win::reopen(&self.file, true, flags) {
+        match win::reopen(&self.file, true, flags) {
             Ok(f) => Ok(f),
             Err(_) if self.kind == TargetKind::BlockDevice => std::fs::OpenOptions::new()
                 .read(true)
@@ -140,13 +108,6 @@ impl Site {
                 .open(&self.path),
             Err(e) => Err(e),
         }
-    }
-
-    fn failed(&self, context: String, m: Method, source: io::Error) -> OpenError {
-        OpenError::Failed(FsyncError::Io {
-            context: format!("{context} with {}", m.label()),
-            source,
-        })
     }
 }
 
@@ -163,7 +124,7 @@ fn manual_reset_event() -> io::Result<OwnedHandle> {
 }
 
 /// The target's handle for one method.
-pub(crate) struct Writer {
+pub struct Writer {
     file: File,
     /// FlushFileBuffers after each write.
     flush: bool,
@@ -172,12 +133,13 @@ pub(crate) struct Writer {
     event: Option<OwnedHandle>,
 }
 
-impl DurableWrite for Writer {
+impl Writer {
+    /// One write of `buf` at `off`, made durable the method's way; returns only once the
+    /// system says it is (queue depth 1).
     #[inline]
-    fn write_durably(&mut self, buf: &[u8], off: u64) -> io::Result<()> {
-        let h = iocap_platform::win::raw(&self.file);
+    pub fn write_durably(&mut self, buf: &[u8], off: u64) -> io::Result<()> {
+        let h = win::raw(&self.file);
         if let Some(event) = &self.event {
-            use std::os::windows::io::AsRawHandle;
             return write_overlapped(h, event.as_raw_handle() as HANDLE, buf, off);
         }
         write_all_at(h, buf, off)?;
@@ -189,6 +151,24 @@ impl DurableWrite for Writer {
         }
         Ok(())
     }
+}
+
+/// Whether a failed write says the file system does not offer the function or flag
+/// (ERROR_NOT_SUPPORTED, ERROR_INVALID_FUNCTION, ERROR_INVALID_PARAMETER).
+pub fn is_not_offered(e: &io::Error) -> bool {
+    const NOT_OFFERED: [u32; 3] = [
+        ERROR_NOT_SUPPORTED,
+        ERROR_INVALID_FUNCTION,
+        ERROR_INVALID_PARAMETER,
+    ];
+    e.raw_os_error()
+        .is_some_and(|code| NOT_OFFERED.contains(&(code as u32)))
+}
+
+/// Never: Ctrl-C does not interrupt a WriteFile on Windows (the loop stops after the write in
+/// progress).
+pub fn is_interrupted(_: &io::Error) -> bool {
+    false
 }
 
 /// An OVERLAPPED naming `off` and signalling `event` (null: none, for a synchronous handle).
@@ -263,25 +243,14 @@ fn write_overlapped(h: HANDLE, event: HANDLE, buf: &[u8], off: u64) -> io::Resul
     Ok(())
 }
 
-/// What a failed write means: a function or flag the file system does not offer, before any
-/// write succeeded, makes the method unavailable; anything else ends the run. Ctrl-C does not
-/// interrupt a WriteFile on Windows: the loop stops after the write in progress.
-pub(crate) fn on_error(e: &io::Error, first: bool, _stop: &AtomicBool) -> OnError {
-    const NOT_OFFERED: [u32; 3] = [
-        ERROR_NOT_SUPPORTED,
-        ERROR_INVALID_FUNCTION,
-        ERROR_INVALID_PARAMETER,
-    ];
-    match e.raw_os_error() {
-        Some(code) if first && NOT_OFFERED.contains(&(code as u32)) => OnError::Unavailable,
-        _ => OnError::Fail,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::windows::fs::FileExt;
+
+    /// A page-aligned page, as FILE_FLAG_NO_BUFFERING wants.
+    #[repr(C, align(4096))]
+    struct Page([u8; 4096]);
 
     #[test]
     fn an_offset_is_split_into_its_low_and_high_halves() {
@@ -307,19 +276,18 @@ mod tests {
             .write(true)
             .open(&path)
             .unwrap();
-        let site = Site::new(file, &path, TargetKind::File).unwrap();
-        let mut buf = iocap_engine::SlotBuffers::new(1, 4096, 7).unwrap();
+        let prepared = Prepared::new(file, &path, TargetKind::File).unwrap();
+        let mut page = Box::new(Page([0; 4096]));
         for (i, m) in Method::WINDOWS.into_iter().enumerate() {
-            let Ok(mut w) = site.open(m) else {
+            let Ok(mut w) = prepared.open(m) else {
                 panic!("{} could not be opened", m.label())
             };
-            let data = buf.slot_mut(0);
-            data.fill(i as u8 + 1);
+            page.0.fill(i as u8 + 1);
             let off = 4096 * (2 * i as u64 + 1);
-            w.write_durably(data, off).unwrap();
+            w.write_durably(&page.0, off).unwrap();
             drop(w);
             let mut back = vec![0u8; 4096];
-            site.file.seek_read(&mut back, off).unwrap();
+            prepared.file.seek_read(&mut back, off).unwrap();
             assert!(back.iter().all(|b| *b == i as u8 + 1), "{}", m.label());
         }
     }

@@ -1,0 +1,14 @@
+//! What opening and checking a test's target needs that differs by system: the names the
+//! refusals use (a link, a device, direct I/O, the cache), how a device is recognised (by its
+//! type on Linux, by its name on Windows), the opens (read-only for the checks, the test's with
+//! its flags, a new file, the fill's), the errors that mean "direct I/O refused" or "in use",
+//! and the fill's positioned write. The engine's `target` and `safety` decide with them; the
+//! rules stay there.
+//!
+//! Each system's file is `sys/<system>/target.rs`, with the same items on both.
+
+pub use crate::sys::target::{
+    create_new, device_in_use, direct_refused_error, is_block_device, is_busy, is_direct_refused,
+    is_link, names_device, no_follow, open_fill, open_read, open_test, write_at, CACHE, DEVICE,
+    DIRECT, LINK,
+};
