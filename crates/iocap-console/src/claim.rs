@@ -18,9 +18,9 @@
 //! opens it. The result store (`--db`) is checked by [`store`]: a dangling link there is
 //! refused, as an output's is, instead of a store being made where it points.
 //!
-//! What a claim does not yet do (issue 35, §1): take the lock and hand out the one writable
-//! handle of a test's target, verify's file and fsync's; those keep their own checks
-//! (`iocap_engine::safety`, `iocap_engine::lock_file`).
+//! A test's target, verify's file and fsync's are claimed by the engine's own
+//! `iocap_engine::Claim` (the lock, and the id every later open must find again); this claim
+//! keeps outputs off them as off any input.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

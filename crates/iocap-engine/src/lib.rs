@@ -26,6 +26,7 @@ mod affinity;
 mod aligned;
 mod autosubmit;
 mod buffers;
+mod claim;
 mod datashape;
 mod error;
 mod live;
@@ -41,8 +42,8 @@ mod worker;
 pub use backend::EngineKind;
 pub use backend::IoQueue;
 pub use buffers::{fill_random, whiten, AlignedBuf, SlotBuffers, WRITE_STAMP_MAGIC};
+pub use claim::Claim;
 pub use error::IoFailure;
-pub use lock::{lock as lock_file, FileLock};
 pub use runner::spread::uncertainty;
 pub use runner::{
     run_group, run_test, select_engine, LiveSample, Phase, Quiet, RunError, RunObserver,

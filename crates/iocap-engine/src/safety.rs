@@ -8,7 +8,7 @@
 //! test run on several hosts can be refused on every host when one host's target is foreign;
 //! `iocap-verify` decides for its file with [`Intent::RewriteFile`].
 
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -38,12 +38,6 @@ pub fn is_direct_refused(e: &io::Error) -> bool {
 /// `IOCAP_TEST_REFUSE_DIRECT`).
 pub fn direct_refused_error() -> io::Error {
     plat::direct_refused_error()
-}
-
-/// Whether two open files are one file (device and inode; on Windows the volume serial and
-/// file index): a path reopened must still be the file that was checked.
-pub fn same_file(a: &File, b: &File) -> io::Result<bool> {
-    Ok(marker::identity(a)? == marker::identity(b)?)
 }
 
 /// The refusal of a path that is no longer the file that was checked (a file swapped in

@@ -13,7 +13,9 @@
 //!   device such as /dev/null) is refused by its kind, read with stat before anything opens
 //!   it: opening a FIFO for reading waits for a writer, and no open may hang a run;
 //! - a file iocap may write is locked for as long as it is filled and tested
-//!   ([`crate::lock`]): a second run on it refuses, naming the process that holds it.
+//!   ([`crate::lock`]): a second run on it refuses, naming the process that holds it;
+//! - every target is claimed ([`Claim`]) from the descriptor it was checked (or created)
+//!   through, and the test's own open must find that same file or device again.
 
 use std::fs::File;
 use std::io;
@@ -25,9 +27,9 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::buffers::{fill_random, SlotBuffers};
+use crate::claim::Claim;
 use crate::error::IoFailure;
 pub use crate::error::TargetError;
-use crate::lock::{self, FileLock};
 use crate::marker::{self, Marker};
 use crate::safety::{self, Found, Intent};
 /// What a target is: the model's, as the result records it.
@@ -51,8 +53,9 @@ pub struct PreparedTarget {
     pub threads: u32,
     pub cpu_mask: Option<u64>,
     pub warnings: Vec<String>,
-    /// The lock on a file iocap may write, held while this target lives (the whole test).
-    pub lock: FileLock,
+    /// The claim on it: the target checked, and the lock on a file iocap may write, held
+    /// while this target lives (the whole test). Every later open by path is checked with it.
+    pub claim: Claim,
 }
 
 fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
@@ -77,6 +80,7 @@ fn existing_file_range(
     size: Option<u64>,
     actual: u64,
     mark: Option<Marker>,
+    claim: &Claim,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
 ) -> Result<(u64, Option<String>), TargetError> {
@@ -91,7 +95,7 @@ fn existing_file_range(
         Some(m) if !m.complete || actual < range => {
             let from = if m.complete { actual } else { 0 };
             check_space(&parent_dir(path), range.saturating_sub(from), shown)?;
-            fill(path, from, range, spec.seed, obs, stop)?;
+            fill(path, from, range, spec.seed, claim, obs, stop)?;
             (range, None)
         }
         _ if actual < range => (
@@ -176,12 +180,12 @@ fn prepare_one(
     let mut created = false;
     let kind;
     let mut range;
-    let mut held = FileLock::none();
+    let claim;
     match seen.facts.found {
         Found::Missing => {
             let want = size.unwrap_or(spec.size_bytes);
-            let warning;
-            (held, warning) = create_file(path, want, spec.seed, obs, stop)?;
+            let (c, warning) = create_file(path, want, spec.seed, obs, stop)?;
+            claim = c;
             warnings.extend(warning);
             created = true;
             kind = TargetKind::File;
@@ -196,19 +200,27 @@ fn prepare_one(
             if !meta.is_file() {
                 return Err(changed(&shown));
             }
-            if ours || writes {
-                // before the fill is looked at: a fill under way is another run's
-                let (l, warning) = lock::lock(&f, &shown)?;
-                held = l;
-                warnings.extend(warning);
-            }
+            // locked before the fill is looked at (a fill under way is another run's) when
+            // iocap may write it
+            let (c, warning) = Claim::take(&f, &shown, TargetKind::File, ours || writes)?;
+            claim = c;
+            warnings.extend(warning);
             drop(f);
-            range =
-                existing_file_range(spec, path, &shown, size, meta.len(), seen.marker, obs, stop)
-                    .map(|(r, w)| {
-                    warnings.extend(w);
-                    r
-                })?;
+            range = existing_file_range(
+                spec,
+                path,
+                &shown,
+                size,
+                meta.len(),
+                seen.marker,
+                &claim,
+                obs,
+                stop,
+            )
+            .map(|(r, w)| {
+                warnings.extend(w);
+                r
+            })?;
         }
         Found::Device { .. } => {
             kind = TargetKind::BlockDevice;
@@ -221,6 +233,8 @@ fn prepare_one(
                     return Err(changed(&shown));
                 }
             }
+            // a device is not locked: O_EXCL keeps writers apart
+            claim = Claim::take(&f, &shown, TargetKind::BlockDevice, false)?.0;
             let dev_size = devinfo::block_device_size(&f)
                 .map_err(io_err(format!("cannot read the size of {shown}")))?;
             range = size.unwrap_or(dev_size);
@@ -238,7 +252,8 @@ fn prepare_one(
     }
 
     let (file, direct) = open_for_test(spec, path, kind, &mut warnings)?;
-    // The inode must still be the one that was checked (or created) above.
+    // the file or device the test opened must be the one that was checked (or created) above
+    claim.holds(&file)?;
     let still_what_was_checked = match kind {
         TargetKind::File => {
             let fmeta = file
@@ -287,7 +302,7 @@ fn prepare_one(
         threads: spec.threads,
         cpu_mask: None,
         warnings,
-        lock: held,
+        claim,
     })
 }
 
@@ -404,16 +419,16 @@ fn open_for_test(
 /// Chunk size for filling new files.
 const FILL_CHUNK: usize = 1 << 20;
 
-/// Creates `path` and fills it; the lock taken on it at creation, before its marker says
-/// it is ours, so no other run can take the fill for an abandoned one (and a warning where the
-/// file system takes no lock).
+/// Creates `path` and fills it; claimed (and locked) at creation, before its marker says it is
+/// ours, so no other run can take the fill for an abandoned one (and a warning where the file
+/// system takes no lock).
 fn create_file(
     path: &Path,
     size: u64,
     seed: u64,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
-) -> Result<(FileLock, Option<String>), TargetError> {
+) -> Result<(Claim, Option<String>), TargetError> {
     let shown = path.display();
     let parent = parent_dir(path);
     if !parent.is_dir() {
@@ -429,7 +444,8 @@ fn create_file(
         let _ = std::fs::remove_file(path);
         marker::remove_sidecar(path);
     };
-    let held = lock::lock(&f, &shown.to_string()).inspect_err(|_| remove())?;
+    let (claim, warning) =
+        Claim::take(&f, &shown.to_string(), TargetKind::File, true).inspect_err(|_| remove())?;
     let res = marker::write(
         &f,
         path,
@@ -441,13 +457,13 @@ fn create_file(
     .map_err(io_err(format!("cannot mark {shown} as an iocap test file")))
     .and_then(|_| {
         drop(f);
-        fill(path, 0, size, seed, obs, stop)
+        fill(path, 0, size, seed, &claim, obs, stop)
     });
     if res.is_err() {
         // still locked: no other run takes the half-written file for one to finish
         remove();
     }
-    res.map(|_| held)
+    res.map(|_| (claim, warning))
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -479,12 +495,17 @@ fn fill(
     from: u64,
     to: u64,
     seed: u64,
+    claim: &Claim,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
 ) -> Result<(), TargetError> {
     let shown = path.display().to_string();
     let plain = plat::open_fill(path, false).map_err(io_err(format!("cannot open {shown}")))?;
+    claim.holds(&plain)?;
     let direct = plat::open_fill(path, true).ok();
+    if let Some(d) = &direct {
+        claim.holds(d)?;
+    }
     let mut buf =
         SlotBuffers::new(1, FILL_CHUNK, seed).map_err(io_err("cannot allocate the fill buffer"))?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ from ^ to);

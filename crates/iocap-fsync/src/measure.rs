@@ -90,8 +90,9 @@ pub fn run(
         .unwrap_or(t.logical_block)
         .max(1);
     let (range, kind, mut warnings) = (t.range_bytes, t.kind, t.warnings);
-    // the engine's lock on the file, held until every point is measured
-    let _lock = t.lock;
+    // the engine's claim on the target (its lock), held until every point is measured; each
+    // method's open is checked against the same id (`iocap_platform::target::file_id`)
+    let _claim = t.claim;
     let site = Site::new(t.file, &t.path, kind)?;
     warnings.extend(site.warnings.iter().cloned());
     let class = &site.flags;

@@ -9,10 +9,10 @@
 //! O_EXCL and marked as iocap's own ([`iocap_engine::marker`]); an existing file is written only
 //! if iocap created it or the user passed `allow_overwrite`; a symlink is never followed for
 //! writes; only regular files are taken (a block device could be mounted, and verify rewrites
-//! every byte); the file is locked as a test's is (`iocap_engine::lock_file`), so a run and a
-//! verify never write one file at once. The
-//! existing file is inspected through a read-only descriptor, and the descriptor opened for
-//! writing must be the same inode (on Windows: the same volume serial and file index).
+//! every byte); the file is claimed as a test's target is (`iocap_engine::Claim`): locked, so
+//! a run and a verify never write one file at once, and every descriptor opened on it later
+//! must be the claimed file (on Windows: the same volume serial and file index). The existing
+//! file is inspected and claimed through a read-only descriptor.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -20,7 +20,7 @@ use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
 use iocap_engine::safety::{self, Found, Intent};
-use iocap_engine::FileLock;
+use iocap_engine::{Claim, TargetKind};
 
 use crate::error::{io_err, VerifyError};
 
@@ -29,9 +29,10 @@ pub struct Claimed {
     pub file: File,
     /// Whether this run created it.
     pub created: bool,
-    /// The lock that keeps a test, a replay or another verify off the file while this one runs
-    /// (`iocap_engine::lock_file`, the lock every test takes on a file it may write).
-    pub lock: FileLock,
+    /// The claim: the lock that keeps a test, a replay or another verify off the file while
+    /// this one runs (the one every test takes on a file it may write), and the file every
+    /// later descriptor must be.
+    pub claim: Claim,
 }
 
 /// Creates `path` or claims an existing file iocap made (or any file, with `allow_overwrite`),
@@ -56,30 +57,33 @@ pub fn create_or_claim(
     // the facts, read without writing; the decision, docs/safety.md's, made once (the engine's)
     let seen = safety::inspect(path, Intent::RewriteFile)?;
     safety::decide(&shown, &seen.facts, Intent::RewriteFile, allow_overwrite)?;
-    let (file, created) = match (seen.facts.found, seen.file) {
-        (Found::Missing, _) => (
-            rw(true).map_err(io_err(format!("cannot create {shown}")))?,
-            true,
-        ),
+    let claim_on = |f: &std::fs::File, created: bool| {
+        Claim::take(f, &shown, TargetKind::File, true).inspect_err(|_| {
+            if created {
+                let _ = std::fs::remove_file(path);
+            }
+        })
+    };
+    // claimed (locked) before the first byte is written: a run on the file keeps verify off
+    // it, and the other way round (docs/safety.md, rule 9)
+    let (file, created, (claim, warning)) = match (seen.facts.found, seen.file) {
+        (Found::Missing, _) => {
+            let f = rw(true).map_err(io_err(format!("cannot create {shown}")))?;
+            let c = claim_on(&f, true)?;
+            (f, true, c)
+        }
         (Found::File { .. }, Some(ro)) => {
+            let c = claim_on(&ro, false)?;
             let f = rw(false).map_err(io_err(format!("cannot open {shown} for writing")))?;
-            if !f.metadata().is_ok_and(|m| m.is_file())
-                || identity(&f, &shown)? != identity(&ro, &shown)?
-            {
+            if !f.metadata().is_ok_and(|m| m.is_file()) {
                 return Err(changed(&shown));
             }
-            (f, false)
+            c.0.holds(&f).map_err(|_| changed(&shown))?;
+            (f, false, c)
         }
         // what `decide` let through is a missing path or a regular file, opened
         _ => return Err(changed(&shown)),
     };
-    // locked before the first byte is written: a run on the file keeps verify off it, and the
-    // other way round (docs/safety.md, rule 9)
-    let (lock, warning) = iocap_engine::lock_file(&file, &shown).inspect_err(|_| {
-        if created {
-            let _ = std::fs::remove_file(path);
-        }
-    })?;
     warnings.extend(warning);
     set_marker(&file, path, MarkAs::Incomplete, size)?;
     file.set_len(size)
@@ -87,7 +91,7 @@ pub fn create_or_claim(
     Ok(Claimed {
         file,
         created,
-        lock,
+        claim,
     })
 }
 
@@ -109,11 +113,6 @@ pub fn set_marker(f: &File, path: &Path, mark: MarkAs, size: u64) -> Result<(), 
     )))
 }
 
-/// The device and inode of `f` (Windows: volume serial and file index).
-fn identity(f: &File, shown: &str) -> Result<(u64, u64), VerifyError> {
-    marker::identity(f).map_err(io_err(format!("cannot stat {shown}")))
-}
-
 fn not_a_file(shown: &str) -> VerifyError {
     safety::not_a_file(shown).into()
 }
@@ -131,12 +130,12 @@ pub struct Open {
     pub direct: bool,
 }
 
-/// Reopens `path` for the I/O as `how` says; the descriptor must be the inode of `same_as`.
+/// Reopens `path` for the I/O as `how` says; the descriptor must be the file `same_as` claimed.
 /// Returns the file and whether it is O_DIRECT.
 pub fn open_io(
     path: &Path,
     how: Open,
-    same_as: Option<&File>,
+    same_as: Option<&Claim>,
     warnings: &mut Vec<String>,
 ) -> Result<(File, bool), VerifyError> {
     let shown = path.display().to_string();
@@ -171,10 +170,8 @@ pub fn open_io(
             Err(e) => return Err(io_err(format!("cannot open {shown}"))(e)),
         }
     };
-    if let Some(orig) = same_as {
-        if safety::same_file(&f, orig).is_ok_and(|same| !same) {
-            return Err(VerifyError::refused(safety::changed(&shown, "opening")));
-        }
+    if let Some(claim) = same_as {
+        claim.holds(&f)?;
     }
     Ok((f, d))
 }

@@ -20,11 +20,12 @@ use crate::page::{self, FileIdent};
 
 /// The verify file, opened for the run.
 pub(crate) struct Target {
-    /// The descriptor that created or claimed the file; the I/O descriptor must be its inode.
-    claim: File,
+    /// The descriptor that created or claimed the file (its marker is written through it).
+    marked: File,
     created: bool,
-    /// Held for the whole run: no test, replay or other verify writes the file meanwhile.
-    _lock: iocap_engine::FileLock,
+    /// Held for the whole run: no test, replay or other verify writes the file meanwhile, and
+    /// every I/O descriptor must be the claimed file.
+    claim: iocap_engine::Claim,
     /// The I/O descriptor.
     pub f: File,
     /// Whether `f` is O_DIRECT.
@@ -37,9 +38,9 @@ impl Target {
     pub fn open(cfg: &VerifyConfig, warnings: &mut Vec<String>) -> Result<Self, VerifyError> {
         let path = &cfg.target;
         let file::Claimed {
-            file: claim,
+            file: marked,
             created,
-            lock,
+            claim,
         } = file::create_or_claim(path, cfg.file_bytes(), cfg.allow_overwrite, warnings)?;
         let (f, direct) = file::open_io(
             path,
@@ -51,9 +52,9 @@ impl Target {
             warnings,
         )?;
         Ok(Self {
-            claim,
+            marked,
             created,
-            _lock: lock,
+            claim,
             f,
             direct,
         })
@@ -99,7 +100,7 @@ pub(crate) fn fill(
     }
     t.f.sync_data()
         .map_err(IoFailure::with(format!("cannot make {shown} durable")))?;
-    file::set_marker(&t.claim, &cfg.target, MarkAs::Complete, cfg.file_bytes())?;
+    file::set_marker(&t.marked, &cfg.target, MarkAs::Complete, cfg.file_bytes())?;
     Ok(counts)
 }
 

@@ -2,10 +2,10 @@
 //! `O_DIRECT`, ...), checked to be the inode (or device) that was prepared, and makes a write
 //! durable with `pwrite` (then `fsync` or `fdatasync`) or `pwritev2(RWF_DSYNC)`.
 
-use std::fs::{File, Metadata, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use iocap_model::{FsyncMethod as Method, TargetKind};
@@ -41,17 +41,18 @@ fn open_flags(m: Method) -> libc::c_int {
 pub struct Prepared {
     path: PathBuf,
     kind: TargetKind,
-    checked: Metadata,
+    /// The prepared target's id, which every open must find again.
+    id: (u64, u64),
 }
 
 impl Prepared {
     /// From the engine's prepared `file` at `path`; fails where it cannot be stat'ed.
     pub fn new(file: File, path: &Path, kind: TargetKind) -> io::Result<Prepared> {
-        let checked = file.metadata()?;
+        let id = super::target::file_id(&file, kind)?;
         Ok(Prepared {
             path: path.to_path_buf(),
             kind,
-            checked,
+            id,
         })
     }
 
@@ -71,20 +72,11 @@ impl Prepared {
             Some(libc::EINVAL) => OpenError::Refused,
             _ => OpenError::Open(e),
         })?;
-        let now = file.metadata().map_err(OpenError::Stat)?;
-        if !self.is_prepared(&now) {
+        let now = super::target::file_id(&file, self.kind).map_err(OpenError::Stat)?;
+        if now != self.id {
             return Err(OpenError::Changed);
         }
         Ok(Writer { file, m })
-    }
-
-    /// Whether `now` is the file prepared: its device and inode, or the device's number.
-    fn is_prepared(&self, now: &Metadata) -> bool {
-        let checked = &self.checked;
-        match self.kind {
-            TargetKind::File => now.dev() == checked.dev() && now.ino() == checked.ino(),
-            TargetKind::BlockDevice => now.rdev() == checked.rdev(),
-        }
     }
 }
 

@@ -35,6 +35,15 @@ pub fn is_block_device(m: &Metadata) -> bool {
     m.file_type().is_block_device()
 }
 
+/// A regular file's device and inode; a block device's number.
+pub fn file_id(f: &File, kind: TargetKind) -> io::Result<(u64, u64)> {
+    let m = f.metadata()?;
+    Ok(match kind {
+        TargetKind::File => (m.dev(), m.ino()),
+        TargetKind::BlockDevice => (m.rdev(), 0),
+    })
+}
+
 /// Read-only, for the checks. Non-blocking (see [`open_no_wait`]).
 pub fn open_read(path: &Path) -> io::Result<File> {
     open_no_wait(OpenOptions::new().read(true), libc::O_CLOEXEC, path)

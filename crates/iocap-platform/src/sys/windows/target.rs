@@ -40,6 +40,15 @@ pub fn is_block_device(_: &Metadata) -> bool {
     false
 }
 
+/// A regular file's volume serial number and file index; nothing for a device, named by its
+/// path (`\\.\PhysicalDrive1`), whose descriptor is always the one the path names.
+pub fn file_id(f: &File, kind: TargetKind) -> io::Result<(u64, u64)> {
+    match kind {
+        TargetKind::File => super::filetag::dev_ino(f),
+        TargetKind::BlockDevice => Ok((0, 0)),
+    }
+}
+
 /// Read-only, for the checks, sharing reads and writes.
 pub fn open_read(path: &Path) -> io::Result<File> {
     OpenOptions::new()
