@@ -56,6 +56,8 @@ pub struct Pacer {
     repaying: bool,
     /// The draws of the exponential gaps (Poisson only).
     rng: Option<Xoshiro256PlusPlus>,
+    /// The debt forgiven so far (stalls past [`DEBT_NS`]).
+    forgiven_ns: u64,
 }
 
 impl Pacer {
@@ -70,6 +72,7 @@ impl Pacer {
             repaying: false,
             rng: (process == Process::Poisson)
                 .then(|| Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9015_5011)),
+            forgiven_ns: 0,
         }
     }
 
@@ -98,7 +101,9 @@ impl Pacer {
         self.repaying = late > CATCH_UP_NS || (self.repaying && late > 0);
         let in_debt = self.repaying;
         let gap = self.gap();
-        self.next_ns = self.next_ns.max(now.saturating_sub(DEBT_NS)) + gap;
+        let floor = now.saturating_sub(DEBT_NS);
+        self.forgiven_ns += floor.saturating_sub(self.next_ns);
+        self.next_ns = self.next_ns.max(floor) + gap;
         // on schedule, nothing but the schedule holds an I/O back (Poisson's short gaps stay)
         self.pace_ns = if in_debt {
             let half = self.interval_ns / 2;
@@ -106,6 +111,13 @@ impl Pacer {
         } else {
             0
         };
+    }
+
+    /// How far behind its schedule the worker is at `at`: the debt forgiven after stalls, and
+    /// what is still due. Divided by the interval, the I/Os the rate asked for that did not
+    /// start: a worker not run on time (a busy CPU) or with every slot busy (the storage).
+    pub fn behind_ns(&self, at: u64) -> u64 {
+        self.forgiven_ns + at.saturating_sub(self.next_ns)
     }
 
     /// Nothing starts before `t` (the next burst of `--burst`): the schedule resumes there
@@ -141,6 +153,21 @@ mod tests {
             n += 1;
         }
         n
+    }
+
+    #[test]
+    fn a_worker_knows_how_far_behind_its_schedule_it_is_forgiven_debt_included() {
+        const MS: u64 = 1_000_000;
+        let mut p = Pacer::new(MS, Process::Linear, 1, 0);
+        for now in (0..10 * MS).step_by(MS as usize) {
+            p.take(now);
+        }
+        assert_eq!(p.behind_ns(10 * MS), 0, "on time");
+        // stalled 300 ms: 200 ms of debt is forgiven at the next start, 100 ms is still due
+        p.take(310 * MS);
+        assert_eq!(p.behind_ns(310 * MS), 300 * MS - MS);
+        // nothing started since: the 5 ms that fell due are behind too
+        assert_eq!(p.behind_ns(315 * MS), 300 * MS - MS + 5 * MS);
     }
 
     #[test]

@@ -133,6 +133,9 @@ pub struct WorkerStats {
     pub inflight_ns: u64,
     /// What `--submit auto`'s trial found on this worker; `None` for other modes.
     pub auto: Option<crate::autosubmit::AutoOutcome>,
+    /// A throttled worker: how far behind its schedule it ended (`Pacer::behind_ns`), summed
+    /// over the workers merged.
+    pub behind_ns: u64,
 }
 
 impl WorkerStats {
@@ -141,6 +144,7 @@ impl WorkerStats {
         self.write.merge(&o.write);
         self.sync.merge(&o.sync);
         self.inflight_ns += o.inflight_ns;
+        self.behind_ns += o.behind_ns;
     }
 
     /// Reads and writes together.

@@ -285,6 +285,11 @@ impl Gate {
         }
     }
 
+    /// How far behind the throttle's schedule the worker is at `at` (0 unthrottled).
+    fn behind_ns(&self, at: u64) -> u64 {
+        self.pacer.as_ref().map_or(0, |p| p.behind_ns(at))
+    }
+
     /// When new I/O may next start, if something other than a free slot holds it back.
     #[inline]
     fn held_until(&self) -> Option<u64> {
@@ -479,6 +484,7 @@ pub fn run<B: Backend>(
         if q.inflight() == 0 {
             if stopping {
                 stats.auto = trial.as_ref().map(AutoTrial::outcome);
+                stats.behind_ns = gate.behind_ns(issue_end.min(now));
                 return Ok(());
             }
             // throttled or between bursts, and idle: sleep until the next I/O may start, waking

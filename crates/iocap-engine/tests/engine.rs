@@ -169,6 +169,19 @@ fn warmup_is_excluded_from_the_figures() {
 }
 
 #[test]
+fn a_rate_the_workers_cannot_keep_is_said_not_to_be_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spec(dir.path(), RwMode::RandRead, EngineChoice::Auto);
+    s.rate_iops = Some(50e6); // one I/O per 20 ns: no worker keeps that
+    s.duration_s = 0.3;
+    let r = run(&s).result;
+    assert!(r.total.iops < 49e6);
+    let w = r.warnings.iter().find(|w| w.contains("was not kept"));
+    let w = w.unwrap_or_else(|| panic!("no word of the rate: {:?}", r.warnings));
+    assert!(w.contains("50,000,000 IOPS") && w.contains("behind"), "{w}");
+}
+
+#[test]
 fn throttling_holds_the_rate_for_both_engines() {
     for engine in ENGINES {
         let dir = tempfile::tempdir().unwrap();
@@ -176,10 +189,14 @@ fn throttling_holds_the_rate_for_both_engines() {
         s.rate_iops = Some(3000.0);
         s.duration_s = 1.0;
         let r = run(&s).result;
+        // never above the rate; below it only when the result says the workers fell behind
+        // (a busy machine may not run them on time, and a throttle does not catch up in a burst)
+        let said = r.warnings.iter().any(|w| w.contains("was not kept"));
         assert!(
-            (r.total.iops - 3000.0).abs() < 150.0,
-            "{engine:?}: {} IOPS",
-            r.total.iops
+            r.total.iops < 3150.0 && (r.total.iops > 2850.0 || said),
+            "{engine:?}: {} IOPS, {:?}",
+            r.total.iops,
+            r.warnings
         );
         // paced, not bursty: every full second of the series is near the rate
         for p in r.per_second.iter().filter(|p| p.t_s >= 1.0) {

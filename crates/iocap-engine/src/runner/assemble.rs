@@ -3,11 +3,11 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use iocap_model::{
-    ChosenSubmit, CpuShare, CpuStats, EngineFeature, IoFault, SecondSample, SubmitMode,
+    ChosenSubmit, CpuShare, CpuStats, EngineFeature, IoFault, JobSpec, SecondSample, SubmitMode,
     SubmitRecord, TargetResult, TestResult, WorkerInterval, WorkerResult,
 };
 
-use super::plan::Job;
+use super::plan::{rate_iops, Job};
 use super::{TestOutcome, WorkerReport};
 use crate::stats::WorkerStats;
 use crate::worker::Timeline;
@@ -94,6 +94,7 @@ pub(super) fn assemble(
         }
     }
     let total = all.total();
+    warnings.extend(rate_not_kept(spec, job, &all));
     let interrupted = tl.interrupt.load(Relaxed);
     if interrupted {
         warnings.push(format!(
@@ -215,6 +216,24 @@ fn workers(
             }
         })
         .collect()
+}
+
+/// A throttled test whose workers ended behind their schedule by more than 2 % of what the
+/// rate asked for over the run (warm-up included): how far, and why a throttle leaves it so.
+fn rate_not_kept(spec: &JobSpec, job: &Job, all: &WorkerStats) -> Option<String> {
+    let (rate, interval_ns) = (rate_iops(spec)?, job.rate_interval_ns?);
+    let behind = all.behind_ns as f64 / interval_ns.max(1) as f64;
+    let asked = rate * (spec.warmup_s + spec.duration_s);
+    (behind >= 1.0 && behind > 0.02 * asked).then(|| {
+        format!(
+            "the rate asked ({} IOPS) was not kept: the workers ended {} I/Os behind its \
+             schedule ({:.0} % of it), as they were not run on time (a busy CPU) or every slot \
+             was busy (the storage); a throttle does not catch up in a burst",
+            iocap_model::figures::count(rate),
+            iocap_model::figures::count(behind),
+            100.0 * behind / asked
+        )
+    })
 }
 
 /// Records how workload `ji` submitted I/O on io_uring: the mode asked for, the one each worker

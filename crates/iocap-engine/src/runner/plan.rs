@@ -54,7 +54,7 @@ fn splitmix(mut x: u64) -> u64 {
 }
 
 /// The I/O rate limit of `spec`; MB/s is turned into I/Os with the mean size of its mix.
-fn rate_iops(spec: &JobSpec) -> Option<f64> {
+pub(super) fn rate_iops(spec: &JobSpec) -> Option<f64> {
     let from_mb = spec.rate_mb_s.map(|mb| mb * 1e6 / spec.mean_bs_bytes());
     match (spec.rate_iops, from_mb) {
         (Some(a), Some(b)) => Some(a.min(b)),
