@@ -79,16 +79,18 @@ fn finds_a_cache_within_one_doubling_for_two_sizes_and_sees_a_write_back_cache()
     let Some(m) = mount("cachescan_finds_a_cache") else {
         return;
     };
-    // a read cache of 24 MiB: no write in it
+    // a read cache of 24 MiB: no write in it. Misses of 8 ms: in CI, beside other tests, this
+    // rig's hits once took 650 µs, and with misses of 2 ms the 32M step (a quarter misses) rose
+    // only 1.5 times over the 16M one, so the level was found a doubling late
     device(&m, "a");
-    m.fs.add(cache("a", 24, 2000, Ops::Read));
+    m.fs.add(cache("a", 24, 8000, Ops::Read));
     let s = scan(&m, "a", &["--size", "128M"]);
     assert_eq!(levels(&s), vec![(16 * MIB, 32 * MIB)], "{s:#}");
     let raw = &s["read_after_write"];
     assert_eq!(raw["holds_recent_writes"], false, "{raw:#}");
     // a write-back cache of 80 MiB: the file's last writes are in it, and so is each new write
     device(&m, "b");
-    m.fs.add(cache("b", 80, 2000, Ops::Both));
+    m.fs.add(cache("b", 80, 8000, Ops::Both));
     let s = scan(&m, "b", &["--size", "256M"]);
     assert_eq!(levels(&s), vec![(64 * MIB, 128 * MIB)], "{s:#}");
     let l = &s["levels"][0];
@@ -96,10 +98,8 @@ fn finds_a_cache_within_one_doubling_for_two_sizes_and_sees_a_write_back_cache()
         l["hit_lat_us"].as_f64().unwrap(),
         l["miss_lat_us"].as_f64().unwrap(),
     );
-    assert!(
-        hit < 600.0 && miss > 600.0,
-        "hits {hit} µs, misses {miss} µs"
-    );
+    // the contrast a user reads, whatever the load did to the hits
+    assert!(4.0 * hit < miss, "hits {hit} µs, misses {miss} µs");
     let raw = &s["read_after_write"];
     assert_eq!(raw["holds_recent_writes"], true, "{raw:#}");
     assert!(s["notes"].to_string().contains("write cache"), "{s:#}");

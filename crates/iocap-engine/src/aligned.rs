@@ -7,8 +7,9 @@ use std::alloc::Layout;
 pub const BUF_ALIGN: usize = 4096;
 
 /// A zeroed, [`BUF_ALIGN`]-aligned block of memory, allocated once, never resized or moved,
-/// freed on drop. Whoever hands it to the kernel keeps it alive until that I/O is reaped (and
-/// `std::mem::forget`s it when it cannot know), as the module contract says.
+/// freed on drop. Whoever hands it to the kernel keeps it alive until that I/O is reaped (the
+/// I/O queue leaves its slot buffers never freed when it cannot know), as the module contract
+/// says.
 pub struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,

@@ -5,8 +5,9 @@
 //! and a user's file written with `--allow-overwrite`) before it looks at the fill, and the
 //! [`PreparedTarget`](crate::PreparedTarget) holds it until the test is over. A second run
 //! refuses at once (exit 2), naming the process that holds the lock. `iocap verify`, which
-//! rewrites every byte of its file, takes the same lock through [`lock`] (`lock_file` at the
-//! front door), so a verify and a run or a replay on one file refuse each other too.
+//! rewrites every byte of its file, takes the same lock through the same claim
+//! (`crate::Claim`, which takes it with [`lock`]), so a verify and a run or a replay on one
+//! file refuse each other too.
 //!
 //! The mechanism, chosen for what each kind of lock does on Linux:
 //! - `flock(2)`, on a descriptor of our own (a dup of the one checked): the lock belongs to the
