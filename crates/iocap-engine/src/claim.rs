@@ -67,11 +67,6 @@ impl Claim {
             )))
         }
     }
-
-    /// The kind of target claimed.
-    pub fn kind(&self) -> TargetKind {
-        self.kind
-    }
 }
 
 #[cfg(test)]

@@ -254,21 +254,9 @@ fn prepare_one(
     let (file, direct) = open_for_test(spec, path, kind, &mut warnings)?;
     // the file or device the test opened must be the one that was checked (or created) above
     claim.holds(&file)?;
-    let still_what_was_checked = match kind {
-        TargetKind::File => {
-            let fmeta = file
-                .metadata()
-                .map_err(io_err(format!("cannot stat {shown}")))?;
-            fmeta.file_type().is_file()
-                && (!writes || spec.allow_overwrite || marker::read(&file, path).is_some())
-        }
-        TargetKind::BlockDevice if device_name => true,
-        TargetKind::BlockDevice => file
-            .metadata()
-            .map_err(io_err(format!("cannot stat {shown}")))
-            .map(|m| plat::is_block_device(&m))?,
-    };
-    if !still_what_was_checked {
+    // a file written must still carry iocap's marker, unless the user allowed overwriting it
+    let unmarked = || marker::read(&file, path).is_none();
+    if kind == TargetKind::File && writes && !spec.allow_overwrite && unmarked() {
         return Err(changed(&shown));
     }
     let logical_block = match kind {

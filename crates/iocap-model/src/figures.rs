@@ -176,6 +176,16 @@ pub fn format_secs(secs: f64) -> String {
     }
 }
 
+/// A length of time as a window is said: `1.2 s`, `300 ms`, `4 µs` (a cost point measured
+/// again over a longer window).
+pub fn window_s(s: f64) -> String {
+    match s {
+        s if s >= 1.0 => format!("{s:.1} s"),
+        s if s >= 1e-3 => format!("{:.0} ms", s * 1e3),
+        s => format!("{:.0} µs", s * 1e6),
+    }
+}
+
 /// A CPU time per operation in microseconds, without its unit: two decimals below 10, one
 /// above (`3.42`, `33.7`).
 pub fn micros(v: f64) -> String {
@@ -189,6 +199,13 @@ pub fn micros(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_reads_in_its_own_unit() {
+        assert_eq!(window_s(2.4), "2.4 s");
+        assert_eq!(window_s(0.6), "600 ms");
+        assert_eq!(window_s(4e-6), "4 µs");
+    }
 
     #[test]
     fn figures_read_well() {

@@ -13,7 +13,7 @@ use std::io;
 use iocap_model::TargetKind;
 
 /// Which file or device an open descriptor is: a regular file's device and inode (Windows: its
-/// volume serial number and file index), a block device's number (Windows, which names
+/// volume serial number and file index), a block device's number and type (Windows, which names
 /// devices by path, has none: every device descriptor is the one its path names). Two
 /// descriptors with the same id are the same target, so a target opened again by path is
 /// refused when its id is not the one checked (a file swapped in under the name).

@@ -99,8 +99,8 @@ fn measure(
                     "{}: {} I/Os in {}, too few to divide its CPU by: measured again over {}",
                     p.label(),
                     r.total.ios,
-                    window(spec.duration_s),
-                    window(d)
+                    figures::window_s(spec.duration_s),
+                    figures::window_s(d)
                 ));
                 spec.duration_s = d;
             }
@@ -108,15 +108,6 @@ fn measure(
         }
     }
     unreachable!("the stretches are bounded")
-}
-
-/// A window's length as a note says it: `1.2 s`, `300 ms`, `4 µs`.
-fn window(d: f64) -> String {
-    match d {
-        d if d >= 1.0 => format!("{d:.1} s"),
-        d if d >= 1e-3 => format!("{:.0} ms", d * 1e3),
-        d => format!("{:.0} µs", d * 1e6),
-    }
 }
 
 /// Leaves out the cache-hit points when the test range does not fit in half of the memory.

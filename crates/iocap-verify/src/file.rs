@@ -75,10 +75,7 @@ pub fn create_or_claim(
         (Found::File { .. }, Some(ro)) => {
             let c = claim_on(&ro, false)?;
             let f = rw(false).map_err(io_err(format!("cannot open {shown} for writing")))?;
-            if !f.metadata().is_ok_and(|m| m.is_file()) {
-                return Err(changed(&shown));
-            }
-            c.0.holds(&f).map_err(|_| changed(&shown))?;
+            c.0.holds(&f)?;
             (f, false, c)
         }
         // what `decide` let through is a missing path or a regular file, opened

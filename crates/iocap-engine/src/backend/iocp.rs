@@ -84,8 +84,8 @@ impl Iocp {
 
 impl Drop for Iocp {
     fn drop(&mut self) {
-        // SAFETY: the port is ours and closed once; the worker drained every I/O before (or
-        // leaked the buffers when it could not).
+        // SAFETY: the port is ours and closed once; the loop drained every I/O before (or its
+        // queue left the buffers never freed when it could not).
         unsafe { CloseHandle(self.port) };
     }
 }

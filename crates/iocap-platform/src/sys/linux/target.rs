@@ -35,12 +35,13 @@ pub fn is_block_device(m: &Metadata) -> bool {
     m.file_type().is_block_device()
 }
 
-/// A regular file's device and inode; a block device's number.
+/// A regular file's device and inode; a block device's number, with whether it is a block
+/// device (a character device can have the same number: /dev/vcs is 7:0, as loop0 is).
 pub fn file_id(f: &File, kind: TargetKind) -> io::Result<(u64, u64)> {
     let m = f.metadata()?;
     Ok(match kind {
         TargetKind::File => (m.dev(), m.ino()),
-        TargetKind::BlockDevice => (m.rdev(), 0),
+        TargetKind::BlockDevice => (m.rdev(), u64::from(is_block_device(&m))),
     })
 }
 
