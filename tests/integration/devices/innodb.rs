@@ -443,7 +443,10 @@ fn counts(rig: &Rig, trace: &Path, places: &[(u64, u64, Place)]) -> Counts {
             "write" => {
                 c.writes += 1;
                 c.write_bytes += bytes;
-                let (issued, done) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+                // a write still in flight when the capture stopped has no completion: it
+                // stays open to the end, so a write that follows it on the disk continues it
+                let issued = f[0].parse().unwrap();
+                let done = f[1].parse().unwrap_or(u64::MAX);
                 let (n, b) = match place {
                     Some(Place::Tablespace) => (&mut c.page_writes, &mut c.page_write_bytes),
                     Some(Place::Doublewrite) => {
