@@ -2,21 +2,24 @@
 
 use std::collections::HashSet;
 use std::os::fd::OwnedFd;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use iocap_trace::IoRecord;
 
+use crate::btf::Btf;
+use crate::cadence::Cadence;
 use crate::decode::{decode, in_flight, Assembler, Filter};
-use crate::program::{self, Maps};
+use crate::program::{self, Maps, Source};
+use crate::rawtp::Layout;
 use crate::ringbuf::RingBuf;
 use crate::{format, sys, CaptureConfig, CaptureError, CaptureStats};
 
 /// How long a record waits for requests issued before it to complete (issue order).
 const WINDOW_NS: u64 = 2_000_000_000;
+/// The ring's space one record takes: the record and its 8-byte header.
+const RECORD_SPACE: u64 = program::RECORD_BYTES as u64 + 8;
 /// Requests in flight the kernel's table holds.
 const IN_FLIGHT: u32 = 65_536;
-/// How often the ring is drained while `poll` waits.
-const DRAIN_EVERY: Duration = Duration::from_millis(10);
 /// How often the in-flight map is looked through for requests whose completion was not seen,
 /// and how long one is in flight before it counts as such (longer than a driver's timeout,
 /// 30 s for SCSI and NVMe, so a slow request is not taken for one).
@@ -32,7 +35,13 @@ pub struct Capture {
     inflight: OwnedFd,
     ring: RingBuf,
     asm: Assembler,
+    /// Where the programs read the request themselves (raw tracepoints): what their records'
+    /// flags and status are turned back into.
+    layout: Option<Layout>,
     next_sweep_ns: u64,
+    cadence: Cadence,
+    last_drain_ns: u64,
+    next_drain_ns: u64,
     /// Requests of the recorded devices taken out of the in-flight map, their completion
     /// not seen.
     missed_completions: u64,
@@ -78,34 +87,131 @@ fn refused(e: std::io::Error, doing: &str) -> CaptureError {
     unavailable(why)
 }
 
+/// Set (to anything), the capture uses the formatted tracepoints even where raw ones would
+/// do: for the tests and benchmarks that hold the two ways in side by side.
+pub const FORMATTED_ONLY: &str = "IOCAP_CAPTURE_FORMATTED";
+
+/// The programs loaded and attached: attachments and programs.
+#[derive(Default)]
+struct Attached {
+    links: Vec<OwnedFd>,
+    progs: Vec<OwnedFd>,
+}
+
+/// The programs on the block layer's raw tracepoints, reading the request at the offsets the
+/// kernel's BTF gives ([`crate::rawtp`]); `None` where any step fails (no BTF, an older
+/// kernel's layout, a refusal): the formatted tracepoints are used then, and say why if they
+/// fail too.
+fn raw_tracepoints(maps: &Maps) -> Option<(Attached, Layout)> {
+    if std::env::var_os(FORMATTED_ONLY).is_some() {
+        return None;
+    }
+    let layout = Layout::from_btf(&Btf::kernel().ok()?).ok()?;
+    let src = Source::Raw(&layout);
+    let mut a = Attached::default();
+    let programs = [
+        (
+            program::issue(src, maps),
+            c"block_rq_issue",
+            "iocap_rq_issue",
+        ),
+        (
+            program::complete(src, maps),
+            c"block_rq_complete",
+            "iocap_rq_done",
+        ),
+        (
+            program::requeue(src, maps),
+            c"block_rq_requeue",
+            "iocap_rq_requeue",
+        ),
+    ];
+    for (insns, point, name) in programs {
+        let prog = sys::prog_load(sys::PROG_RAW_TRACEPOINT, &insns.ok()?, name).ok()?;
+        match sys::attach_raw(&prog, point) {
+            Ok(link) => a.links.push(link),
+            // without the requeue a requeued request reads as one whose completion was lost
+            Err(_) if name == "iocap_rq_requeue" => continue,
+            Err(_) => return None,
+        }
+        a.progs.push(prog);
+    }
+    Some((a, layout))
+}
+
+/// The programs on the block tracepoints, at the offsets of the records tracefs describes.
+fn tracepoints(maps: &Maps) -> Result<Attached, CaptureError> {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let tracefs = format::tracefs().ok_or_else(|| match root {
+        true => unavailable(
+            "tracefs is not mounted and could not be (mount it: `mount -t tracefs nodev \
+             /sys/kernel/tracing`)",
+        ),
+        // tracefs is root's alone on most systems: the cause is who runs, not the mount
+        false => unavailable(NEEDS_ROOT),
+    })?;
+    let unreadable = |e: String| match root {
+        true => unavailable(format!(
+            "this kernel's block tracepoints cannot be read ({e})"
+        )),
+        false => unavailable(format!("{NEEDS_ROOT} ({e})")),
+    };
+    let issue_ev = format::read_event(&tracefs, "block_rq_issue").map_err(unreadable)?;
+    let done_ev = format::read_event(&tracefs, "block_rq_complete").map_err(unreadable)?;
+    // every kernel with the others has it; without it a requeued request reads as one
+    // whose completion was not seen
+    let requeue_ev = format::read_event(&tracefs, "block_rq_requeue").ok();
+    let mut programs = vec![
+        (
+            &issue_ev,
+            program::issue(Source::Tracepoint(&issue_ev), maps),
+            "iocap_rq_issue",
+        ),
+        (
+            &done_ev,
+            program::complete(Source::Tracepoint(&done_ev), maps),
+            "iocap_rq_done",
+        ),
+    ];
+    if let Some(ev) = &requeue_ev {
+        programs.push((
+            ev,
+            program::requeue(Source::Tracepoint(ev), maps),
+            "iocap_rq_requeue",
+        ));
+    }
+    let mut a = Attached::default();
+    for (ev, insns, name) in programs {
+        let insns = insns.map_err(unavailable)?;
+        let prog =
+            sys::prog_load(sys::PROG_TRACEPOINT, &insns, name).map_err(|(e, log)| {
+                match e.raw_os_error() {
+                    Some(libc::EPERM) | Some(libc::EACCES) if log.is_empty() => {
+                        refused(e, "loading an eBPF program")
+                    }
+                    _ => CaptureError::Rejected { source: e, log },
+                }
+            })?;
+        // one perf event on one CPU: a tracepoint's programs belong to the tracepoint and
+        // run on every CPU (as libbpf attaches them); a second event would be EEXIST
+        let cpu = sys::online_cpus().first().copied().unwrap_or(0);
+        a.links.push(
+            sys::attach(&prog, ev.id, cpu)
+                .map_err(|e| refused(e, "attaching to the block tracepoints"))?,
+        );
+        a.progs.push(prog);
+    }
+    Ok(a)
+}
+
 impl Capture {
     pub fn start(cfg: &CaptureConfig) -> Result<Capture, CaptureError> {
         let ring_bytes = cfg.ring_bytes.max(4096).next_power_of_two();
-        // SAFETY: geteuid has no preconditions.
-        let root = unsafe { libc::geteuid() } == 0;
-        let tracefs = format::tracefs().ok_or_else(|| match root {
-            true => unavailable(
-                "tracefs is not mounted and could not be (mount it: `mount -t tracefs nodev \
-                 /sys/kernel/tracing`)",
-            ),
-            // tracefs is root's alone on most systems: the cause is who runs, not the mount
-            false => unavailable(NEEDS_ROOT),
-        })?;
-        let unreadable = |e: String| match root {
-            true => unavailable(format!(
-                "this kernel's block tracepoints cannot be read ({e})"
-            )),
-            false => unavailable(format!("{NEEDS_ROOT} ({e})")),
-        };
-        let issue_ev = format::read_event(&tracefs, "block_rq_issue").map_err(unreadable)?;
-        let done_ev = format::read_event(&tracefs, "block_rq_complete").map_err(unreadable)?;
-        // every kernel with the others has it; without it a requeued request reads as one
-        // whose completion was not seen
-        let requeue_ev = format::read_event(&tracefs, "block_rq_requeue").ok();
         let ring = sys::map_create(sys::MAP_RINGBUF, 0, 0, ring_bytes as u32)
             .map_err(|e| refused(e, "creating the BPF ring buffer"))?;
         let inflight = sys::map_create(
-            sys::MAP_LRU_HASH,
+            sys::MAP_HASH,
             program::KEY_BYTES,
             program::VALUE_BYTES,
             IN_FLIGHT,
@@ -120,61 +226,40 @@ impl Capture {
             counters: counters.as_raw_fd(),
             devs: cfg.devices.iter().map(|d| d.to_kernel()).collect(),
         };
-        let mut progs = Vec::new();
-        let mut links = Vec::new();
         let t0 = sys::monotonic_ns();
-        let mut programs = vec![
-            (
-                &issue_ev,
-                program::issue(&issue_ev, &maps),
-                "iocap_rq_issue",
-            ),
-            (
-                &done_ev,
-                program::complete(&done_ev, &maps),
-                "iocap_rq_done",
-            ),
-        ];
-        if let Some(ev) = &requeue_ev {
-            programs.push((ev, program::requeue(ev, &maps), "iocap_rq_requeue"));
-        }
-        for (ev, insns, name) in programs {
-            let insns = insns.map_err(unavailable)?;
-            let prog = sys::prog_load(&insns, name).map_err(|(e, log)| match e.raw_os_error() {
-                Some(libc::EPERM) | Some(libc::EACCES) if log.is_empty() => {
-                    refused(e, "loading an eBPF program")
-                }
-                _ => CaptureError::Rejected { source: e, log },
-            })?;
-            // one perf event on one CPU: a tracepoint's programs belong to the tracepoint and
-            // run on every CPU (as libbpf attaches them); a second event would be EEXIST
-            let cpu = sys::online_cpus().first().copied().unwrap_or(0);
-            links.push(
-                sys::attach(&prog, ev.id, cpu)
-                    .map_err(|e| refused(e, "attaching to the block tracepoints"))?,
-            );
-            progs.push(prog);
-        }
+        // raw tracepoints where the kernel describes its types; else the formatted ones
+        let (attached, layout) = match raw_tracepoints(&maps) {
+            Some((attached, layout)) => (attached, Some(layout)),
+            None => (tracepoints(&maps)?, None),
+        };
         let filter = Filter {
             comm: cfg.comm.clone(),
             pid: cfg.pid,
         };
         Ok(Capture {
-            _links: links,
-            progs,
+            _links: attached.links,
+            progs: attached.progs,
             counters,
             inflight,
             ring: RingBuf::new(ring, ring_bytes)?,
             asm: Assembler::new(t0, WINDOW_NS, filter),
+            layout,
             next_sweep_ns: t0 + SWEEP_EVERY_NS,
+            cadence: Cadence::new(ring_bytes as u64),
+            last_drain_ns: t0,
+            next_drain_ns: t0,
             missed_completions: 0,
         })
     }
 
-    fn drain(&mut self, sink: &mut dyn FnMut(&IoRecord)) {
-        let asm = &mut self.asm;
-        self.ring.drain(&mut |bytes| {
-            if let Some(raw) = decode(bytes) {
+    /// Drains the ring; returns how many records it held.
+    fn drain(&mut self, sink: &mut dyn FnMut(&IoRecord)) -> usize {
+        let (asm, layout) = (&mut self.asm, &self.layout);
+        let n = self.ring.drain(&mut |bytes| {
+            if let Some(mut raw) = decode(bytes) {
+                if let Some(l) = layout {
+                    l.fix(&mut raw);
+                }
                 asm.push(&raw, sink);
             }
         });
@@ -184,11 +269,12 @@ impl Capture {
             self.next_sweep_ns = now + SWEEP_EVERY_NS;
             self.sweep(now, STALE_NS, false);
         }
+        n
     }
 
     /// Looks through the in-flight map. An entry issued `age_ns` or more before `now` is a
-    /// request whose completion the kernel did not run the program for: it leaves the map (an
-    /// LRU map would otherwise push live entries out once such entries filled it) and is
+    /// request whose completion the kernel did not run the program for: it leaves the map
+    /// (such entries would otherwise fill it, and a full map refuses new requests) and is
     /// counted, unless the filters leave it out. With `end` (the programs detached), the
     /// others are the requests in flight at the end, written without a completion.
     ///
@@ -212,7 +298,10 @@ impl Capture {
             {
                 continue;
             }
-            let raw = in_flight(&key, &value);
+            let mut raw = in_flight(&key, &value);
+            if let Some(l) = &self.layout {
+                l.fix(&mut raw);
+            }
             if raw.issue_ns.saturating_add(age_ns) <= now {
                 stale.push((key, raw));
             } else if end {
@@ -240,21 +329,28 @@ impl Capture {
         self.asm.held()
     }
 
-    /// Waits up to `timeout`, draining the ring every 10 ms; every record released goes to
-    /// `sink`, in issue order.
+    /// Waits up to `timeout`, draining the ring as often as its [`Cadence`] says; every
+    /// record released goes to `sink`, in issue order.
     pub fn poll(
         &mut self,
         timeout: Duration,
         sink: &mut dyn FnMut(&IoRecord),
     ) -> Result<(), CaptureError> {
-        let end = Instant::now() + timeout;
+        let end = sys::monotonic_ns() + timeout.as_nanos() as u64;
         loop {
-            self.drain(sink);
-            let now = Instant::now();
+            let now = sys::monotonic_ns();
+            if now >= self.next_drain_ns {
+                let n = self.drain(sink);
+                let since = now.saturating_sub(self.last_drain_ns);
+                self.cadence.drained(n as u64 * RECORD_SPACE, since);
+                self.last_drain_ns = now;
+                self.next_drain_ns = now + self.cadence.every_ns();
+            }
             if now >= end {
                 return Ok(());
             }
-            std::thread::sleep(DRAIN_EVERY.min(end - now));
+            let wake = self.next_drain_ns.min(end);
+            std::thread::sleep(Duration::from_nanos(wake.saturating_sub(now)));
         }
     }
 

@@ -1,14 +1,18 @@
 //! The programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape, and
 //! one on `block_rq_requeue`.
 //!
-//! At issue, a request with data is kept in an LRU hash map (key: device and sector) with its issue
-//! time, the running task's pid and name, its size and `rwbs`. At completion it is looked up,
+//! At issue, a request with data is kept in a hash map (key: device and sector) with its issue
+//! time, the running task's pid and name, its size and `rwbs` (on raw tracepoints, the
+//! request's flags, made `rwbs` in user space: [`crate::rawtp`]). At completion it is looked up,
 //! one ring-buffer record is written with both times, and the entry deleted: one event per I/O
 //! crosses to user space. A request without data (a flush, whose sector means nothing and of
 //! which several may be in flight) is not kept in the map: its issue and its completion each
 //! write a record of their own, which user space pairs in order per device. A record is
 //! submitted without waking the reader (`BPF_RB_NO_WAKEUP`): the reader drains the ring every
-//! few ms, so a busy device costs no wake-up per I/O.
+//! 10 to 100 ms ([`crate::cadence`]), so a busy device costs no wake-up per I/O.
+//!
+//! The same bodies serve both ways in ([`Source`]): a tracepoint's formatted record (offsets
+//! from tracefs), or a raw tracepoint's request read into a record of that shape on the stack.
 //!
 //! A completion with data whose issue is not in the map (a request in flight when the capture
 //! began, or one whose issue the kernel did not run the program for) writes a record of its
@@ -22,6 +26,7 @@
 
 use crate::asm::{Asm, Cond, Label, Reg, Size, FP, R0, R1, R2, R3, R4, R6, R7, R8, R9};
 use crate::format::{Event, Field};
+use crate::rawtp::{Layout, Point, FIELDS};
 
 /// The ring-buffer record, 72 bytes (see [`crate::decode`]).
 pub const RECORD_BYTES: i32 = 72;
@@ -84,17 +89,37 @@ struct Ctx {
     error: Option<Field>,
 }
 
-fn ctx(ev: &Event, name: &str, size: &str, error: bool) -> Result<Ctx, String> {
+/// Where a program's fields come from: a tracepoint's formatted record, whose layout tracefs
+/// gives, or a raw tracepoint's arguments, read into a record of the same shape on the stack
+/// ([`crate::rawtp`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    Tracepoint(&'a Event),
+    Raw(&'a Layout),
+}
+
+fn ctx(src: Source, name: &str, size: &str, error: bool) -> Result<Ctx, String> {
+    let field = |f: &str| match src {
+        Source::Tracepoint(ev) => ev.field(f, name),
+        Source::Raw(_) => {
+            let f = if f == "bytes" || f == "nr_sector" {
+                "size"
+            } else {
+                f
+            };
+            let at = FIELDS.iter().find(|(n, _)| *n == f).expect("a stack field");
+            Ok(Field {
+                offset: at.1,
+                size: 8,
+            })
+        }
+    };
     Ok(Ctx {
-        dev: ev.field("dev", name)?,
-        sector: ev.field("sector", name)?,
-        rwbs: ev.field("rwbs", name)?,
-        size: ev.field(size, name)?,
-        error: if error {
-            Some(ev.field("error", name)?)
-        } else {
-            None
-        },
+        dev: field("dev")?,
+        sector: field("sector")?,
+        rwbs: field("rwbs")?,
+        size: field(size)?,
+        error: if error { Some(field("error")?) } else { None },
     })
 }
 
@@ -116,18 +141,26 @@ fn load_rwbs(a: &mut Asm, dst: Reg, tmp: Reg, rwbs: Field) {
     }
 }
 
-/// r6 = ctx, r7 = dev; leaves unless the device is one recorded.
-fn prologue(a: &mut Asm, c: &Ctx, maps: &Maps) {
-    a.mov(R6, R1).load(Size::W, R7, R6, off(c.dev));
-    if maps.devs.is_empty() {
-        return;
+/// r6 = the fields (ctx, or the stack record), r7 = dev; leaves unless the device is one
+/// recorded.
+fn prologue(a: &mut Asm, src: Source, point: Point, c: &Ctx, maps: &Maps) {
+    match src {
+        Source::Tracepoint(_) => {
+            a.mov(R6, R1).load(Size::W, R7, R6, off(c.dev));
+        }
+        Source::Raw(layout) => layout.device(a),
     }
-    let keep = a.label();
-    for &d in &maps.devs {
-        a.jump_imm(Cond::Eq, R7, d as i32, keep);
+    if !maps.devs.is_empty() {
+        let keep = a.label();
+        for &d in &maps.devs {
+            a.jump_imm(Cond::Eq, R7, d as i32, keep);
+        }
+        a.mov_imm(R0, 0).exit();
+        a.bind(keep);
     }
-    a.mov_imm(R0, 0).exit();
-    a.bind(keep);
+    if let Source::Raw(layout) = src {
+        layout.fields(a, point);
+    }
 }
 
 /// Adds one to counter `slot` (its index at fp-68).
@@ -181,11 +214,11 @@ fn update(a: &mut Asm, maps: &Maps, flags: i32) {
 }
 
 /// `block_rq_issue`.
-pub fn issue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
-    let c = ctx(ev, "block_rq_issue", "bytes", false)?;
+pub fn issue(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(src, "block_rq_issue", "bytes", false)?;
     let mut a = Asm::default();
     let (no_data, map_full, ring_full, taken) = (a.label(), a.label(), a.label(), a.label());
-    prologue(&mut a, &c, maps);
+    prologue(&mut a, src, Point::Issue, &c, maps);
     a.load(Size::W, R8, R6, off(c.size))
         .jump_imm(Cond::Eq, R8, 0, no_data);
     key(&mut a, &c);
@@ -243,13 +276,13 @@ pub fn issue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
 }
 
 /// `block_rq_complete`.
-pub fn complete(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
-    let c = ctx(ev, "block_rq_complete", "nr_sector", true)?;
+pub fn complete(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(src, "block_rq_complete", "nr_sector", true)?;
     let error = off(c.error.expect("asked for"));
     let mut a = Asm::default();
     let (no_data, unmatched, full_del, delete, ring_full) =
         (a.label(), a.label(), a.label(), a.label(), a.label());
-    prologue(&mut a, &c, maps);
+    prologue(&mut a, src, Point::Complete, &c, maps);
     key(&mut a, &c);
     a.load(Size::W, R8, R6, off(c.size))
         .jump_imm(Cond::Eq, R8, 0, no_data);
@@ -319,11 +352,11 @@ pub fn complete(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String
 /// `block_rq_requeue`: the driver gave a request back, to be issued again. One with data
 /// leaves the map (its next issue is its issue); one without writes a record that withdraws
 /// its issue.
-pub fn requeue(ev: &Event, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
-    let c = ctx(ev, "block_rq_requeue", "nr_sector", false)?;
+pub fn requeue(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(src, "block_rq_requeue", "nr_sector", false)?;
     let mut a = Asm::default();
     let (no_data, ring_full) = (a.label(), a.label());
-    prologue(&mut a, &c, maps);
+    prologue(&mut a, src, Point::Requeue, &c, maps);
     key(&mut a, &c);
     a.load(Size::W, R8, R6, off(c.size))
         .jump_imm(Cond::Eq, R8, 0, no_data);

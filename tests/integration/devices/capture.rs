@@ -13,9 +13,15 @@ use super::MIB;
 
 /// `iocap capture ARGS` in the background.
 pub(super) fn capture(dir: &std::path::Path, args: &[&str]) -> Child {
+    capture_with(dir, args, &[])
+}
+
+/// `iocap capture ARGS` in the background, with `env` set for it.
+fn capture_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Child {
     Std::new(assert_cmd::cargo::cargo_bin("iocap"))
         .arg("capture")
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(dir)
         .env("XDG_DATA_HOME", crate::data_home())
         .env_remove("IOCAP_DB")
@@ -31,7 +37,17 @@ pub(super) fn capture(dir: &std::path::Path, args: &[&str]) -> Child {
 /// there; the capture prints nothing when it starts). Fails if the capture ends first or makes
 /// no file in 30 s.
 pub(super) fn recording(dir: &std::path::Path, args: &[&str], trace: &std::path::Path) -> Child {
-    let mut cap = capture(dir, args);
+    recording_with(dir, args, trace, &[])
+}
+
+/// [`recording`], with `env` set for the capture.
+fn recording_with(
+    dir: &std::path::Path,
+    args: &[&str],
+    trace: &std::path::Path,
+    env: &[(&str, &str)],
+) -> Child {
+    let mut cap = capture_with(dir, args, env);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !trace.exists() {
         if let Some(status) = cap.try_wait().unwrap() {
@@ -68,8 +84,34 @@ fn f64_at(v: &Value, p: &str) -> f64 {
         .unwrap_or_else(|| panic!("{p} in {v:#}"))
 }
 
+/// The types of the eBPF programs process `pid` holds (bpf_prog_type: 5 tracepoint, 17 raw
+/// tracepoint).
+fn program_types(pid: u32) -> Vec<u32> {
+    let mut types: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/fdinfo"))
+        .unwrap()
+        .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+        .filter_map(|info| {
+            let line = info.lines().find(|l| l.starts_with("prog_type:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .collect();
+    types.sort();
+    types
+}
+
 #[test]
 fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
+    counts_and_shapes(false);
+}
+
+/// The same through the formatted tracepoints, as on a kernel without BTF (or one whose
+/// request the raw programs cannot read).
+#[test]
+fn a_capture_through_the_formatted_tracepoints_counts_and_shapes_them_too() {
+    counts_and_shapes(true);
+}
+
+fn counts_and_shapes(formatted: bool) {
     let _alone = alone();
     require!("losetup");
     let mut rig = Rig::new();
@@ -77,9 +119,13 @@ fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
     let dev = rig.attach(&file);
     settle();
     let trace = rig.path("run.iotrace");
+    let env: &[(&str, &str)] = match formatted {
+        true => &[("IOCAP_CAPTURE_FORMATTED", "1")],
+        false => &[],
+    };
     // recording before the run starts, and stopped (Ctrl-C) after it ended: every request of
     // the run falls inside the capture, however slowly a busy machine attaches it
-    let cap = recording(
+    let cap = recording_with(
         rig.dir.path(),
         &[
             &dev,
@@ -90,7 +136,12 @@ fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
             "--no-save",
         ],
         &trace,
+        env,
     );
+    let types = program_types(cap.id());
+    let raw = std::path::Path::new("/sys/kernel/btf/vmlinux").exists() && !formatted;
+    // the three programs, on raw tracepoints where the kernel has BTF
+    assert_eq!(types, vec![if raw { 17 } else { 5 }; 3], "program types");
     let before = reads_done(&dev);
     let run = iocap(
         rig.dir.path(),
@@ -105,21 +156,26 @@ fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
     assert_eq!(out.status.code(), Some(0), "{}", shown(&out));
     let w = &json(&out)["workload"];
     let captured = u64_at(w, "/records");
+    // a request the kernel skipped a program run for is counted as lost: with the lost, the
+    // count is the device's and iocap's
+    let lost = u64_at(w, "/lost_ring_full") + u64_at(w, "/lost_other");
     let device = after - before;
     let own = u64_at(&json(&run)["tests"][0], "/total/ios");
     let near = |a: u64, b: u64| (a as f64 - b as f64).abs() <= 0.01 * b as f64 + 2.0;
     assert!(
-        near(captured, device),
-        "captured {captured} requests, the device completed {device}"
+        near(captured + lost, device),
+        "captured {captured} requests and lost {lost}, the device completed {device}"
     );
     assert!(
-        near(captured, own),
-        "captured {captured} requests, iocap counted {own}"
+        near(captured + lost, own),
+        "captured {captured} requests and lost {lost}, iocap counted {own}"
     );
-    // under load the kernel may skip a program run (an interrupt completing a request inside
-    // one): such requests are counted as lost, and must stay rare
-    let lost = u64_at(w, "/lost_ring_full") + u64_at(w, "/lost_other");
-    assert!(lost * 1000 <= captured, "{lost} lost of {captured}: {w:#}");
+    // A raw tracepoint's program is skipped only inside itself on that CPU; a formatted
+    // tracepoint's inside any tracing program (an interrupt completing a request while the
+    // issue's program runs): 0.01 % of a loop device's requests against 2-3 % under fio at
+    // qd 16 (bench/capture-overhead.py)
+    let bound = if formatted { 50 } else { 1000 };
+    assert!(lost * bound <= captured, "{lost} lost of {captured}: {w:#}");
     let mix = &w["mix"];
     assert_eq!(
         (mix[0]["op"].as_str(), f64_at(&mix[0], "/count_pct")),

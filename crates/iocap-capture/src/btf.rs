@@ -1,0 +1,309 @@
+//! The kernel's description of its own types (BTF, `/sys/kernel/btf/vmlinux`), read for the
+//! little the raw-tracepoint programs need: where a few members lie in a few structures, and
+//! the values of a few enumerators. A raw tracepoint hands its program the kernel's own
+//! arguments (`struct request *`), not the formatted record a perf-event tracepoint builds,
+//! so the program must know the structure's layout on the running kernel; BTF says it.
+//!
+//! Only what is read is parsed: the header, the types (each kind's size, to step over it),
+//! structure and union members (anonymous ones looked through), enumerators, and the string
+//! section. Pure: tested on a constructed image, and on the running kernel's where there is
+//! one.
+
+use std::collections::HashMap;
+
+const MAGIC: u16 = 0xeb9f;
+
+// kinds (include/uapi/linux/btf.h)
+const INT: u32 = 1;
+const PTR: u32 = 2;
+const ARRAY: u32 = 3;
+const STRUCT: u32 = 4;
+const UNION: u32 = 5;
+const ENUM: u32 = 6;
+const TYPEDEF: u32 = 8;
+const VOLATILE: u32 = 9;
+const CONST: u32 = 10;
+const RESTRICT: u32 = 11;
+const FUNC_PROTO: u32 = 13;
+const VAR: u32 = 14;
+const DATASEC: u32 = 15;
+const DECL_TAG: u32 = 17;
+const TYPE_TAG: u32 = 18;
+const ENUM64: u32 = 19;
+
+/// One type: its kind, name, size (or the type it refers to) and, for a structure or union,
+/// its members (name, type, offset in bits).
+#[derive(Debug, Clone, Default)]
+struct Type {
+    kind: u32,
+    name: String,
+    size_or_type: u32,
+    members: Vec<(String, u32, u32)>,
+}
+
+/// The types of one BTF image, and every enumerator's value by name.
+#[derive(Debug, Default)]
+pub struct Btf {
+    /// By id; id 0 is `void`.
+    types: Vec<Type>,
+    enumerators: HashMap<String, i64>,
+}
+
+fn u32_at(b: &[u8], o: usize) -> Result<u32, String> {
+    b.get(o..o + 4)
+        .map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
+        .ok_or_else(|| format!("BTF ends at byte {} inside a field at {o}", b.len()))
+}
+
+fn name_at(strings: &[u8], off: u32) -> String {
+    let s = strings.get(off as usize..).unwrap_or_default();
+    let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
+    String::from_utf8_lossy(&s[..end]).into_owned()
+}
+
+impl Btf {
+    /// The running kernel's types.
+    pub fn kernel() -> Result<Btf, String> {
+        let path = "/sys/kernel/btf/vmlinux";
+        let b = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        Btf::parse(&b)
+    }
+
+    /// Parses a BTF image (little-endian, as the running kernel writes it).
+    pub fn parse(b: &[u8]) -> Result<Btf, String> {
+        if b.len() < 24 || u16::from_le_bytes([b[0], b[1]]) != MAGIC {
+            return Err("not a little-endian BTF image".into());
+        }
+        let hdr = u32_at(b, 4)? as usize;
+        let (type_off, type_len) = (u32_at(b, 8)? as usize, u32_at(b, 12)? as usize);
+        let (str_off, str_len) = (u32_at(b, 16)? as usize, u32_at(b, 20)? as usize);
+        let section = |off: usize, len: usize| {
+            b.get(hdr + off..hdr + off + len)
+                .ok_or_else(|| "a BTF section lies past the image's end".to_string())
+        };
+        let (types, strings) = (section(type_off, type_len)?, section(str_off, str_len)?);
+        let mut btf = Btf {
+            types: vec![Type::default()],
+            enumerators: HashMap::new(),
+        };
+        let mut at = 0;
+        while at < types.len() {
+            at = btf.one(types, strings, at)?;
+        }
+        Ok(btf)
+    }
+
+    /// Reads the type at `at`; returns where the next one starts.
+    fn one(&mut self, b: &[u8], strings: &[u8], at: usize) -> Result<usize, String> {
+        let info = u32_at(b, at + 4)?;
+        let (kind, vlen, kind_flag) = ((info >> 24) & 0x1f, (info & 0xffff) as usize, info >> 31);
+        let mut t = Type {
+            kind,
+            name: name_at(strings, u32_at(b, at)?),
+            size_or_type: u32_at(b, at + 8)?,
+            members: Vec::new(),
+        };
+        let body = at + 12;
+        let next = match kind {
+            INT | VAR | DECL_TAG => body + 4,
+            ARRAY => body + 12,
+            STRUCT | UNION => {
+                for m in 0..vlen {
+                    let o = body + 12 * m;
+                    let offset = u32_at(b, o + 8)?;
+                    // with kind_flag the top byte is a bitfield's size: the offset is below it
+                    let bits = if kind_flag == 1 {
+                        offset & 0xff_ffff
+                    } else {
+                        offset
+                    };
+                    t.members
+                        .push((name_at(strings, u32_at(b, o)?), u32_at(b, o + 4)?, bits));
+                }
+                body + 12 * vlen
+            }
+            ENUM => {
+                for m in 0..vlen {
+                    let o = body + 8 * m;
+                    let v = i64::from(u32_at(b, o + 4)? as i32);
+                    self.enumerators.insert(name_at(strings, u32_at(b, o)?), v);
+                }
+                body + 8 * vlen
+            }
+            ENUM64 => {
+                for m in 0..vlen {
+                    let o = body + 12 * m;
+                    let v = u64::from(u32_at(b, o + 4)?) | u64::from(u32_at(b, o + 8)?) << 32;
+                    self.enumerators
+                        .insert(name_at(strings, u32_at(b, o)?), v as i64);
+                }
+                body + 12 * vlen
+            }
+            FUNC_PROTO => body + 8 * vlen,
+            DATASEC => body + 12 * vlen,
+            k if k <= TYPE_TAG => body,
+            k => {
+                return Err(format!(
+                    "BTF type {} has an unknown kind {k}",
+                    self.types.len()
+                ))
+            }
+        };
+        self.types.push(t);
+        Ok(next)
+    }
+
+    /// The value of enumerator `name`.
+    pub fn enumerator(&self, name: &str) -> Option<i64> {
+        self.enumerators.get(name).copied()
+    }
+
+    /// The byte offset and size of member `member` of `struct name` (looked for through
+    /// anonymous members too); refuses a bitfield.
+    pub fn member(&self, name: &str, member: &str) -> Result<(u32, u32), String> {
+        let id = self
+            .types
+            .iter()
+            .position(|t| t.kind == STRUCT && t.name == name && !t.members.is_empty())
+            .ok_or_else(|| format!("the kernel's BTF has no struct {name}"))?;
+        let (ty, bits) = self
+            .find(id as u32, member, 0)
+            .ok_or_else(|| format!("the kernel's struct {name} has no member {member}"))?;
+        if bits % 8 != 0 {
+            return Err(format!("{name}.{member} is a bitfield"));
+        }
+        let size = self
+            .size(ty)
+            .ok_or_else(|| format!("the size of {name}.{member} is unknown"))?;
+        Ok((bits / 8, size))
+    }
+
+    /// Member `member` of type `id`, or of its anonymous members: its type and bit offset.
+    fn find(&self, id: u32, member: &str, base: u32) -> Option<(u32, u32)> {
+        let t = self.types.get(id as usize)?;
+        for (name, ty, bits) in &t.members {
+            if name == member {
+                return Some((*ty, base + bits));
+            }
+            if name.is_empty() {
+                let inner = self.resolve(*ty)?;
+                if let Some(found) = self.find(inner, member, base + bits) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// Type `id` with typedefs and qualifiers looked through.
+    fn resolve(&self, mut id: u32) -> Option<u32> {
+        for _ in 0..32 {
+            let t = self.types.get(id as usize)?;
+            match t.kind {
+                TYPEDEF | VOLATILE | CONST | RESTRICT | TYPE_TAG => id = t.size_or_type,
+                _ => return Some(id),
+            }
+        }
+        None
+    }
+
+    /// The size in bytes of type `id`.
+    fn size(&self, id: u32) -> Option<u32> {
+        let t = self.types.get(self.resolve(id)? as usize)?;
+        match t.kind {
+            INT | STRUCT | UNION | ENUM | ENUM64 => Some(t.size_or_type),
+            PTR => Some(8),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A BTF image: `int` (id 1), `typedef int sector_t` (2), `struct request { int a;
+    /// union { sector_t s; }; int *p; }` (4, with the union as 3), `enum e { X = 3 }`.
+    fn image() -> Vec<u8> {
+        let strings = b"\0int\0sector_t\0request\0a\0s\0p\0e\0X\0";
+        let s = |name: &str| {
+            let at = strings
+                .windows(name.len() + 1)
+                .position(|w| &w[..name.len()] == name.as_bytes() && w[name.len()] == 0);
+            at.unwrap() as u32
+        };
+        let mut t = Vec::new();
+        let ty = |name: u32, kind: u32, vlen: u32, size: u32, t: &mut Vec<u8>| {
+            for v in [name, kind << 24 | vlen, size] {
+                t.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        ty(s("int"), INT, 0, 4, &mut t);
+        t.extend_from_slice(&32u32.to_le_bytes());
+        ty(s("sector_t"), TYPEDEF, 0, 1, &mut t);
+        ty(0, UNION, 1, 8, &mut t);
+        for v in [s("s"), 2, 0] {
+            t.extend_from_slice(&v.to_le_bytes());
+        }
+        ty(s("request"), STRUCT, 3, 24, &mut t);
+        for v in [s("a"), 1, 0, 0, 3, 64, s("p"), 6, 128] {
+            t.extend_from_slice(&v.to_le_bytes());
+        }
+        ty(s("e"), ENUM, 1, 4, &mut t);
+        t.extend_from_slice(&s("X").to_le_bytes());
+        t.extend_from_slice(&3u32.to_le_bytes());
+        ty(0, PTR, 0, 1, &mut t);
+        let mut b = Vec::new();
+        b.extend_from_slice(&MAGIC.to_le_bytes());
+        b.extend_from_slice(&[1, 0]);
+        for v in [
+            24u32,
+            0,
+            t.len() as u32,
+            t.len() as u32,
+            strings.len() as u32,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&t);
+        b.extend_from_slice(strings);
+        b
+    }
+
+    #[test]
+    fn members_are_found_through_anonymous_unions_and_typedefs() {
+        let btf = Btf::parse(&image()).unwrap();
+        assert_eq!(btf.member("request", "a").unwrap(), (0, 4));
+        assert_eq!(btf.member("request", "s").unwrap(), (8, 4));
+        assert_eq!(btf.member("request", "p").unwrap(), (16, 8));
+        assert_eq!(btf.enumerator("X"), Some(3));
+        let e = btf.member("request", "q").unwrap_err();
+        assert!(e.contains("no member q"), "{e}");
+        assert!(btf
+            .member("bio", "a")
+            .unwrap_err()
+            .contains("no struct bio"));
+    }
+
+    #[test]
+    fn a_cut_image_is_an_error_not_a_panic() {
+        let b = image();
+        for len in [0, 10, 30, b.len() - 3] {
+            assert!(Btf::parse(&b[..len]).is_err(), "{len} bytes");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_running_kernel_s_request_is_found_where_it_has_btf() {
+        let Ok(btf) = Btf::kernel() else {
+            eprintln!("no /sys/kernel/btf/vmlinux here: nothing to read");
+            return;
+        };
+        let (sector, size) = btf.member("request", "__sector").unwrap();
+        assert_eq!(size, 8, "sector_t is 8 bytes");
+        assert!(sector > 0 && sector < 512);
+        assert_eq!(btf.member("gendisk", "major").unwrap().1, 4);
+        assert_eq!(btf.enumerator("REQ_OP_WRITE"), Some(1));
+    }
+}
