@@ -9,8 +9,6 @@
 //! section. Pure: tested on a constructed image, and on the running kernel's where there is
 //! one.
 
-use std::collections::HashMap;
-
 const MAGIC: u16 = 0xeb9f;
 
 // kinds (include/uapi/linux/btf.h)
@@ -31,34 +29,34 @@ const DECL_TAG: u32 = 17;
 const TYPE_TAG: u32 = 18;
 const ENUM64: u32 = 19;
 
-/// One type: its kind, name, size (or the type it refers to) and, for a structure or union,
-/// its members (name, type, offset in bits).
-#[derive(Debug, Clone, Default)]
+/// One type: its kind, name (an offset in the strings), size (or the type it refers to) and,
+/// for a structure or union, where its members start in the type section.
+#[derive(Debug, Clone, Copy, Default)]
 struct Type {
     kind: u32,
-    name: String,
+    name: u32,
     size_or_type: u32,
-    members: Vec<(String, u32, u32)>,
+    vlen: u32,
+    kind_flag: bool,
+    /// The offset of its first member (or enumerator) in the type section.
+    body: u32,
 }
 
-/// The types of one BTF image, and every enumerator's value by name.
+/// The types of one BTF image. Names stay offsets into the string section until a lookup
+/// compares them: the running kernel's image has over 100,000 types, and a capture needs
+/// seven members and a dozen enumerators.
 #[derive(Debug, Default)]
 pub struct Btf {
     /// By id; id 0 is `void`.
     types: Vec<Type>,
-    enumerators: HashMap<String, i64>,
+    section: Vec<u8>,
+    strings: Vec<u8>,
 }
 
 fn u32_at(b: &[u8], o: usize) -> Result<u32, String> {
     b.get(o..o + 4)
         .map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
         .ok_or_else(|| format!("BTF ends at byte {} inside a field at {o}", b.len()))
-}
-
-fn name_at(strings: &[u8], off: u32) -> String {
-    let s = strings.get(off as usize..).unwrap_or_default();
-    let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
-    String::from_utf8_lossy(&s[..end]).into_owned()
 }
 
 impl Btf {
@@ -81,66 +79,35 @@ impl Btf {
             b.get(hdr + off..hdr + off + len)
                 .ok_or_else(|| "a BTF section lies past the image's end".to_string())
         };
-        let (types, strings) = (section(type_off, type_len)?, section(str_off, str_len)?);
         let mut btf = Btf {
             types: vec![Type::default()],
-            enumerators: HashMap::new(),
+            section: section(type_off, type_len)?.to_vec(),
+            strings: section(str_off, str_len)?.to_vec(),
         };
         let mut at = 0;
-        while at < types.len() {
-            at = btf.one(types, strings, at)?;
+        while at < btf.section.len() {
+            at = btf.one(at)?;
         }
         Ok(btf)
     }
 
+    /// The name at `off` in the string section.
+    fn name(&self, off: u32) -> &[u8] {
+        let s = self.strings.get(off as usize..).unwrap_or_default();
+        &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
+    }
+
     /// Reads the type at `at`; returns where the next one starts.
-    fn one(&mut self, b: &[u8], strings: &[u8], at: usize) -> Result<usize, String> {
+    fn one(&mut self, at: usize) -> Result<usize, String> {
+        let b = &self.section;
         let info = u32_at(b, at + 4)?;
-        let (kind, vlen, kind_flag) = ((info >> 24) & 0x1f, (info & 0xffff) as usize, info >> 31);
-        let mut t = Type {
-            kind,
-            name: name_at(strings, u32_at(b, at)?),
-            size_or_type: u32_at(b, at + 8)?,
-            members: Vec::new(),
-        };
+        let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
         let body = at + 12;
         let next = match kind {
             INT | VAR | DECL_TAG => body + 4,
             ARRAY => body + 12,
-            STRUCT | UNION => {
-                for m in 0..vlen {
-                    let o = body + 12 * m;
-                    let offset = u32_at(b, o + 8)?;
-                    // with kind_flag the top byte is a bitfield's size: the offset is below it
-                    let bits = if kind_flag == 1 {
-                        offset & 0xff_ffff
-                    } else {
-                        offset
-                    };
-                    t.members
-                        .push((name_at(strings, u32_at(b, o)?), u32_at(b, o + 4)?, bits));
-                }
-                body + 12 * vlen
-            }
-            ENUM => {
-                for m in 0..vlen {
-                    let o = body + 8 * m;
-                    let v = i64::from(u32_at(b, o + 4)? as i32);
-                    self.enumerators.insert(name_at(strings, u32_at(b, o)?), v);
-                }
-                body + 8 * vlen
-            }
-            ENUM64 => {
-                for m in 0..vlen {
-                    let o = body + 12 * m;
-                    let v = u64::from(u32_at(b, o + 4)?) | u64::from(u32_at(b, o + 8)?) << 32;
-                    self.enumerators
-                        .insert(name_at(strings, u32_at(b, o)?), v as i64);
-                }
-                body + 12 * vlen
-            }
-            FUNC_PROTO => body + 8 * vlen,
-            DATASEC => body + 12 * vlen,
+            STRUCT | UNION | DATASEC | ENUM64 => body + 12 * vlen,
+            ENUM | FUNC_PROTO => body + 8 * vlen,
             k if k <= TYPE_TAG => body,
             k => {
                 return Err(format!(
@@ -149,13 +116,59 @@ impl Btf {
                 ))
             }
         };
+        if next > b.len() {
+            return Err(format!(
+                "BTF type {} runs past the type section",
+                self.types.len()
+            ));
+        }
+        let t = Type {
+            kind,
+            name: u32_at(b, at)?,
+            size_or_type: u32_at(b, at + 8)?,
+            vlen: vlen as u32,
+            kind_flag: info >> 31 == 1,
+            body: body as u32,
+        };
         self.types.push(t);
         Ok(next)
     }
 
+    /// Member `m` of `t`: its name, type and offset in bits.
+    fn member_at(&self, t: &Type, m: u32) -> (&[u8], u32, u32) {
+        let o = (t.body + 12 * m) as usize;
+        let word = |k: usize| u32_at(&self.section, o + k).expect("checked when parsed");
+        let offset = word(8);
+        // with kind_flag the top byte is a bitfield's size: the offset is below it
+        let bits = if t.kind_flag {
+            offset & 0xff_ffff
+        } else {
+            offset
+        };
+        (self.name(word(0)), word(4), bits)
+    }
+
     /// The value of enumerator `name`.
     pub fn enumerator(&self, name: &str) -> Option<i64> {
-        self.enumerators.get(name).copied()
+        let word = |o: usize| u32_at(&self.section, o).expect("checked when parsed");
+        for t in self
+            .types
+            .iter()
+            .filter(|t| t.kind == ENUM || t.kind == ENUM64)
+        {
+            let each = if t.kind == ENUM { 8 } else { 12 };
+            for m in 0..t.vlen as usize {
+                let o = t.body as usize + each * m;
+                if self.name(word(o)) != name.as_bytes() {
+                    continue;
+                }
+                return Some(match t.kind {
+                    ENUM => i64::from(word(o + 4) as i32),
+                    _ => (u64::from(word(o + 4)) | u64::from(word(o + 8)) << 32) as i64,
+                });
+            }
+        }
+        None
     }
 
     /// The byte offset and size of member `member` of `struct name` (looked for through
@@ -164,10 +177,10 @@ impl Btf {
         let id = self
             .types
             .iter()
-            .position(|t| t.kind == STRUCT && t.name == name && !t.members.is_empty())
+            .position(|t| t.kind == STRUCT && t.vlen > 0 && self.name(t.name) == name.as_bytes())
             .ok_or_else(|| format!("the kernel's BTF has no struct {name}"))?;
         let (ty, bits) = self
-            .find(id as u32, member, 0)
+            .find(id as u32, member.as_bytes(), 0)
             .ok_or_else(|| format!("the kernel's struct {name} has no member {member}"))?;
         if bits % 8 != 0 {
             return Err(format!("{name}.{member} is a bitfield"));
@@ -179,14 +192,18 @@ impl Btf {
     }
 
     /// Member `member` of type `id`, or of its anonymous members: its type and bit offset.
-    fn find(&self, id: u32, member: &str, base: u32) -> Option<(u32, u32)> {
-        let t = self.types.get(id as usize)?;
-        for (name, ty, bits) in &t.members {
+    fn find(&self, id: u32, member: &[u8], base: u32) -> Option<(u32, u32)> {
+        let t = *self.types.get(id as usize)?;
+        if t.kind != STRUCT && t.kind != UNION {
+            return None;
+        }
+        for m in 0..t.vlen {
+            let (name, ty, bits) = self.member_at(&t, m);
             if name == member {
-                return Some((*ty, base + bits));
+                return Some((ty, base + bits));
             }
             if name.is_empty() {
-                let inner = self.resolve(*ty)?;
+                let inner = self.resolve(ty)?;
                 if let Some(found) = self.find(inner, member, base + bits) {
                     return Some(found);
                 }
