@@ -258,7 +258,7 @@ impl Capture {
         let n = self.ring.drain(&mut |bytes| {
             if let Some(mut raw) = decode(bytes) {
                 if let Some(l) = layout {
-                    l.fix(&mut raw);
+                    l.fix(&mut raw.rwbs, &mut raw.error);
                 }
                 asm.push(&raw, sink);
             }
@@ -300,7 +300,7 @@ impl Capture {
             }
             let mut raw = in_flight(&key, &value);
             if let Some(l) = &self.layout {
-                l.fix(&mut raw);
+                l.fix(&mut raw.rwbs, &mut raw.error);
             }
             if raw.issue_ns.saturating_add(age_ns) <= now {
                 stale.push((key, raw));

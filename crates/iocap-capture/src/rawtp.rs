@@ -22,7 +22,6 @@
 
 use crate::asm::{Asm, Cond, Size, FP, R1, R2, R3, R6, R7, R8, R9};
 use crate::btf::Btf;
-use crate::decode::Raw;
 
 /// `bpf_probe_read_kernel`.
 const PROBE_READ_KERNEL: i32 = 113;
@@ -216,12 +215,12 @@ impl Layout {
         a.mov(R6, FP).add_imm(R6, i32::from(BASE));
     }
 
-    /// Turns a record written through this way in into what the tracepoint would have written:
-    /// the `rwbs` text from the flags, the status as a negative errno.
-    pub fn fix(&self, raw: &mut Raw) {
-        let flags = u32::from_le_bytes(raw.rwbs[..4].try_into().expect("4 bytes"));
-        raw.rwbs = self.flags.rwbs(flags);
-        raw.error = status_errno(raw.error as u32 as u8);
+    /// Turns a record's `rwbs` and `error`, written through this way in, into what the
+    /// tracepoint would have written: the text from the flags, the status as a negative errno.
+    pub fn fix(&self, rwbs: &mut [u8; 8], error: &mut i32) {
+        let flags = u32::from_le_bytes(rwbs[..4].try_into().expect("4 bytes"));
+        *rwbs = self.flags.rwbs(flags);
+        *error = status_errno(*error as u32 as u8);
     }
 }
 
