@@ -10,8 +10,9 @@
 //! the records in issue order ([`decode`]). Events travel in binary; no text is formatted per
 //! I/O.
 //!
-//! Two ways in. Where the kernel describes its types (BTF, Linux 5.2 on most distributions),
-//! the programs are attached as raw tracepoints and read the request themselves at the offsets
+//! Two ways in. Where the kernel describes its types (BTF, `/sys/kernel/btf/vmlinux`, since
+//! Linux 5.4 where the distribution enables it) and its request queue names its disk
+//! (`q->disk`, in recent kernels), the programs are attached as raw tracepoints and read the request themselves at the offsets
 //! BTF gives ([`btf`], [`rawtp`]): the kernel formats nothing for them, and skips a run only
 //! inside the same program. Elsewhere, or if any step of that fails, they are attached to the
 //! tracepoints through perf_event_open(2) and read the record the kernel formats, at the

@@ -109,29 +109,33 @@ fn raw_tracepoints(maps: &Maps) -> Option<(Attached, Layout)> {
     let layout = Layout::from_btf(&Btf::kernel().ok()?).ok()?;
     let src = Source::Raw(&layout);
     let mut a = Attached::default();
+    // (program, tracepoint, name, needed): without the requeue's, a requeued request reads
+    // as one whose completion was lost, as on the formatted way in
     let programs = [
         (
             program::issue(src, maps),
             c"block_rq_issue",
             "iocap_rq_issue",
+            true,
         ),
         (
             program::complete(src, maps),
             c"block_rq_complete",
             "iocap_rq_done",
+            true,
         ),
         (
             program::requeue(src, maps),
             c"block_rq_requeue",
             "iocap_rq_requeue",
+            false,
         ),
     ];
-    for (insns, point, name) in programs {
+    for (insns, point, name, needed) in programs {
         let prog = sys::prog_load(sys::PROG_RAW_TRACEPOINT, &insns.ok()?, name).ok()?;
         match sys::attach_raw(&prog, point) {
             Ok(link) => a.links.push(link),
-            // without the requeue a requeued request reads as one whose completion was lost
-            Err(_) if name == "iocap_rq_requeue" => continue,
+            Err(_) if !needed => continue,
             Err(_) => return None,
         }
         a.progs.push(prog);
@@ -211,7 +215,7 @@ impl Capture {
         let ring = sys::map_create(sys::MAP_RINGBUF, 0, 0, ring_bytes as u32)
             .map_err(|e| refused(e, "creating the BPF ring buffer"))?;
         let inflight = sys::map_create(
-            sys::MAP_HASH,
+            sys::MAP_LRU_HASH,
             program::KEY_BYTES,
             program::VALUE_BYTES,
             IN_FLIGHT,
@@ -273,8 +277,8 @@ impl Capture {
     }
 
     /// Looks through the in-flight map. An entry issued `age_ns` or more before `now` is a
-    /// request whose completion the kernel did not run the program for: it leaves the map
-    /// (such entries would otherwise fill it, and a full map refuses new requests) and is
+    /// request whose completion the kernel did not run the program for: it leaves the map (an
+    /// LRU map would otherwise push live entries out once such entries filled it) and is
     /// counted, unless the filters leave it out. With `end` (the programs detached), the
     /// others are the requests in flight at the end, written without a completion.
     ///

@@ -1,7 +1,7 @@
 //! The programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape, and
 //! one on `block_rq_requeue`.
 //!
-//! At issue, a request with data is kept in a hash map (key: device and sector) with its issue
+//! At issue, a request with data is kept in an LRU hash map (key: device and sector) with its issue
 //! time, the running task's pid and name, its size and `rwbs` (on raw tracepoints, the
 //! request's flags, made `rwbs` in user space: [`crate::rawtp`]). At completion it is looked up,
 //! one ring-buffer record is written with both times, and the entry deleted: one event per I/O
