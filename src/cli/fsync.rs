@@ -80,7 +80,8 @@ pub struct FsyncArgs {
     pub sizes: Option<Sizes>,
     #[arg(long, value_name = "METHODS", value_parser = methods_arg, help = methods_help())]
     pub methods: Option<Methods>,
-    /// Measured time per method and size [default: 2s; --quick: 1s]
+    /// Measured time per method and size, and at least 16 writes [default: 2s;
+    /// --quick: 1s]
     #[arg(long, value_parser = duration_arg)]
     pub duration: Option<f64>,
     /// 1 s per point, 8K and 16K only

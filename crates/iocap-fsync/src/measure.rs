@@ -229,8 +229,13 @@ enum Measured {
     Unavailable(String),
 }
 
-/// The hot loop: durable writes of `buf` one after another for `duration_s`, each timed from
-/// the call to the return of its last system call. Nothing here allocates: the buffer and the
+/// The fewest durable writes a point takes, however long they last: fewer give no median or
+/// p99 worth printing, and a slow device must not end a point after one or two writes.
+pub const MIN_WRITES: u64 = 16;
+
+/// The hot loop: durable writes of `buf` one after another for `duration_s` and at least
+/// [`MIN_WRITES`] of them (unless stopped), each timed from the call to the return of its last
+/// system call. Nothing here allocates: the buffer and the
 /// recorder were allocated before.
 #[allow(clippy::too_many_arguments)]
 fn measure_point(
@@ -276,7 +281,7 @@ fn measure_point(
         // timed interval: a device that compresses or deduplicates gains nothing
         whiten(buf, rec.ios);
         t0 = now_ns();
-        if t1 >= end {
+        if t1 >= end && rec.ios >= MIN_WRITES {
             return Ok(Measured::Done {
                 elapsed_ns: t1 - start,
                 stopped: false,
@@ -331,5 +336,23 @@ mod tests {
             "{why}"
         );
         assert!(p[1].available && p[1].ops > 0, "{:?}", p[1]);
+    }
+
+    /// A point whose time is up after its first write (a slow device, a busy machine) still
+    /// takes MIN_WRITES writes, and no more: its percentiles rest on that many.
+    #[test]
+    fn a_point_takes_at_least_min_writes_however_short_its_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan {
+            target: dir.path().into(),
+            sizes: vec![4096],
+            methods: vec![method::native()[0]],
+            duration_s: 0.0,
+            offsets: Offsets::Cycle,
+            profile: DbFamily::Postgres,
+            allow_overwrite: false,
+        };
+        let out = run(&plan, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
+        assert_eq!(out.report.points[0].ops, MIN_WRITES);
     }
 }
