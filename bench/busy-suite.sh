@@ -2,7 +2,8 @@
 # bench/busy-suite.sh: the test suite on a busy machine (issue 36 §3), to find the tests that
 # lean on a margin of time that load can eat.
 #
-# Not a benchmark of speed: it runs the README's integration suite ROUNDS times, each with
+# Not a benchmark of speed: it runs the README's test command (`cargo test`, every suite, with
+# --no-fail-fast so one failure does not hide the suites after it) ROUNDS times, each with
 # fio reading the disk (8K random O_DIRECT reads at qd 16, io_uring, on a file of its own) and
 # two CPU hogs beside it, and lists every test that failed, with how often. The load stops
 # when the suite ends. Run as root (the device tests need it); a test that passes here passes
@@ -13,6 +14,8 @@
 #   HOGS       CPU hogs                                    (default 2)
 #   FIO_FILE   fio's file (removed after)                  (default target/busy-fio.dat)
 #   FILTER     a test-name filter for cargo test           (default: every test)
+#   SUITE      cargo test's target selection               (default: every suite; e.g.
+#              "--test integration" for the integration suite alone)
 #   LOG_DIR    each round's output                         (default target/busy-suite)
 #
 # Prints "busy suite: N rounds, M failures" and one line per failing test; exits 1 when any
@@ -26,13 +29,15 @@ HOGS=${HOGS:-2}
 FIO_FILE=${FIO_FILE:-target/busy-fio.dat}
 FILTER=${FILTER:-}
 LOG_DIR=${LOG_DIR:-target/busy-suite}
+SUITE=${SUITE:-}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive whole number, not '$ROUNDS'"
 [[ $HOGS =~ ^[0-9]+$ ]] || die "HOGS must be a whole number, not '$HOGS'"
 command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
 
 cd "$(dirname "$0")/.."
 mkdir -p "$LOG_DIR" "$(dirname "$FIO_FILE")"
-cargo test --test integration --no-run >/dev/null 2>&1 || die "the suite does not build"
+# shellcheck disable=SC2086 # SUITE is a list of cargo arguments
+cargo test $SUITE --no-run >/dev/null 2>&1 || die "the suite does not build"
 
 load=()
 stop_load() {
@@ -54,7 +59,8 @@ for round in $(seq 1 "$ROUNDS"); do
   load+=($!)
   log="$LOG_DIR/round-$round.log"
   echo "busy suite: round $round of $ROUNDS ($HOGS hogs, fio on $FIO_FILE)" >&2
-  cargo test --test integration -- $FILTER >"$log" 2>&1 || true
+  # shellcheck disable=SC2086
+  cargo test --no-fail-fast $SUITE -- $FILTER >"$log" 2>&1 || true
   stop_load
   n=$(grep -c '\.\.\. FAILED$' "$log" || true)
   failures=$((failures + n))
