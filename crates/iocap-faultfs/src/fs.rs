@@ -10,7 +10,7 @@
 //! fuser serves requests on one thread, so the handlers run one at a time: latency injection
 //! serialises the client's requests (queue depth above 1 turns into queueing delay), and the
 //! handlers can keep their state in plain fields. The state a test changes at runtime (rules,
-//! log, saved block versions) lives in [`Shared`] behind mutexes that are never held across I/O
+//! log, saved block versions, caches, token buckets) lives in [`Shared`] behind mutexes that are never held across I/O
 //! or a sleep.
 
 use std::collections::HashMap;
@@ -433,7 +433,7 @@ impl Filesystem for FaultFsImpl {
             stale,
         } = self
             .shared
-            .decide(&name, Kind::Read, offset, size as u64, Via::Data);
+            .decide(&name, Kind::Read, offset, size as u64, Via::Data, start);
         sleep_until(start + delay);
         if let Some((_, Action::Fail(e))) = decisive {
             return reply.error(e);
@@ -476,7 +476,7 @@ impl Filesystem for FaultFsImpl {
             stale,
         } = self
             .shared
-            .decide(&name, Kind::Write, offset, len, Via::Data);
+            .decide(&name, Kind::Write, offset, len, Via::Data, start);
         sleep_until(start + delay);
         let (rule, action) = match decisive {
             Some((id, a)) => (Some(id), a),
@@ -638,7 +638,7 @@ impl Filesystem for FaultFsImpl {
             delay, decisive, ..
         } = self
             .shared
-            .decide(&name, Kind::Write, off, len, Via::Fallocate);
+            .decide(&name, Kind::Write, off, len, Via::Fallocate, start);
         sleep_until(start + delay);
         let op = WriteOp::Fallocate { mode };
         if let Some((id, Action::Fail(e))) = decisive {

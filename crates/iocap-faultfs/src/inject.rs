@@ -1,10 +1,12 @@
 //! Deciding and carrying out faults: the state a test changes at runtime and the rule logic.
 //!
 //! [`Shared`] is what the [`crate::FaultFs`] handle and the serving thread have in common: the
-//! rules, the write log and the saved block versions, each behind its own mutex. The handlers in
-//! `fs.rs` ask [`Shared::decide`] what to do with a request (under the rules lock, which is
-//! never held across I/O or a sleep), then sleep with [`sleep_until`] and do the I/O.
+//! rules, the write log, the saved block versions and the caches' and token buckets' state,
+//! each behind its own mutex. The handlers in `fs.rs` ask [`Shared::decide`] what to do with a
+//! request (under the rules lock, which is never held across I/O or a sleep), then sleep with
+//! [`sleep_until`] and do the I/O.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io;
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use libc::c_int;
 
+use crate::bucket::Bucket;
 use crate::cache::Lru;
 use crate::log::WriteRecord;
 use crate::rules::{Fault, Kind, Rule, RuleId, RuleSet};
@@ -30,6 +33,11 @@ pub(crate) struct Shared {
     pub(crate) stale: Mutex<HashMap<String, HashMap<u64, Vec<u8>>>>,
     /// Per cache rule, the blocks it holds (taken after the rules lock, never before it).
     pub(crate) caches: Mutex<HashMap<RuleId, Lru>>,
+    /// Per token-bucket rule, its bucket and the instant its times count from (its first
+    /// request). Made at the rule's first request: a bucket starts full and cannot fill beyond
+    /// that, so it is the same as one made when the rule was armed. Taken after the rules lock,
+    /// never before it.
+    pub(crate) buckets: Mutex<HashMap<RuleId, (Instant, Bucket)>>,
 }
 
 /// Lock, ignoring poisoning: a panicking test must not wedge the file system.
@@ -58,7 +66,8 @@ pub(crate) fn sleep_until(deadline: Instant) {
 
 /// What the rules say about one request.
 pub(crate) struct Decision {
-    /// Summed delay of the matching latency rules.
+    /// Summed delay of the matching latency, cache and token-bucket rules, counted from the
+    /// request's arrival (the `now` given to [`Shared::decide`]).
     pub(crate) delay: Duration,
     /// The oldest matching rule with an effect, and the effect.
     pub(crate) decisive: Option<(RuleId, Action)>,
@@ -84,7 +93,8 @@ pub(crate) enum Via {
 }
 
 impl Shared {
-    /// Match the rules for a request; fire the latency rules and the decisive one.
+    /// Match the rules for a request that arrived at `now`; fire the delaying rules and the
+    /// decisive one.
     pub(crate) fn decide(
         &self,
         name: &str,
@@ -92,6 +102,7 @@ impl Shared {
         offset: u64,
         len: u64,
         via: Via,
+        now: Instant,
     ) -> Decision {
         let fallocate = via == Via::Fallocate;
         let mut rules = lock(&self.rules);
@@ -121,6 +132,27 @@ impl Shared {
                         rules.fire(id);
                         delay += miss;
                     }
+                    continue;
+                }
+                Fault::TokenBucket {
+                    bucket_ios,
+                    fill_per_s,
+                    peak_per_s,
+                } => {
+                    if fallocate {
+                        continue;
+                    }
+                    let mut buckets = lock(&self.buckets);
+                    let (origin, bucket) = match buckets.entry(id) {
+                        Entry::Occupied(e) => e.into_mut(),
+                        Entry::Vacant(e) => match Bucket::new(bucket_ios, fill_per_s, peak_per_s) {
+                            Ok(b) => e.insert((now, b)),
+                            // FaultFs::add refuses such a rule; never panic on this thread
+                            Err(_) => continue,
+                        },
+                    };
+                    rules.fire(id);
+                    delay += bucket.take(now.saturating_duration_since(*origin));
                     continue;
                 }
                 _ if decisive.is_some() => continue,

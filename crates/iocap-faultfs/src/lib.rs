@@ -20,6 +20,25 @@
 //! [`Fault`]) that can be added and cleared while mounted; each counts how often it fired. Every
 //! write, fallocate and truncate is recorded in a [`WriteRecord`] log with its outcome.
 //!
+//! # The faults
+//!
+//! Each rule carries one [`Fault`]:
+//!
+//! * [`Fault::Eio`], [`Fault::Enospc`], [`Fault::SizeLimit`]: requests fail with `EIO` or
+//!   `ENOSPC`.
+//! * [`Fault::DropWrites`], [`Fault::Misdirect`], [`Fault::TearWrites`]: writes are lost, land
+//!   elsewhere, or land in part, and are acknowledged in full.
+//! * [`Fault::StaleReads`]: reads return the version of a block before its last write.
+//! * [`Fault::Latency`]: each request is delayed by a fixed time.
+//! * [`Fault::Cache`]: a read cache of a given size below the file; misses are delayed.
+//! * [`Fault::TokenBucket`]: a cloud volume's burst bucket, counted in I/Os: up to a peak rate
+//!   while the bucket has tokens, the fill rate once it is empty, the bucket refilling while
+//!   idle.
+//!
+//! When several rules match one request, the delays of the delaying ones (`Latency`, `Cache`
+//! misses, `TokenBucket`) add up, and of the rules that decide the outcome the oldest with an
+//! effect wins (the module docs of `src/rules.rs` give the details).
+//!
 //! # Usage
 //!
 //! ```no_run
@@ -56,6 +75,10 @@
 //! * **One serving thread.** fuser dispatches requests one at a time. With a latency rule, a
 //!   client issuing several requests at once sees queueing on top of the delay; keep queue depth
 //!   1 when measuring injected latency.
+//! * **Token buckets wait on that thread too.** A [`Fault::TokenBucket`] request waiting for
+//!   its token holds up every request behind it, matched or not. At queue depth 1 a client
+//!   sees the bucket's rates as long as one FUSE round trip (13-18 µs, below) is shorter than
+//!   `1 / peak_per_s`; a peak above about 50,000/s is not reached.
 //! * **Latency precision.** The daemon-side delay is exact to well under 1 µs (the serving
 //!   thread runs with 1 ns timer slack, sleeps until 100 µs before the deadline and spins the
 //!   rest, then does the I/O). What a client measures is the delay plus the FUSE round trip,
@@ -93,6 +116,7 @@
 #![warn(missing_docs)]
 #![cfg(target_os = "linux")]
 
+mod bucket;
 mod cache;
 mod fs;
 mod inject;
@@ -182,7 +206,16 @@ impl FaultFs {
     }
 
     /// Arm a rule; it applies to requests that arrive from now on.
+    ///
+    /// # Panics
+    ///
+    /// If the rule's parameters make no sense (a [`Fault::TokenBucket`] with a bucket of 0, a
+    /// rate that is not finite and above 0, or a peak below the fill rate), with the reason;
+    /// [`Fault::token_bucket`] returns it as an error instead.
     pub fn add(&self, rule: Rule) -> RuleId {
+        if let Err(why) = rule.fault.check() {
+            panic!("iocap-faultfs: {why}: {rule:?}");
+        }
         lock(&self.shared.rules).add(rule)
     }
 
@@ -190,15 +223,18 @@ impl FaultFs {
     pub fn remove(&self, id: RuleId) -> Option<Rule> {
         let rule = lock(&self.shared.rules).remove(id);
         lock(&self.shared.caches).remove(&id);
+        lock(&self.shared.buckets).remove(&id);
         rule
     }
 
-    /// Disarm every rule and forget the block versions kept for [`Fault::StaleReads`] and the
-    /// blocks held by [`Fault::Cache`] rules. Firing counts and the write log are kept.
+    /// Disarm every rule and forget the block versions kept for [`Fault::StaleReads`], the
+    /// blocks held by [`Fault::Cache`] rules and the state of [`Fault::TokenBucket`] rules.
+    /// Firing counts and the write log are kept.
     pub fn clear(&self) {
         lock(&self.shared.rules).clear();
         lock(&self.shared.stale).clear();
         lock(&self.shared.caches).clear();
+        lock(&self.shared.buckets).clear();
     }
 
     /// The armed rules, oldest first.
@@ -207,7 +243,8 @@ impl FaultFs {
     }
 
     /// How many requests the rule has changed (for latency: delayed; for stale reads: reads that
-    /// returned at least one old block).
+    /// returned at least one old block; for a cache: misses; for a token bucket: every request
+    /// that took a token, whether it had to wait or not).
     pub fn fired(&self, id: RuleId) -> u64 {
         lock(&self.shared.rules).fired(id)
     }

@@ -8,15 +8,26 @@
 //!
 //! When several armed rules match one request: every `Latency` rule applies (their delays add
 //! up), every `Cache` rule looks the request up in its own cache (the delays of the caches it
-//! misses add up), `StaleReads` rules save and serve old blocks, and of the other rules the oldest one that
-//! has an effect on this request decides it alone (a `SizeLimit` that is not exceeded, or
-//! `TearWrites` on a write no longer than `keep_bytes`, has no effect and leaves the decision to
-//! the next rule). Only the deciding rule's counter goes up. For fallocate only `Eio`, `Enospc`
-//! and `SizeLimit` (and `Latency`) apply.
+//! misses add up), every `TokenBucket` rule takes a token from its own bucket (their delays add
+//! up, and to the latency and cache delays: each bucket schedules its own requests and knows
+//! nothing of the others' delays, so two buckets on one file do not make one bucket of the
+//! lower rates), `StaleReads` rules save and serve old blocks, and of the other rules the
+//! oldest one that has an effect on this request decides it alone (a `SizeLimit` that is not
+//! exceeded, or `TearWrites` on a write no longer than `keep_bytes`, has no effect and leaves
+//! the decision to the next rule). Only the deciding rule's counter goes up (and every delaying
+//! rule's, as each says). For fallocate only `Eio`, `Enospc` and `SizeLimit` (and `Latency`)
+//! apply; a token bucket, like a cache, lets it pass without taking a token.
+//!
+//! A rule with parameters that make no sense (so far only a `TokenBucket` with a rate that is
+//! not finite and above 0, a peak below the fill rate, or a bucket of 0) is refused when it is
+//! armed: [`crate::FaultFs::add`] panics with the reason. Build it with [`Fault::token_bucket`]
+//! to get the reason as an error instead.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::time::Duration;
+
+use crate::bucket::Bucket;
 
 /// Which requests a rule looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +57,9 @@ pub(crate) enum Kind {
 }
 
 /// The fault a rule injects. Write-only faults ignore reads whatever the [`Ops`] filter says.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// (`PartialEq` only: [`Fault::TokenBucket`] holds rates as `f64`.)
+#[derive(Clone, Debug, PartialEq)]
 pub enum Fault {
     /// The request fails with `EIO` (reads and/or writes, after [`Ops`]; fallocate counts as a
     /// write).
@@ -91,6 +104,43 @@ pub enum Fault {
         /// Delay of a read that misses the cache.
         miss: Duration,
     },
+    /// A cloud volume's burst bucket, counted in I/Os (as AWS gp2 volumes and Azure's
+    /// credit-based bursting behave): matching requests run at up to `peak_per_s` while the
+    /// bucket has tokens, and at `fill_per_s`, the baseline, once it is empty.
+    ///
+    /// The bucket starts full, with `bucket_ios` tokens. Tokens are added at `fill_per_s`
+    /// continuously, busy or idle, up to `bucket_ios`. Each matching read or write (after the
+    /// rule's file, range and [`Ops`]) takes one token and is served at the earliest time that
+    /// is (a) not before it arrived, (b) at least `1 / peak_per_s` after the previous matching
+    /// request was served, and (c) when the bucket holds a token. So a client driving the file
+    /// as hard as it can gets `peak_per_s` for about `bucket_ios / (peak_per_s - fill_per_s)`
+    /// seconds, then `fill_per_s`; after an idle pause of `P` seconds it gets about
+    /// `min(bucket_ios, fill_per_s * P)` I/Os above the baseline again, at `peak_per_s`.
+    ///
+    /// Counted per FUSE request, whatever its size (a 1 MiB request takes one token, like an
+    /// 8 KiB one; see the crate docs on request granularity). The waiting is done on the single
+    /// serving thread, as for `Latency`: while one request waits for its token, every other
+    /// request on the mount waits behind it, as on a volume whose every I/O goes through the
+    /// bucket. A request that arrives while the one before it is still waiting is scheduled
+    /// after it, in order. Fallocate passes without a token.
+    ///
+    /// The rule counts as fired on every request that took a token, delayed or not (so a test
+    /// can count the I/Os the bucket saw). Several buckets matching one request each delay it
+    /// (the delays add up, as for `Latency`). The bucket's state lives as long as the rule is
+    /// armed; removing the rule and adding it again gives a full bucket.
+    ///
+    /// The parameters must make sense: `bucket_ios` at least 1, both rates finite and above 0,
+    /// and `peak_per_s >= fill_per_s` (equal is a plain rate limit). [`crate::FaultFs::add`]
+    /// panics on a rule that breaks this; [`Fault::token_bucket`] checks it and returns the
+    /// reason as an error.
+    TokenBucket {
+        /// Size of the bucket in I/Os; it starts full.
+        bucket_ios: u64,
+        /// Tokens added per second (the sustained, baseline I/O rate), at all times.
+        fill_per_s: f64,
+        /// The most I/Os per second served while the bucket has tokens (the burst rate).
+        peak_per_s: f64,
+    },
 }
 
 impl Fault {
@@ -99,9 +149,42 @@ impl Fault {
         Fault::TearWrites { keep_bytes: 4096 }
     }
 
+    /// [`Fault::TokenBucket`], checked: an error saying what is wrong with the parameters (a
+    /// bucket of 0, a rate that is not finite and above 0, a peak below the fill rate).
+    pub fn token_bucket(
+        bucket_ios: u64,
+        fill_per_s: f64,
+        peak_per_s: f64,
+    ) -> Result<Fault, String> {
+        Bucket::new(bucket_ios, fill_per_s, peak_per_s)?;
+        Ok(Fault::TokenBucket {
+            bucket_ios,
+            fill_per_s,
+            peak_per_s,
+        })
+    }
+
+    /// Whether the fault's parameters make sense; the reason if not.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        match *self {
+            Fault::TokenBucket {
+                bucket_ios,
+                fill_per_s,
+                peak_per_s,
+            } => Bucket::new(bucket_ios, fill_per_s, peak_per_s)
+                .map(drop)
+                .map_err(|e| format!("invalid TokenBucket rule: {e}")),
+            _ => Ok(()),
+        }
+    }
+
     fn applies_to(&self, kind: Kind) -> bool {
         match self {
-            Fault::Eio | Fault::Latency(_) | Fault::StaleReads | Fault::Cache { .. } => true,
+            Fault::Eio
+            | Fault::Latency(_)
+            | Fault::StaleReads
+            | Fault::Cache { .. }
+            | Fault::TokenBucket { .. } => true,
             Fault::Enospc
             | Fault::SizeLimit(_)
             | Fault::DropWrites
@@ -112,7 +195,7 @@ impl Fault {
 }
 
 /// One fault rule. Build it with [`Rule::new`] and the builder methods, or fill the fields.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
     /// The file (its path relative to the backing directory, e.g. `"data.iocap"`), or `None`
     /// for every file.
@@ -266,5 +349,42 @@ mod tests {
         assert_eq!(s.fired(b), 0);
         assert!(s.list().is_empty());
         assert!(s.add(Rule::new(Fault::Eio)) > b);
+    }
+
+    #[test]
+    fn token_buckets_see_reads_and_writes_and_refuse_nonsense() {
+        let f = Fault::token_bucket(100, 10.0, 1000.0).unwrap();
+        assert_eq!(
+            f,
+            Fault::TokenBucket {
+                bucket_ios: 100,
+                fill_per_s: 10.0,
+                peak_per_s: 1000.0
+            }
+        );
+        assert_eq!(f.check(), Ok(()));
+        let r = Rule::new(f).file("a").range(0..4096);
+        assert!(r.matches("a", Kind::Read, 0, 10));
+        assert!(r.matches("a", Kind::Write, 4095, 10));
+        assert!(!r.matches("a", Kind::Write, 4096, 10));
+        assert!(!r.clone().ops(Ops::Write).matches("a", Kind::Read, 0, 10));
+        for (size, fill, peak) in [
+            (0, 1.0, 1.0),
+            (1, 0.0, 1.0),
+            (1, 2.0, 1.0),
+            (1, 1.0, f64::NAN),
+        ] {
+            assert!(Fault::token_bucket(size, fill, peak).is_err());
+            let raw = Fault::TokenBucket {
+                bucket_ios: size,
+                fill_per_s: fill,
+                peak_per_s: peak,
+            };
+            assert!(raw
+                .check()
+                .unwrap_err()
+                .starts_with("invalid TokenBucket rule: "));
+        }
+        assert_eq!(Fault::Eio.check(), Ok(()));
     }
 }

@@ -290,3 +290,60 @@ fn cache_rule_serves_the_hot_window_fast_and_delays_misses() {
     assert!(timed(51) >= miss);
     assert_eq!(m.fs.fired(wb), 1);
 }
+
+#[test]
+fn token_bucket_takes_a_token_per_request_and_passes_the_data() {
+    let Some(m) = mount("token_bucket_takes_a_token_per_request_and_passes_the_data") else {
+        return;
+    };
+    let f = m.file("data", 0, 0);
+    for p in 0..48u64 {
+        f.write_all_at(&[p as u8; PAGE], p * PAGE as u64).unwrap();
+    }
+    let g = m.file("other", PAGE, b'o');
+    // a small bucket at high rates, so the test takes some tens of milliseconds: 8 requests at
+    // 20,000/s, the rest at 2,000/s
+    let fault = Fault::token_bucket(8, 2000.0, 20_000.0).unwrap();
+    let id = m.fs.add(Rule::new(fault).file("data"));
+    for p in 0..32u64 {
+        assert_eq!(
+            read(&f, p * PAGE as u64, PAGE).unwrap(),
+            vec![p as u8; PAGE],
+            "page {p}"
+        );
+    }
+    assert_eq!(m.fs.fired(id), 32, "every read took a token");
+    for p in 40..48u64 {
+        f.write_all_at(&[b'w'; PAGE], p * PAGE as u64).unwrap();
+    }
+    assert_eq!(m.fs.fired(id), 40, "every write took one too");
+    // another file, and fallocate, pass by the bucket
+    assert_eq!(read(&g, 0, PAGE).unwrap(), vec![b'o'; PAGE]);
+    g.write_all_at(&[b'p'; PAGE], 0).unwrap();
+    // SAFETY: fallocate on an fd we own.
+    let rc = unsafe { libc::fallocate(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 0, PAGE as i64) };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    assert_eq!(m.fs.fired(id), 40);
+    // the writes went through whole
+    for p in 40..48u64 {
+        assert_eq!(m.backing("data", p * PAGE as u64, PAGE), vec![b'w'; PAGE]);
+    }
+    assert!(m.fs.writes().iter().all(|w| w.outcome == Outcome::Passed));
+
+    // a bucket that makes no sense is refused when armed, and nothing is armed
+    let bad = Rule::new(Fault::TokenBucket {
+        bucket_ios: 8,
+        fill_per_s: 2000.0,
+        peak_per_s: 100.0,
+    });
+    let fs = &m.fs;
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.add(bad)));
+    let why = refused.unwrap_err();
+    let why = why.downcast_ref::<String>().unwrap();
+    assert!(why.contains("invalid TokenBucket rule"), "{why}");
+    assert_eq!(m.fs.rules().len(), 1);
+
+    m.fs.remove(id);
+    assert_eq!(read(&f, 0, PAGE).unwrap(), vec![0; PAGE]);
+    assert_eq!(m.fs.fired(id), 40, "the count outlives the rule");
+}
