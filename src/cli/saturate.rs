@@ -7,13 +7,14 @@ use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
 use iocap_console::flags::Keeping;
-use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{format_bytes, JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::SaturateSpec;
 
 use super::execute::{run_text, session, Finish};
 use super::Exit;
 use iocap_flags::{
-    rw_arg, size_arg, us_arg, CommonArgs, DataAndSure, EngineArgs, StepDurationArg, WarmupArg,
+    rw_arg, size_arg, size_list_arg, us_arg, CommonArgs, DataAndSure, EngineArgs, SizeList,
+    StepDurationArg, WarmupArg,
 };
 
 #[derive(Args, Debug)]
@@ -56,6 +57,10 @@ pub struct SaturateArgs {
     /// Skip the throttled points at 10 to 100 % of the maximum
     #[arg(long)]
     pub no_throttled: bool,
+    /// Block sizes swept past the knee, to tell a cap from the device's own limit (none:
+    /// skip)
+    #[arg(long, value_name = "SIZES", default_value = "4K,16K,64K", value_parser = size_list_arg)]
+    pub sizes: SizeList,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -101,10 +106,20 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     }
     let c = &a.common;
     c.save.check()?;
+    for &bs in &a.sizes.0 {
+        let at = JobSpec {
+            bs_bytes: bs,
+            align_bytes: bs,
+            ..base.clone()
+        };
+        at.validate()
+            .map_err(|e| anyhow::anyhow!("--sizes {}: {e}", format_bytes(bs)))?;
+    }
     let spec = SaturateSpec {
         base,
         cfg,
         throttled: !a.no_throttled,
+        sizes: a.sizes.0,
     };
     let run = session(RunCommand::Saturate, Some(&c.extra.sure), &c.save, |s| {
         iocap_session::saturate(s, &spec)

@@ -17,6 +17,7 @@ mod badblock;
 mod capture;
 mod innodb;
 mod layout;
+mod limit;
 mod pgloop;
 mod replay;
 mod roundtrip;

@@ -238,6 +238,8 @@ fn curve(cut_qd: Option<u32>) -> RunResult {
         latency_target_us: None,
         capacity_iops_at_target: None,
         capacity_qd_at_target: None,
+        size_sweep: Vec::new(),
+        limit: None,
     });
     run
 }

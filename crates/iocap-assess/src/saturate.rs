@@ -245,6 +245,8 @@ pub fn summarize(
         latency_target_us: cfg.latency_target_us,
         capacity_iops_at_target: capacity.map(|p| p.iops),
         capacity_qd_at_target: capacity.map(|p| p.qd),
+        size_sweep: Vec::new(),
+        limit: None,
     }
 }
 

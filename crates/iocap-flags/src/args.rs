@@ -81,3 +81,40 @@ pub struct Mix(pub Vec<BsWeight>);
 pub fn bs_split_arg(s: &str) -> Result<Mix, String> {
     text(parse_bs_split(s).map(Mix))
 }
+
+/// A parsed list of block sizes (`4K,16K,64K`), or `none` for no sizes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeList(pub Vec<u64>);
+
+/// `none`, or block sizes separated by commas, each parsed as `--bs` is.
+pub fn size_list_arg(s: &str) -> Result<SizeList, String> {
+    if s.trim().eq_ignore_ascii_case("none") {
+        return Ok(SizeList(Vec::new()));
+    }
+    let mut v = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(format!(
+                "'{s}' has an empty size; give sizes like 4K,16K,64K or none"
+            ));
+        }
+        v.push(size_arg(part)?);
+    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(SizeList(v))
+}
+
+#[cfg(test)]
+mod size_list_tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_sorted_and_none_is_empty() {
+        assert_eq!(size_list_arg("64K,4k,16K").unwrap().0, [4096, 16384, 65536]);
+        assert!(size_list_arg("NONE").unwrap().0.is_empty());
+        assert!(size_list_arg("4K,,8K").unwrap_err().contains("empty size"));
+        assert!(size_list_arg("4K,lots").is_err());
+    }
+}

@@ -69,6 +69,14 @@ pub struct Saturation {
     /// max_latency).
     pub capacity_iops_at_target: Option<f64>,
     pub capacity_qd_at_target: Option<u32>,
+    /// The sweep over block sizes at the depth of the highest IOPS, run after the steps to
+    /// tell a cap from the device's own limit; empty when skipped (`--sizes none`) or in runs
+    /// saved before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub size_sweep: Vec<crate::SizePoint>,
+    /// The kind of limit the run met, from the sweep; `null` without a sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<crate::Limit>,
 }
 
 /// One volume tested alone by `iocap scaleup`.

@@ -1,11 +1,13 @@
 //! Saturate: raise the outstanding I/O step by step (1, 2, 4, ...) until throughput stops rising
 //! while latency keeps climbing (the knee), or latency passes a ceiling; then run throttled
-//! points at 10 to 100 % of the maximum for a load–latency curve.
+//! points at 10 to 100 % of the maximum for a load–latency curve, and a sweep over block sizes
+//! at the depth of the highest IOPS, to tell a cap from the device's own limit.
 
 use anyhow::Result;
-use iocap_assess::{ramp, summarize, throttle_points, SaturateConfig};
+use iocap_assess::limit::sweep_step;
+use iocap_assess::{judge_limit, ramp, summarize, throttle_points, SaturateConfig};
 use iocap_model::Payload;
-use iocap_model::{format_bytes, CurvePoint, JobSpec};
+use iocap_model::{format_bytes, CurvePoint, JobSpec, SizePoint, TestResult};
 
 use crate::session::Session;
 
@@ -16,19 +18,21 @@ pub struct SaturateSpec {
     pub cfg: SaturateConfig,
     /// Run the throttled points after the ramp.
     pub throttled: bool,
+    /// The block sizes of the sweep, at the deepest step near the highest IOPS
+    /// (`iocap_assess::limit::sweep_step`; the base size's point is that step); empty to skip
+    /// it.
+    pub sizes: Vec<u64>,
 }
 
-/// Runs one point (`--repeat` times), adds its tests to the run and returns the point, taken
-/// from the median run.
-fn measure(s: &mut Session, spec: &JobSpec, qd: u32, load: Option<f64>) -> Result<CurvePoint> {
-    let label = match load {
-        Some(_) => format!("{}, throttled point", spec.name),
-        None => format!(
-            "{}, step {}",
-            spec.name,
-            s.run.tests.len() / s.repeat as usize + 1
-        ),
-    };
+/// Runs one point (`--repeat` times) under `label`, adds its tests to the run and returns the
+/// point, taken from the median run.
+fn measure(
+    s: &mut Session,
+    spec: &JobSpec,
+    qd: u32,
+    load: Option<f64>,
+    label: String,
+) -> Result<CurvePoint> {
     s.exec.label(&label);
     let at = s.measure(&[(None, spec.clone())], None)?[0];
     let p = CurvePoint::of(at, qd, load, &s.run.tests[at as usize]);
@@ -55,15 +59,12 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
             qd,
             ..base.clone()
         };
-        let p = measure(s, &spec, qd, None)?;
+        let label = format!("{what}, step {}", s.run.tests.len() / s.repeat as usize + 1);
+        let p = measure(s, &spec, qd, None, label)?;
         anyhow::Ok((p, s.stopped()))
     })?;
     let mut throttled = Vec::new();
-    let best = steps
-        .iter()
-        .filter(|p| p.iops.is_finite())
-        .max_by(|x, y| x.iops.total_cmp(&y.iops))
-        .cloned();
+    let best = best_step(&steps);
     if let (true, false, Some(best)) = (sat.throttled, s.stopped(), best) {
         for (pct, rate) in throttle_points(best.iops) {
             let spec = JobSpec {
@@ -72,14 +73,74 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
                 rate_iops: Some(rate),
                 ..base.clone()
             };
-            throttled.push(measure(s, &spec, best.qd, Some(pct))?);
+            let label = format!("{}, throttled point", spec.name);
+            throttled.push(measure(s, &spec, best.qd, Some(pct), label)?);
             if s.stopped() {
                 break;
             }
         }
     }
+    let mut summary = summarize(&steps, &throttled, &sat.cfg);
+    if let (false, Some(at)) = (s.stopped(), sweep_step(&steps).cloned()) {
+        summary.size_sweep = sweep(s, sat, &at)?;
+        summary.limit = judge_limit(&summary.size_sweep, summary.max_iops);
+    }
     s.check_classes();
-    s.run
-        .set(Payload::Saturation(summarize(&steps, &throttled, &sat.cfg)));
+    s.run.set(Payload::Saturation(summary));
     Ok(())
+}
+
+fn best_step(steps: &[CurvePoint]) -> Option<CurvePoint> {
+    steps
+        .iter()
+        .filter(|p| p.iops.is_finite())
+        .max_by(|x, y| x.iops.total_cmp(&y.iops))
+        .cloned()
+}
+
+/// A sweep point from test `test_idx` of a spec.
+fn size_point(test_idx: u32, spec: &JobSpec, t: &TestResult) -> SizePoint {
+    let lat = t.total.lat_us.as_ref();
+    SizePoint {
+        test_idx,
+        bs_bytes: spec.bs_bytes,
+        qd: spec.qd,
+        outstanding: spec.qd * spec.threads * spec.targets.len().max(1) as u32,
+        iops: t.total.iops,
+        mb_s: t.total.mb_s,
+        lat_us_mean: lat.map(|l| l.mean),
+        lat_us_p50: lat.map(|l| l.p50),
+        lat_us_p99: lat.map(|l| l.p99),
+        per_second_iops: t.per_second.iter().map(|s| s.iops).collect(),
+    }
+}
+
+/// The sweep over `sat.sizes` at `best`'s depth, with `best` itself as the base size's point;
+/// stops early on Ctrl-C.
+fn sweep(s: &mut Session, sat: &SaturateSpec, best: &CurvePoint) -> Result<Vec<SizePoint>> {
+    let base = JobSpec {
+        qd: best.qd,
+        ..sat.base.clone()
+    };
+    let mut points = vec![size_point(
+        best.test_idx,
+        &base,
+        &s.run.tests[best.test_idx as usize],
+    )];
+    for &bs in sat.sizes.iter().filter(|&&b| b != base.bs_bytes) {
+        let spec = JobSpec {
+            name: format!("{} {} qd {}", base.rw.name(), format_bytes(bs), best.qd),
+            bs_bytes: bs,
+            align_bytes: bs,
+            ..base.clone()
+        };
+        let label = format!("{}, size sweep", spec.name);
+        let at = measure(s, &spec, best.qd, None, label)?.test_idx;
+        points.push(size_point(at, &spec, &s.run.tests[at as usize]));
+        if s.stopped() {
+            break;
+        }
+    }
+    points.sort_by_key(|p| p.bs_bytes);
+    Ok(points)
 }

@@ -23,14 +23,75 @@ fn spec(name: &str, path: &str) -> JobSpec {
 }
 
 fn saturate(exec: &mut MockExecutor, repeat: u32, throttled: bool) -> RunResult {
+    saturate_sizes(exec, repeat, throttled, Vec::new())
+}
+
+fn saturate_sizes(
+    exec: &mut MockExecutor,
+    repeat: u32,
+    throttled: bool,
+    sizes: Vec<u64>,
+) -> RunResult {
     let mut s = Session::new(new_run(RunCommand::Saturate), exec).repeating(repeat, 0.0);
     let sat = SaturateSpec {
         base: spec("", "/t/iocap.testfile"),
         cfg: SaturateConfig::default(),
         throttled,
+        sizes,
     };
     iocap_session::saturate(&mut s, &sat).unwrap();
     s.finish()
+}
+
+/// After the ramp, the sweep runs each size at the deepest step within 5 % of the highest IOPS
+/// (the base size's point is that step), and the limit is judged from it: a device whose IOPS fall
+/// as the size grows is the device.
+#[test]
+fn saturate_sweeps_the_sizes_at_the_best_depth_and_judges_the_limit() {
+    let mut exec = MockExecutor::new(|s| {
+        let qd = f64::from(s.qd.max(1));
+        let iops = 80_000.0 * (qd / 8.0).min(1.0) * (8192.0 / s.bs_bytes as f64).powf(0.7);
+        (iops, qd / iops * 1e6)
+    });
+    let run = saturate_sizes(&mut exec, 1, false, vec![4096, 8192, 65536]);
+    let sat = run.saturation.as_ref().unwrap();
+    // the deepest step within 5 % of the highest IOPS: past the knee at qd 8
+    let best = sat.steps.last().unwrap();
+    assert!(best.qd > 8, "{:?}", sat.steps);
+    let sizes: Vec<(u64, u32)> = sat.size_sweep.iter().map(|p| (p.bs_bytes, p.qd)).collect();
+    assert_eq!(sizes, [(4096, best.qd), (8192, best.qd), (65536, best.qd)]);
+    // 8K is the ramp's own step, not measured again: two tests beyond the ramp
+    assert_eq!(run.tests.len(), sat.steps.len() + 2);
+    for p in &sat.size_sweep {
+        let t = &run.tests[p.test_idx as usize];
+        assert_eq!((t.spec.bs_bytes, t.spec.qd), (p.bs_bytes, p.qd));
+        assert_eq!(p.outstanding, p.qd);
+    }
+    let limit = sat.limit.as_ref().unwrap();
+    assert_eq!(limit.kind, iocap_model::LimitKind::Device, "{limit:?}");
+    assert!(
+        limit.iops_ratio < 0.3 && limit.size_ratio == 16.0,
+        "{limit:?}"
+    );
+}
+
+/// Flat IOPS over the sizes with a device's spread of latency (the mock's p99 is 8x its p50)
+/// is not called a cap; with no sizes asked for, there is no sweep and no verdict.
+#[test]
+fn a_flat_sweep_with_a_wide_latency_is_not_a_cap_and_no_sizes_skip_it() {
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    let run = saturate_sizes(&mut exec, 1, false, vec![4096, 65536]);
+    let limit = run.saturation.as_ref().unwrap().limit.clone().unwrap();
+    assert_eq!(limit.kind, iocap_model::LimitKind::Device);
+    assert!(limit
+        .evidence
+        .iter()
+        .any(|e| e.contains("not called a cap")));
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    let run = saturate(&mut exec, 1, false);
+    let sat = run.saturation.as_ref().unwrap();
+    assert!(sat.size_sweep.is_empty() && sat.limit.is_none());
+    assert_eq!(run.tests.len(), sat.steps.len());
 }
 
 #[test]

@@ -36,6 +36,8 @@ fn saturate_run(steps: &[(u32, f64, f64)], knee_qd: Option<u32>) -> RunResult {
         latency_target_us: None,
         capacity_iops_at_target: None,
         capacity_qd_at_target: None,
+        size_sweep: Vec::new(),
+        limit: None,
     });
     run
 }

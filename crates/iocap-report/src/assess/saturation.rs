@@ -74,6 +74,60 @@ pub(crate) fn saturation_throttled(s: &Saturation) -> Rows {
     }
 }
 
+/// The sweep over block sizes: each size's IOPS, MB/s and latency at the sweep's depth.
+pub(crate) fn saturation_sizes(s: &Saturation) -> Rows {
+    let rows = s
+        .size_sweep
+        .iter()
+        .map(|p| {
+            let spread = match (p.lat_us_p99, p.lat_us_p50) {
+                (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+                _ => MISSING.into(),
+            };
+            vec![
+                fmt::format_bytes(p.bs_bytes),
+                fmt::count_or(p.iops, MISSING),
+                fmt::decimal_or(p.mb_s, MISSING),
+                fmt::lat_us_or(p.lat_us_p50, MISSING),
+                fmt::lat_us_or(p.lat_us_p99, MISSING),
+                spread,
+            ]
+        })
+        .collect();
+    Rows {
+        header: vec!["size", "IOPS", "MB/s", "p50", "p99", "p99/p50"],
+        rows,
+        words: vec![],
+    }
+}
+
+/// The sweep's table and the limit's verdict with its evidence; empty without a sweep.
+fn limit_part(s: &Saturation) -> String {
+    let Some(first) = s.size_sweep.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "
+block sizes at qd {} ({} outstanding)
+",
+        first.qd, first.outstanding
+    );
+    out.push_str(&saturation_sizes(s).render());
+    out.push('\n');
+    out
+}
+
+fn limit_lines(s: &Saturation) -> String {
+    let Some(l) = &s.limit else {
+        return String::new();
+    };
+    let mut out = wrap("limit:    ", &l.sentence, crate::width());
+    for e in &l.evidence {
+        out.push_str(&wrap("          - ", e, crate::width()));
+    }
+    out
+}
+
 /// `412,000 IOPS, 3,375.1 MB/s (at qd 64)`.
 pub(crate) fn max_sentence(s: &Saturation) -> String {
     let at = best_step(s)
@@ -130,8 +184,10 @@ pub fn render_saturation(run: &RunResult, s: &Saturation) -> String {
     if let Some(c) = s.lat_ceiling_us {
         limits.push(format!("steps end past p99 {}", target(c)));
     }
-    out.push_str(&limits.join("; "));
-    out.push_str("\n\n");
+    for l in limits {
+        out.push_str(&wrap("", &l, crate::width()));
+    }
+    out.push('\n');
     if s.steps.is_empty() {
         out.push_str("no steps measured\n");
     } else {
@@ -144,6 +200,7 @@ pub fn render_saturation(run: &RunResult, s: &Saturation) -> String {
         out.push_str(&saturation_throttled(s).render());
         out.push('\n');
     }
+    out.push_str(&limit_part(s));
     out.push('\n');
     out.push_str(&wrap("max:      ", &max_sentence(s), crate::width()));
     out.push_str(&wrap("knee:     ", &knee_sentence(s), crate::width()));
@@ -154,5 +211,6 @@ pub fn render_saturation(run: &RunResult, s: &Saturation) -> String {
         Some(c) => out.push_str(&wrap("capacity: ", &c, crate::width())),
         None => out.push_str("capacity: no latency target was set\n"),
     }
+    out.push_str(&limit_lines(s));
     out
 }

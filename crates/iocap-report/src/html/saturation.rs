@@ -11,8 +11,8 @@ use super::charts::lat_axis;
 use super::figures::table_with;
 use super::{escape, swatch};
 use crate::assess::{
-    capacity_sentence, knee_sentence, linear_iops, max_sentence, saturation_steps,
-    saturation_throttled, scaleup_alone, scaleup_together, target, Rows,
+    capacity_sentence, knee_sentence, linear_iops, max_sentence, saturation_sizes,
+    saturation_steps, saturation_throttled, scaleup_alone, scaleup_together, target, Rows,
 };
 use crate::change_pct;
 use crate::fmt::{self, MISSING, UNKNOWN};
@@ -251,6 +251,18 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                 }
             );
         }
+        if let Some(l) = &s.limit {
+            let _ = write!(
+                out,
+                "<li>Limit ({}): {}.<ul>",
+                l.kind.name(),
+                escape(&l.sentence)
+            );
+            for e in &l.evidence {
+                let _ = write!(out, "<li>{}</li>", escape(e));
+            }
+            out.push_str("</ul></li>");
+        }
         out.push_str("</ul>");
         if !s.steps.is_empty() {
             out.push_str(r#"<p class="caption">Unthrottled steps, doubling the queue depth:</p>"#);
@@ -259,6 +271,14 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
         if !s.throttled.is_empty() {
             out.push_str(r#"<p class="caption">Throttled to a share of the maximum:</p>"#);
             rows_table(out, &saturation_throttled(s));
+        }
+        if let Some(p) = s.size_sweep.first() {
+            let _ = write!(
+                out,
+                r#"<p class="caption">Block sizes at qd {} ({} outstanding):</p>"#,
+                p.qd, p.outstanding
+            );
+            rows_table(out, &saturation_sizes(s));
         }
     }
     out.push_str("</section>");

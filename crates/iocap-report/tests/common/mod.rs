@@ -85,6 +85,8 @@ pub fn saturation(scale: f64, slow: f64) -> Saturation {
         latency_target_us: Some(10_000.0),
         capacity_iops_at_target: Some(42_000.0 * scale),
         capacity_qd_at_target: Some(32),
+        size_sweep: Vec::new(),
+        limit: None,
     }
 }
 
