@@ -232,6 +232,8 @@ fn saturate_steps_the_queue_depth_and_records_the_curve() {
         dir.path(),
         &[
             "saturate",
+            "--sizes",
+            "none",
             "--step-duration",
             "0.3s",
             "--warmup",

@@ -35,6 +35,8 @@ fn saturate(dir: &Path, db: &Path) -> Value {
         dir,
         &[
             "saturate",
+            "--sizes",
+            "none",
             "--step-duration",
             "0.3s",
             "--warmup",

@@ -174,6 +174,8 @@ fn saturate_takes_every_rank_through_every_step() {
         4,
         &[
             "saturate",
+            "--sizes",
+            "none",
             "--size",
             "32M",
             "--step-duration",
@@ -321,6 +323,8 @@ fn a_rank_that_dies_leaves_the_steps_finished_before_it_saved() {
         .arg(assert_cmd::cargo::cargo_bin("iocap"))
         .args([
             "saturate",
+            "--sizes",
+            "none",
             "--size",
             "16M",
             "--step-duration",

@@ -77,6 +77,8 @@ fn sigterm_stops_saturate_and_every_view_says_partial_and_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "saturate",
+        "--sizes",
+        "none",
         "--size",
         "16M",
         "--step-duration",

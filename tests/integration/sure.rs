@@ -190,6 +190,8 @@ fn saturate_repeats_each_step_and_takes_the_median_run() {
         dir.path(),
         &[
             "saturate",
+            "--sizes",
+            "none",
             "--step-duration",
             "0.3s",
             "--warmup",

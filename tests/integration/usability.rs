@@ -46,6 +46,8 @@ fn every_view_fits_80_columns() {
     let run = [&["run", "--rw", "randrw"][..], &quick, &["t.dat"]].concat();
     let sat = [
         "saturate",
+        "--sizes",
+        "none",
         "--step-duration",
         "0.3s",
         "--warmup",
@@ -100,8 +102,8 @@ fn every_view_fits_80_columns() {
 fn the_live_line_names_the_test_and_step_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let saturate = format!(
-        "saturate --step-duration 1.5s --warmup 1.2s --max-qd 2 --no-throttled --size 16M \
-         --no-save {}",
+        "saturate --step-duration 1.5s --warmup 1.2s --max-qd 2 --no-throttled --sizes none \
+         --size 16M --no-save {}",
         dir.path().join("t.dat").display()
     );
     let Some(tty) = crate::on_a_terminal(&saturate) else {

@@ -59,7 +59,11 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
             qd,
             ..base.clone()
         };
-        let label = format!("{what}, step {}", s.run.tests.len() / s.repeat as usize + 1);
+        let label = format!(
+            "{}, step {}",
+            spec.name,
+            s.run.tests.len() / s.repeat as usize + 1
+        );
         let p = measure(s, &spec, qd, None, label)?;
         anyhow::Ok((p, s.stopped()))
     })?;

@@ -46,8 +46,8 @@ fn saturate_on_a_loop_device_steps_queue_depth() {
     let (read0, written0) = io_sectors(&dev);
     let out = iocap_on(
         rig.dir.path(),
-        "saturate --bs 8K --step-duration 0.3s --warmup 0s --max-qd 8 --no-throttled --no-save \
-         --output json",
+        "saturate --bs 8K --step-duration 0.3s --warmup 0s --max-qd 8 --no-throttled --sizes none \
+         --no-save --output json",
         &[&dev],
     );
     let (read1, written1) = io_sectors(&dev);
