@@ -242,6 +242,7 @@ fn curve(cut_qd: Option<u32>) -> RunResult {
         capacity_qd_at_target: None,
         size_sweep: Vec::new(),
         limit: None,
+        drops: Vec::new(),
     });
     run
 }

@@ -8,6 +8,7 @@
 
 mod assess;
 mod audit;
+mod burst;
 mod cachescan;
 mod claims;
 mod cost;

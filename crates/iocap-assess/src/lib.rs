@@ -13,6 +13,7 @@
 //! a verdict from a stored run. Odd input (no I/O, no latency, NaN, empty curves) gives an
 //! answer that says so, never a panic.
 
+pub mod burst;
 pub mod cachescan;
 mod causes;
 pub mod compare;

@@ -247,6 +247,7 @@ pub fn summarize(
         capacity_qd_at_target: capacity.map(|p| p.qd),
         size_sweep: Vec::new(),
         limit: None,
+        drops: Vec::new(),
     }
 }
 

@@ -77,6 +77,11 @@ pub struct Saturation {
     /// The kind of limit the run met, from the sweep; `null` without a sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<crate::Limit>,
+    /// The tests whose per-second IOPS fell to a lower level and stayed: a burst that ran out
+    /// inside them (their figures mix the burst and the baseline; the figures of the tests
+    /// before were taken inside the burst).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drops: Vec<crate::LevelDrop>,
 }
 
 /// One volume tested alone by `iocap scaleup`.

@@ -92,3 +92,20 @@ pub struct Limit {
     /// The verdict in one sentence, e.g. `an IOPS cap near 3,000: ...`.
     pub sentence: String,
 }
+
+/// A test whose per-second IOPS held one level and then fell to a lower one and stayed: a
+/// burst that ran out inside it (`iocap_assess::burst`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LevelDrop {
+    /// Index of the test in `RunResult.tests`.
+    pub test_idx: u32,
+    /// Seconds into the test's measured window when the lower level began.
+    pub at_s: f64,
+    /// The 95 % interval of `at_s`.
+    pub at_s_low: f64,
+    pub at_s_high: f64,
+    /// The mean IOPS of the seconds before the drop: a burst's rate.
+    pub before_iops: f64,
+    /// The mean IOPS of the seconds after it: the baseline to plan on.
+    pub after_iops: f64,
+}

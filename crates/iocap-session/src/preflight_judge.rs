@@ -109,6 +109,19 @@ pub(crate) fn judge(
             preflight.warnings.push(z.sentence);
         }
     }
+    let mut saturation = saturation;
+    saturation.drops = iocap_assess::burst::drops(&s.run.tests);
+    for d in &saturation.drops {
+        preflight.warnings.push(burst_warning(&s.run.tests, d));
+    }
     s.run.set(Payload::Preflight(preflight));
     s.run.set(Payload::Saturation(saturation));
+}
+
+/// A test's drop in words, for preflight's warnings.
+fn burst_warning(tests: &[iocap_model::TestResult], d: &iocap_model::LevelDrop) -> String {
+    let name = tests
+        .get(d.test_idx as usize)
+        .map_or("a test", |t| t.name.as_str());
+    iocap_assess::burst::sentence(name, d)
 }

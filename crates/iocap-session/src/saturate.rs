@@ -89,6 +89,7 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
         summary.size_sweep = sweep(s, sat, &at)?;
         summary.limit = judge_limit(&summary.size_sweep, summary.max_iops);
     }
+    summary.drops = iocap_assess::burst::drops(&s.run.tests);
     s.check_classes();
     s.run.set(Payload::Saturation(summary));
     Ok(())

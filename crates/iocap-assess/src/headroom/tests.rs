@@ -38,6 +38,7 @@ fn saturate_run(steps: &[(u32, f64, f64)], knee_qd: Option<u32>) -> RunResult {
         capacity_qd_at_target: None,
         size_sweep: Vec::new(),
         limit: None,
+        drops: Vec::new(),
     });
     run
 }

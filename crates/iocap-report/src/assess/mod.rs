@@ -25,8 +25,8 @@ pub use preflight::render_preflight;
 pub(crate) use preflight::{preflight_what, value, verdict_counts};
 pub use saturation::render_saturation;
 pub(crate) use saturation::{
-    capacity_sentence, knee_sentence, max_sentence, saturation_sizes, saturation_steps,
-    saturation_throttled,
+    capacity_sentence, drop_sentence, knee_sentence, max_sentence, saturation_sizes,
+    saturation_steps, saturation_throttled,
 };
 pub use scaleup::render_scaleup;
 pub(crate) use scaleup::{linear_iops, scaleup_alone, scaleup_sentence, scaleup_together};

@@ -117,15 +117,27 @@ block sizes at qd {} ({} outstanding)
     out
 }
 
-fn limit_lines(s: &Saturation) -> String {
-    let Some(l) = &s.limit else {
-        return String::new();
-    };
-    let mut out = wrap("limit:    ", &l.sentence, crate::width());
-    for e in &l.evidence {
-        out.push_str(&wrap("          - ", e, crate::width()));
+fn limit_lines(run: &RunResult, s: &Saturation) -> String {
+    let mut out = String::new();
+    if let Some(l) = &s.limit {
+        out.push_str(&wrap("limit:    ", &l.sentence, crate::width()));
+        for e in &l.evidence {
+            out.push_str(&wrap("          - ", e, crate::width()));
+        }
+    }
+    for d in &s.drops {
+        out.push_str(&wrap("burst:    ", &drop_sentence(run, d), crate::width()));
     }
     out
+}
+
+/// `randread 8K qd 4: IOPS fell from 3,000 to 500 after 6 s and stayed: ...`.
+pub(crate) fn drop_sentence(run: &RunResult, d: &iocap_model::LevelDrop) -> String {
+    let name = run
+        .tests
+        .get(d.test_idx as usize)
+        .map_or("a test", |t| t.name.as_str());
+    iocap_assess::burst::sentence(name, d)
 }
 
 /// `412,000 IOPS, 3,375.1 MB/s (at qd 64)`.
@@ -211,6 +223,6 @@ pub fn render_saturation(run: &RunResult, s: &Saturation) -> String {
         Some(c) => out.push_str(&wrap("capacity: ", &c, crate::width())),
         None => out.push_str("capacity: no latency target was set\n"),
     }
-    out.push_str(&limit_lines(s));
+    out.push_str(&limit_lines(run, s));
     out
 }

@@ -11,7 +11,7 @@ use super::charts::lat_axis;
 use super::figures::table_with;
 use super::{escape, swatch};
 use crate::assess::{
-    capacity_sentence, knee_sentence, linear_iops, max_sentence, saturation_sizes,
+    capacity_sentence, drop_sentence, knee_sentence, linear_iops, max_sentence, saturation_sizes,
     saturation_steps, saturation_throttled, scaleup_alone, scaleup_together, target, Rows,
 };
 use crate::change_pct;
@@ -262,6 +262,13 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                 let _ = write!(out, "<li>{}</li>", escape(e));
             }
             out.push_str("</ul></li>");
+        }
+        for d in &s.drops {
+            let _ = write!(
+                out,
+                "<li>Burst: {}.</li>",
+                escape(&drop_sentence(&runs[i], d))
+            );
         }
         out.push_str("</ul>");
         if !s.steps.is_empty() {

@@ -87,6 +87,7 @@ pub fn saturation(scale: f64, slow: f64) -> Saturation {
         capacity_qd_at_target: Some(32),
         size_sweep: Vec::new(),
         limit: None,
+        drops: Vec::new(),
     }
 }
 
