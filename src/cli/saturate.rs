@@ -7,14 +7,14 @@ use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
 use iocap_console::flags::Keeping;
-use iocap_model::{format_bytes, JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
-use iocap_session::SaturateSpec;
+use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_session::{BucketSpec, SaturateSpec, BUCKET_CHUNK_S};
 
 use super::execute::{run_text, session, Finish};
 use super::Exit;
 use iocap_flags::{
-    rw_arg, size_arg, size_list_arg, us_arg, CommonArgs, DataAndSure, EngineArgs, SizeList,
-    StepDurationArg, WarmupArg,
+    duration_arg, duration_list_arg, rw_arg, size_arg, size_list_arg, us_arg, CommonArgs,
+    DataAndSure, DurationList, EngineArgs, SizeList, StepDurationArg, WarmupArg,
 };
 
 #[derive(Args, Debug)]
@@ -61,6 +61,20 @@ pub struct SaturateArgs {
     /// skip)
     #[arg(long, value_name = "SIZES", default_value = "4K,16K,64K", value_parser = size_list_arg)]
     pub sizes: SizeList,
+    /// First measure a burst bucket: full speed until the rate falls and holds, then the
+    /// refill probes; the steps then meet the baseline
+    #[arg(long)]
+    pub bucket: bool,
+    /// The queue depth of the bucket's drain and probes
+    #[arg(long, value_name = "QD", default_value_t = 32)]
+    pub bucket_qd: u32,
+    /// The longest the bucket's drain runs
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = duration_arg)]
+    pub bucket_max: f64,
+    /// The idle pauses of the refill probes, in order (none: skip)
+    #[arg(long, value_name = "DURATIONS", default_value = "10s,30s",
+          value_parser = duration_list_arg)]
+    pub refill: DurationList,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -101,26 +115,21 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     };
     let base = base_spec(&a);
     base.validate()?;
-    if a.max_qd == 0 || a.max_qd > iocap_model::MAX_QD {
-        anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
-    }
     let c = &a.common;
     c.save.check()?;
-    for &bs in &a.sizes.0 {
-        let at = JobSpec {
-            bs_bytes: bs,
-            align_bytes: bs,
-            ..base.clone()
-        };
-        at.validate()
-            .map_err(|e| anyhow::anyhow!("--sizes {}: {e}", format_bytes(bs)))?;
-    }
     let spec = SaturateSpec {
         base,
         cfg,
         throttled: !a.no_throttled,
         sizes: a.sizes.0,
+        bucket: a.bucket.then_some(BucketSpec {
+            qd: a.bucket_qd,
+            chunk_s: BUCKET_CHUNK_S,
+            max_s: a.bucket_max,
+            idle_s: a.refill.0,
+        }),
     };
+    spec.check()?;
     let run = session(RunCommand::Saturate, Some(&c.extra.sure), &c.save, |s| {
         iocap_session::saturate(s, &spec)
     })?;

@@ -81,3 +81,74 @@ fn saturate_says_which_step_a_burst_ran_out_in_and_the_baseline_to_plan_on() {
     );
     assert!(words.contains("plan on 2"), "{text}");
 }
+
+/// `saturate --bucket` measures the bucket before its steps (issue 37 §2): the credits within
+/// 15 % of the bucket, the baseline within 10 % of the fill rate, the refill within 20 % of
+/// it; the steps then meet the baseline, not the burst.
+#[test]
+fn saturate_bucket_measures_the_credits_baseline_and_refill_then_steps_at_the_baseline() {
+    let Some(m) = mount("saturate_bucket") else {
+        return;
+    };
+    let bucket = Fault::token_bucket(BUCKET, FILL, PEAK).unwrap();
+    m.fs.add(Rule::new(bucket).file("t.dat").ops(Ops::Read));
+    let out = m
+        .iocap()
+        .args([
+            "saturate",
+            "--size",
+            "16M",
+            "--step-duration",
+            "3s",
+            "--warmup",
+            "0s",
+        ])
+        .args([
+            "--max-qd",
+            "2",
+            "--no-throttled",
+            "--sizes",
+            "none",
+            "--no-save",
+        ])
+        .args(["--bucket", "--bucket-qd", "4", "--bucket-max", "60s"])
+        .args(["--refill", "5s,10s", "--output", "json"])
+        .arg(m.path("t.dat"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["saturation"];
+    let b = &s["bucket"];
+    let f = |k: &str| {
+        b[k].as_f64()
+            .unwrap_or_else(|| panic!("no {k} in the bucket: {b:#}"))
+    };
+    let near = |k: &str, want: f64, within: f64| {
+        let got = f(k);
+        assert!(
+            (got / want - 1.0).abs() <= within,
+            "{k} {got}, not {want} ±{within}: {b:#}"
+        );
+    };
+    near("credit_ios", BUCKET as f64, 0.15);
+    near("baseline_iops", FILL, 0.10);
+    near("refill_ios_per_s", FILL, 0.20);
+    assert!(f("peak_iops") > 3.0 * f("baseline_iops"), "{b:#}");
+    assert_eq!(b["refills"].as_array().unwrap().len(), 2, "{b:#}");
+    // the steps ran with the bucket spent: at the baseline, and no drop inside them
+    let first = s["steps"][0]["iops"].as_f64().unwrap();
+    assert!(
+        (first / FILL - 1.0).abs() <= 0.15,
+        "first step {first}: {s:#}"
+    );
+    assert!(s["drops"].as_array().is_none_or(|d| d.is_empty()), "{s:#}");
+    let text = iocap_report::run_text(&serde_json::from_value(v.clone()).unwrap());
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("bucket: a burst of"), "{text}");
+    assert!(words.contains("after 5 s idle:"), "{text}");
+}

@@ -243,6 +243,7 @@ fn curve(cut_qd: Option<u32>) -> RunResult {
         size_sweep: Vec::new(),
         limit: None,
         drops: Vec::new(),
+        bucket: None,
     });
     run
 }

@@ -13,6 +13,7 @@
 //! a verdict from a stored run. Odd input (no I/O, no latency, NaN, empty curves) gives an
 //! answer that says so, never a panic.
 
+pub mod bucket;
 pub mod burst;
 pub mod cachescan;
 mod causes;

@@ -248,6 +248,7 @@ pub fn summarize(
         size_sweep: Vec::new(),
         limit: None,
         drops: Vec::new(),
+        bucket: None,
     }
 }
 

@@ -118,3 +118,38 @@ mod size_list_tests {
         assert!(size_list_arg("4K,lots").is_err());
     }
 }
+
+/// A parsed list of durations in seconds (`10s,30s`), or `none` for no durations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DurationList(pub Vec<f64>);
+
+/// `none`, or durations separated by commas, each parsed as `--duration` is.
+pub fn duration_list_arg(s: &str) -> Result<DurationList, String> {
+    if s.trim().eq_ignore_ascii_case("none") {
+        return Ok(DurationList(Vec::new()));
+    }
+    s.split(',')
+        .map(|p| match p.trim() {
+            "" => Err(format!(
+                "'{s}' has an empty duration; give durations like 10s,30s or none"
+            )),
+            p => duration_arg(p),
+        })
+        .collect::<Result<Vec<f64>, String>>()
+        .map(DurationList)
+}
+
+#[cfg(test)]
+mod duration_list_tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_in_order_and_none_is_empty() {
+        assert_eq!(duration_list_arg("30s,10s").unwrap().0, [30.0, 10.0]);
+        assert!(duration_list_arg("none").unwrap().0.is_empty());
+        assert!(duration_list_arg("10s,")
+            .unwrap_err()
+            .contains("empty duration"));
+        assert!(duration_list_arg("soon").is_err());
+    }
+}

@@ -82,6 +82,9 @@ pub struct Saturation {
     /// before were taken inside the burst).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drops: Vec<crate::LevelDrop>,
+    /// The burst bucket measured before the steps (`--bucket`); `null` without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<crate::BurstBucket>,
 }
 
 /// One volume tested alone by `iocap scaleup`.

@@ -10,6 +10,7 @@ mod names;
 
 pub mod assess;
 pub mod audit;
+pub mod burst;
 pub mod cachescan;
 pub mod command;
 pub mod cost;
@@ -41,6 +42,7 @@ pub mod verify;
 pub mod workload;
 
 pub use assess::*;
+pub use burst::{BurstBucket, Refill};
 pub use cachescan::*;
 pub use command::RunCommand;
 pub use cost::*;

@@ -13,6 +13,7 @@
 //! Printing and saving stay with the caller: a session reports progress through the executor
 //! ([`Executor::label`], [`Executor::say`]) and hands back the run.
 
+mod bucket;
 mod cachescan;
 mod capture;
 mod class;
@@ -35,6 +36,7 @@ mod scaleup;
 mod session;
 mod suite;
 
+pub use bucket::{measure_bucket, BucketSpec, BUCKET_CHUNK_S};
 pub use cachescan::{cachescan, preflight_scan, read_spec, scan, PreflightScan, ScanConfig};
 pub use capture::{
     capture, capture_devices, characterise, default_trace_path, CaptureOutcome, CaptureRequest,

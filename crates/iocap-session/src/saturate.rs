@@ -22,6 +22,39 @@ pub struct SaturateSpec {
     /// (`iocap_assess::limit::sweep_step`; the base size's point is that step); empty to skip
     /// it.
     pub sizes: Vec<u64>,
+    /// Measure a burst bucket before the steps (`--bucket`), so the steps meet the baseline.
+    pub bucket: Option<crate::BucketSpec>,
+}
+
+impl SaturateSpec {
+    /// Refuses a bad `--max-qd`, sizes the base workload cannot run at, and a bucket's bad
+    /// depth or pauses, naming the flag.
+    pub fn check(&self) -> Result<()> {
+        if self.cfg.max_qd == 0 || self.cfg.max_qd > iocap_model::MAX_QD {
+            anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
+        }
+        for &bs in &self.sizes {
+            let at = JobSpec {
+                bs_bytes: bs,
+                align_bytes: bs,
+                ..self.base.clone()
+            };
+            at.validate()
+                .map_err(|e| anyhow::anyhow!("--sizes {}: {e}", format_bytes(bs)))?;
+        }
+        if let Some(b) = &self.bucket {
+            if b.qd == 0 || b.qd > iocap_model::MAX_QD {
+                anyhow::bail!("--bucket-qd must be 1 to {}", iocap_model::MAX_QD);
+            }
+            if b.max_s.is_nan() || b.max_s < b.chunk_s {
+                anyhow::bail!("--bucket-max must be at least {} s", b.chunk_s);
+            }
+            if b.idle_s.iter().any(|s| s.is_nan() || *s <= 0.0) {
+                anyhow::bail!("--refill pauses must be longer than 0 s");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Runs one point (`--repeat` times) under `label`, adds its tests to the run and returns the
@@ -52,6 +85,11 @@ fn measure(
 /// `run.saturation`.
 pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
     let base = &sat.base;
+    let bucket = match &sat.bucket {
+        Some(b) => Some(crate::measure_bucket(s, base, b)?),
+        None => None,
+    };
+    let first_step = s.run.tests.len();
     let what = format!("{} {}", base.rw.name(), format_bytes(base.bs_bytes));
     let steps = ramp(&sat.cfg, |qd| {
         let spec = JobSpec {
@@ -59,11 +97,7 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
             qd,
             ..base.clone()
         };
-        let label = format!(
-            "{}, step {}",
-            spec.name,
-            s.run.tests.len() / s.repeat as usize + 1
-        );
+        let label = format!("{}, step {}", spec.name, qd.trailing_zeros() + 1);
         let p = measure(s, &spec, qd, None, label)?;
         anyhow::Ok((p, s.stopped()))
     })?;
@@ -85,11 +119,17 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
         }
     }
     let mut summary = summarize(&steps, &throttled, &sat.cfg);
-    if let (false, Some(at)) = (s.stopped(), sweep_step(&steps).cloned()) {
+    let sweeping = !sat.sizes.is_empty() && !s.stopped();
+    if let (true, Some(at)) = (sweeping, sweep_step(&steps).cloned()) {
         summary.size_sweep = sweep(s, sat, &at)?;
         summary.limit = judge_limit(&summary.size_sweep, summary.max_iops);
     }
-    summary.drops = iocap_assess::burst::drops(&s.run.tests);
+    // the bucket's own drain is not a step that a burst ran out in
+    summary.drops = iocap_assess::burst::drops(&s.run.tests[first_step..]);
+    for d in &mut summary.drops {
+        d.test_idx += first_step as u32;
+    }
+    summary.bucket = bucket;
     s.check_classes();
     s.run.set(Payload::Saturation(summary));
     Ok(())

@@ -38,6 +38,7 @@ fn saturate_sizes(
         cfg: SaturateConfig::default(),
         throttled,
         sizes,
+        bucket: None,
     };
     iocap_session::saturate(&mut s, &sat).unwrap();
     s.finish()
@@ -92,6 +93,65 @@ fn a_flat_sweep_with_a_wide_latency_is_not_a_cap_and_no_sizes_skip_it() {
     let sat = run.saturation.as_ref().unwrap();
     assert!(sat.size_sweep.is_empty() && sat.limit.is_none());
     assert_eq!(run.tests.len(), sat.steps.len());
+}
+
+/// `--bucket` drains before the steps, in tests of `chunk_s` back to back, at its own depth,
+/// with no warm-up; a rate that never falls runs to the limit and finds no burst (so no
+/// probes), and the steps' tests follow, their indexes past the drain's.
+#[test]
+fn a_bucket_that_never_runs_out_drains_to_its_limit_then_the_steps_run() {
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    let mut s = Session::new(new_run(RunCommand::Saturate), &mut exec);
+    let sat = SaturateSpec {
+        base: spec("", "/t/iocap.testfile"),
+        cfg: SaturateConfig::default(),
+        throttled: false,
+        sizes: Vec::new(),
+        bucket: Some(iocap_session::BucketSpec {
+            qd: 16,
+            chunk_s: 2.0,
+            max_s: 6.0,
+            idle_s: vec![1.0],
+        }),
+    };
+    sat.check().unwrap();
+    iocap_session::saturate(&mut s, &sat).unwrap();
+    let run = s.finish();
+    let drain: Vec<&JobSpec> = exec.ran.iter().flatten().take(3).collect();
+    assert!(drain
+        .iter()
+        .all(|d| d.qd == 16 && d.duration_s == 2.0 && d.warmup_s == 0.0));
+    assert!(exec.paused_s.is_empty(), "no drop, so no refill probe");
+    let sat = run.saturation.as_ref().unwrap();
+    let b = sat.bucket.as_ref().unwrap();
+    assert_eq!(b.per_second_iops.len(), 6, "{b:?}");
+    assert!(b.drop.is_none() && b.sentence.contains("no burst ran out"));
+    assert_eq!(
+        sat.steps[0].test_idx, 3,
+        "the steps follow the drain's 3 tests"
+    );
+    assert_eq!(run.tests.len(), 3 + sat.steps.len());
+}
+
+/// A bucket's bad flags are refused by name before anything runs.
+#[test]
+fn a_bucket_with_a_bad_depth_or_pause_is_refused_by_flag() {
+    let bucket = |qd, idle: f64| SaturateSpec {
+        base: spec("", "/t/iocap.testfile"),
+        cfg: SaturateConfig::default(),
+        throttled: false,
+        sizes: vec![4096],
+        bucket: Some(iocap_session::BucketSpec {
+            qd,
+            chunk_s: 5.0,
+            max_s: 60.0,
+            idle_s: vec![idle],
+        }),
+    };
+    let err = |s: SaturateSpec| s.check().unwrap_err().to_string();
+    assert!(err(bucket(0, 1.0)).contains("--bucket-qd"));
+    assert!(err(bucket(8, 0.0)).contains("--refill"));
+    assert!(bucket(8, 1.0).check().is_ok());
 }
 
 #[test]

@@ -39,6 +39,7 @@ fn saturate_run(steps: &[(u32, f64, f64)], knee_qd: Option<u32>) -> RunResult {
         size_sweep: Vec::new(),
         limit: None,
         drops: Vec::new(),
+        bucket: None,
     });
     run
 }

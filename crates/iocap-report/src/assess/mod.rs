@@ -25,7 +25,7 @@ pub use preflight::render_preflight;
 pub(crate) use preflight::{preflight_what, value, verdict_counts};
 pub use saturation::render_saturation;
 pub(crate) use saturation::{
-    capacity_sentence, drop_sentence, knee_sentence, max_sentence, saturation_sizes,
+    capacity_sentence, drop_sentence, knee_sentence, max_sentence, refill_lines, saturation_sizes,
     saturation_steps, saturation_throttled,
 };
 pub use scaleup::render_scaleup;

@@ -128,7 +128,28 @@ fn limit_lines(run: &RunResult, s: &Saturation) -> String {
     for d in &s.drops {
         out.push_str(&wrap("burst:    ", &drop_sentence(run, d), crate::width()));
     }
+    if let Some(b) = &s.bucket {
+        out.push_str(&wrap("bucket:   ", &b.sentence, crate::width()));
+        for r in refill_lines(b) {
+            out.push_str(&wrap("          - ", &r, crate::width()));
+        }
+    }
     out
+}
+
+/// Each refill probe in words: `after 10 s idle: 2,000 I/Os regained (200 per second)`.
+pub(crate) fn refill_lines(b: &iocap_model::BurstBucket) -> Vec<String> {
+    b.refills
+        .iter()
+        .map(|r| {
+            format!(
+                "after {:.0} s idle: {} I/Os regained ({} per second idle)",
+                r.idle_s,
+                fmt::count(r.regained_ios),
+                fmt::count(r.ios_per_idle_s)
+            )
+        })
+        .collect()
 }
 
 /// `randread 8K qd 4: IOPS fell from 3,000 to 500 after 6 s and stayed: ...`.

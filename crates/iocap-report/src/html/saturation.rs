@@ -11,8 +11,9 @@ use super::charts::lat_axis;
 use super::figures::table_with;
 use super::{escape, swatch};
 use crate::assess::{
-    capacity_sentence, drop_sentence, knee_sentence, linear_iops, max_sentence, saturation_sizes,
-    saturation_steps, saturation_throttled, scaleup_alone, scaleup_together, target, Rows,
+    capacity_sentence, drop_sentence, knee_sentence, linear_iops, max_sentence, refill_lines,
+    saturation_sizes, saturation_steps, saturation_throttled, scaleup_alone, scaleup_together,
+    target, Rows,
 };
 use crate::change_pct;
 use crate::fmt::{self, MISSING, UNKNOWN};
@@ -269,6 +270,13 @@ pub(super) fn saturation(out: &mut String, runs: &[RunResult], names: &[String])
                 "<li>Burst: {}.</li>",
                 escape(&drop_sentence(&runs[i], d))
             );
+        }
+        if let Some(b) = &s.bucket {
+            let _ = write!(out, "<li>Burst bucket: {}.<ul>", escape(&b.sentence));
+            for r in refill_lines(b) {
+                let _ = write!(out, "<li>{}</li>", escape(&r));
+            }
+            out.push_str("</ul></li>");
         }
         out.push_str("</ul>");
         if !s.steps.is_empty() {

@@ -88,6 +88,7 @@ pub fn saturation(scale: f64, slow: f64) -> Saturation {
         size_sweep: Vec::new(),
         limit: None,
         drops: Vec::new(),
+        bucket: None,
     }
 }
 
