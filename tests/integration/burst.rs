@@ -135,6 +135,13 @@ fn saturate_bucket_measures_the_credits_baseline_and_refill_then_steps_at_the_ba
             "{k} {got}, not {want} ±{within}: {b:#}"
         );
     };
+    // for bench/limit-rigs.py, which records the figures over several runs
+    eprintln!(
+        "bucket figures: credit_ios {} baseline_iops {} refill_ios_per_s {}",
+        f("credit_ios"),
+        f("baseline_iops"),
+        f("refill_ios_per_s")
+    );
     near("credit_ios", BUCKET as f64, 0.15);
     near("baseline_iops", FILL, 0.10);
     near("refill_ios_per_s", FILL, 0.20);
