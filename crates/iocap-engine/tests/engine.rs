@@ -198,18 +198,26 @@ fn throttling_holds_the_rate_for_both_engines() {
             r.total.iops,
             r.warnings
         );
-        // paced, not bursty: every full second of the series is near the rate
+        // paced, not bursty: no full second of the series is far above the rate (a catch-up
+        // burst), and none far below it unless the result says the workers fell behind
         for p in r.per_second.iter().filter(|p| p.t_s >= 1.0) {
-            assert!((p.iops - 3000.0).abs() < 300.0, "{engine:?}: {p:?}");
+            assert!(
+                p.iops < 3300.0 && (p.iops > 2700.0 || said),
+                "{engine:?}: {p:?}, {:?}",
+                r.warnings
+            );
         }
         let mut s = spec(dir.path(), RwMode::Read, engine);
         s.rate_mb_s = Some(8.192); // 1000 x 8 KiB per second
         s.duration_s = 0.5;
         let r = run(&s).result;
+        // a rate in MB/s is paced as I/Os of the block size, and said not kept in the same words
+        let said = r.warnings.iter().any(|w| w.contains("was not kept"));
         assert!(
-            (r.total.mb_s - 8.192).abs() < 0.5,
-            "{engine:?}: {} MB/s",
-            r.total.mb_s
+            r.total.mb_s < 8.692 && (r.total.mb_s > 7.692 || said),
+            "{engine:?}: {} MB/s, {:?}",
+            r.total.mb_s,
+            r.warnings
         );
     }
 }
