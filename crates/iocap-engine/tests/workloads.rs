@@ -292,10 +292,14 @@ fn bursts_issue_about_their_on_share() {
         s.direct = true;
         s.rate_iops = Some(2000.0);
         let r = run(&s).result;
+        // never above; below only where the run says its workers fell behind the schedule (a
+        // busy machine may not run them on time)
+        let said = r.warnings.iter().any(|w| w.contains("was not kept"));
         assert!(
-            (1400..=1800).contains(&r.total.ios),
-            "{engine:?}: {} I/Os, 1600 expected",
-            r.total.ios
+            r.total.ios <= 1800 && (r.total.ios >= 1400 || said),
+            "{engine:?}: {} I/Os, 1600 expected: {:?}",
+            r.total.ios,
+            r.warnings
         );
     }
 }
