@@ -1,8 +1,8 @@
 //! A burst that ran out inside a test: a per-second series that held one level and then fell
 //! to a lower one and stayed, as a cloud volume's burst bucket does when its credits are spent
-//! (a high rate for minutes, then the baseline). A test that ends before the drop measured the
-//! burst, and a figure taken across it is neither level; the lower level is the capacity to plan
-//! on.
+//! (a high rate for minutes, then the baseline), or a write-back cache does when it fills. A
+//! test that ends before the drop measured the burst, and a figure taken across it is neither
+//! level; the lower level is the capacity to plan on.
 //!
 //! The rule: the one split of the series into two levels that leaves the least squared error
 //! (each side at least [`MIN_SIDE_S`] seconds), called a drop when the later level is at least
@@ -85,8 +85,8 @@ pub fn drops(tests: &[iocap_model::TestResult]) -> Vec<LevelDrop> {
 /// for the figures and the plan.
 pub fn sentence(test_name: &str, d: &LevelDrop) -> String {
     format!(
-        "{test_name}: {} and stayed: a burst ran out; the figures before it were taken inside \
-         the burst, plan on {} IOPS",
+        "{test_name}: {} and stayed: a burst ran out (a bucket's credits, or a write cache \
+         filling); the figures before it were taken inside the burst, plan on {} IOPS",
         describe(d),
         crate::fmt::count(d.after_iops)
     )

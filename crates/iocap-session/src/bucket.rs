@@ -39,6 +39,7 @@ fn run_until(
     let mut series = Vec::new();
     while (series.len() as f64) < max_s && !s.stopped() {
         s.exec.label(&spec.name);
+        let had = series.len();
         s.exec
             .run(std::slice::from_ref(spec))?
             .into_iter()
@@ -46,7 +47,8 @@ fn run_until(
                 series.extend(t.per_second.iter().map(|p| p.iops));
                 s.run.tests.push(t);
             });
-        if done(&series) {
+        // a test that gave no seconds (it measured nothing) would loop for ever
+        if done(&series) || series.len() == had {
             break;
         }
     }
