@@ -81,14 +81,22 @@ fn measure(
     Ok(p)
 }
 
-/// The ramp, then the throttled points, into the session's run: the knee and the curve in
-/// `run.saturation`.
+/// The burst bucket (`--bucket`), the ramp, the throttled points and the sweep over sizes,
+/// into the session's run: the bucket, the knee, the curve, the limit and any drop in
+/// `run.saturation`. Ctrl-C during the bucket keeps what it measured and runs no step.
 pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
     let base = &sat.base;
     let bucket = match &sat.bucket {
         Some(b) => Some(crate::measure_bucket(s, base, b)?),
         None => None,
     };
+    if s.stopped() {
+        s.run.set(Payload::Saturation(iocap_model::Saturation {
+            bucket,
+            ..summarize(&[], &[], &sat.cfg)
+        }));
+        return Ok(());
+    }
     let first_step = s.run.tests.len();
     let what = format!("{} {}", base.rw.name(), format_bytes(base.bs_bytes));
     let steps = ramp(&sat.cfg, |qd| {

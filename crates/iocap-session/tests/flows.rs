@@ -133,6 +133,32 @@ fn a_bucket_that_never_runs_out_drains_to_its_limit_then_the_steps_run() {
     assert_eq!(run.tests.len(), 3 + sat.steps.len());
 }
 
+/// Ctrl-C during the drain keeps what it measured and runs no step.
+#[test]
+fn ctrl_c_in_the_bucket_keeps_the_drain_and_runs_no_step() {
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    exec.interrupt_at = Some(1);
+    let mut s = Session::new(new_run(RunCommand::Saturate), &mut exec);
+    let sat = SaturateSpec {
+        base: spec("", "/t/iocap.testfile"),
+        cfg: SaturateConfig::default(),
+        throttled: true,
+        sizes: vec![4096, 65536],
+        bucket: Some(iocap_session::BucketSpec {
+            qd: 16,
+            chunk_s: 2.0,
+            max_s: 60.0,
+            idle_s: vec![1.0],
+        }),
+    };
+    iocap_session::saturate(&mut s, &sat).unwrap();
+    let run = s.finish();
+    assert_eq!(run.tests.len(), 2, "the drain's two tests, no step");
+    let sat = run.saturation.as_ref().unwrap();
+    assert!(sat.steps.is_empty() && sat.size_sweep.is_empty());
+    assert_eq!(sat.bucket.as_ref().unwrap().per_second_iops.len(), 4);
+}
+
 /// A bucket's bad flags are refused by name before anything runs.
 #[test]
 fn a_bucket_with_a_bad_depth_or_pause_is_refused_by_flag() {
