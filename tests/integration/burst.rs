@@ -14,13 +14,10 @@ const BUCKET: u64 = 3200;
 const PEAK: f64 = 1000.0;
 const FILL: f64 = 200.0;
 
-#[test]
-fn saturate_says_which_step_a_burst_ran_out_in_and_the_baseline_to_plan_on() {
-    let Some(m) = mount("saturate_burst") else {
-        return;
-    };
-    // iocap creates and fills the file first; only reads take credits
-    let f = m.path("t.dat");
+/// `iocap saturate` (steps of `step` up to qd 2, no throttled points, no sweep, and `extra`)
+/// on a file whose reads the token bucket serves; iocap creates and fills the file first, and
+/// only reads take credits. The run's JSON.
+fn saturate_on_bucket(m: &crate::faults::Mounted, step: &str, extra: &[&str]) -> Value {
     let bucket = Fault::token_bucket(BUCKET, FILL, PEAK).unwrap();
     m.fs.add(Rule::new(bucket).file("t.dat").ops(Ops::Read));
     let out = m
@@ -29,10 +26,10 @@ fn saturate_says_which_step_a_burst_ran_out_in_and_the_baseline_to_plan_on() {
             "saturate",
             "--size",
             "16M",
-            "--step-duration",
-            "10s",
             "--warmup",
             "0s",
+            "--step-duration",
+            step,
         ])
         .args([
             "--max-qd",
@@ -42,8 +39,9 @@ fn saturate_says_which_step_a_burst_ran_out_in_and_the_baseline_to_plan_on() {
             "none",
             "--no-save",
         ])
+        .args(extra)
         .args(["--output", "json"])
-        .arg(&f)
+        .arg(m.path("t.dat"))
         .output()
         .unwrap();
     assert!(
@@ -51,7 +49,15 @@ fn saturate_says_which_step_a_burst_ran_out_in_and_the_baseline_to_plan_on() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn saturate_says_which_step_a_burst_ran_out_in_and_the_baseline_to_plan_on() {
+    let Some(m) = mount("saturate_burst") else {
+        return;
+    };
+    let v = saturate_on_bucket(&m, "10s", &[]);
     let drops = v["saturation"]["drops"]
         .as_array()
         .cloned()
@@ -90,38 +96,16 @@ fn saturate_bucket_measures_the_credits_baseline_and_refill_then_steps_at_the_ba
     let Some(m) = mount("saturate_bucket") else {
         return;
     };
-    let bucket = Fault::token_bucket(BUCKET, FILL, PEAK).unwrap();
-    m.fs.add(Rule::new(bucket).file("t.dat").ops(Ops::Read));
-    let out = m
-        .iocap()
-        .args([
-            "saturate",
-            "--size",
-            "16M",
-            "--step-duration",
-            "3s",
-            "--warmup",
-            "0s",
-        ])
-        .args([
-            "--max-qd",
-            "2",
-            "--no-throttled",
-            "--sizes",
-            "none",
-            "--no-save",
-        ])
-        .args(["--bucket", "--bucket-qd", "4", "--bucket-max", "60s"])
-        .args(["--refill", "5s,10s", "--output", "json"])
-        .arg(m.path("t.dat"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bucket = [
+        "--bucket",
+        "--bucket-qd",
+        "4",
+        "--bucket-max",
+        "60s",
+        "--refill",
+        "5s,10s",
+    ];
+    let v = saturate_on_bucket(&m, "3s", &bucket);
     let s = &v["saturation"];
     let b = &s["bucket"];
     let f = |k: &str| {

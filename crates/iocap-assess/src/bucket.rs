@@ -77,7 +77,8 @@ pub fn bucket(drain: &[f64], bs_bytes: u64, qd: u32, probes: &[(f64, Vec<f64>)])
     b.refill_ios_per_s = fit_through_zero(&b.refills);
     b.peak_iops = Some(d.before_iops);
     b.baseline_iops = Some(base);
-    b.ratio = Some(d.before_iops / base);
+    // a device that stopped answering has a baseline of 0: no ratio to give
+    b.ratio = (base > 0.0).then(|| d.before_iops / base);
     b.burst_s = Some(d.at_s);
     b.burst_ios = Some(burst_ios);
     b.burst_bytes = Some(burst_ios * bs_bytes as f64);
@@ -101,22 +102,19 @@ fn fit_through_zero(refills: &[Refill]) -> Option<f64> {
 
 fn sentence(b: &BurstBucket, d: &LevelDrop) -> String {
     let c = crate::fmt::count;
-    let when = if d.at_s_low == d.at_s_high {
-        String::new()
-    } else {
-        format!(" ({:.0} to {:.0} s)", d.at_s_low, d.at_s_high)
-    };
+    let when = crate::burst::interval(d);
     let refill = b.refill_ios_per_s.map_or_else(String::new, |r| {
         format!("; it refills {} I/Os per second idle", c(r))
     });
     format!(
         "a burst of {} IOPS for {:.0} s{when} ({} I/Os above the baseline), then a baseline \
-         of {} IOPS ({:.1}x less){refill}: plan on {} IOPS",
+         of {} IOPS{}{refill}: plan on {} IOPS",
         c(d.before_iops),
         d.at_s,
         c(b.credit_ios.unwrap_or(0.0)),
         c(d.after_iops),
-        d.before_iops / d.after_iops,
+        b.ratio
+            .map_or_else(String::new, |r| format!(" ({r:.1}x less)")),
         c(d.after_iops)
     )
 }

@@ -92,18 +92,23 @@ pub fn sentence(test_name: &str, d: &LevelDrop) -> String {
     )
 }
 
-/// A drop in words: `IOPS fell from 3,000 to 500 after 6 s (5 to 7 s)`.
-pub fn describe(d: &LevelDrop) -> String {
-    let when = if d.at_s_low == d.at_s_high {
+/// A drop's interval in words, ` (5 to 7 s)`, or nothing when it is one second.
+pub fn interval(d: &LevelDrop) -> String {
+    if d.at_s_low == d.at_s_high {
         String::new()
     } else {
         format!(" ({:.0} to {:.0} s)", d.at_s_low, d.at_s_high)
-    };
+    }
+}
+
+/// A drop in words: `IOPS fell from 3,000 to 500 after 6 s (5 to 7 s)`.
+pub fn describe(d: &LevelDrop) -> String {
     format!(
-        "IOPS fell from {} to {} after {:.0} s{when}",
+        "IOPS fell from {} to {} after {:.0} s{}",
         crate::fmt::count(d.before_iops),
         crate::fmt::count(d.after_iops),
-        d.at_s
+        d.at_s,
+        interval(d)
     )
 }
 
