@@ -158,7 +158,9 @@ fn two_stacked_caches_are_two_levels_and_the_text_says_so() {
     let Some(m) = mount("cachescan_two_levels") else {
         return;
     };
-    device(&m, "t", 200);
+    // hits of 500 µs (a host's stall of 320 µs is then needed to fake the first cache's rise,
+    // against 120 µs with hits of 200 µs)
+    device(&m, "t", 500);
     // the caches end past the sweep's first step, whose reading a busy machine can slow as
     // the sweep begins (at 20 MiB, the rise from 16M to 32M was then too small to count).
     // Misses of 2 and 8 ms: with 1 and 3 ms, CI's hits read 424 µs at 16M and 543 at 32M (not
@@ -199,7 +201,7 @@ fn preflight_sizes_its_files_past_the_cache() {
     for d in ["log", "backup"] {
         std::fs::create_dir(m.dir.path().join(d)).unwrap();
     }
-    device(&m, "iocap.testfile", 200);
+    device(&m, "iocap.testfile", 500);
     m.fs.add(cache("iocap.testfile", 40, 3000, Ops::Read));
     let out = m
         .iocap()
