@@ -31,7 +31,10 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::rig::*;
-use super::trip::{characterise, f, run_profile, size_pct, start_capture, Table, TOLERANCE};
+use super::trip::{
+    asked_problems, characterise, f, roles_behind, run_profile_json, size_pct, start_capture,
+    summary, Table, TOLERANCE,
+};
 use super::MIB;
 use crate::mariadb::{tools_or_skip, Server};
 
@@ -90,13 +93,13 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
     let ro = round(&rig, &dev, &mnt, &mut db, "oltp_read_only");
     let rw = round(&rig, &dev, &mnt, &mut db, "oltp_read_write");
     db.stop();
-    let trip = round_trip(&rig, &mnt, "oltp_read_write");
+    let (trip, behind, asked) = round_trip(&rig, &mnt, "oltp_read_write");
     eprintln!(
         "MariaDB {version}, sysbench {TABLES} {ROWS} {THREADS} {SECONDS}, \
          innodb_buffer_pool_size 16M, ext4 on {dev}; set up in {:.0} s",
         set_up.as_secs_f64()
     );
-    let mut problems = Vec::new();
+    let mut problems = asked;
     for r in [&ro, &rw] {
         let checks = r.checks();
         eprintln!("{}", r.table(&checks));
@@ -176,7 +179,14 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
         eprintln!("{}: {}", r.name, streams_text(&r.workload));
     }
     eprintln!("{}", trip.text());
-    problems.extend(trip.misses().into_iter().map(|m| {
+    // a rate the profile run fell short of is set aside only where the run said the stream
+    // did not keep it (a busy host); the rate the profile asked of each stream is checked
+    // against the recording above, whatever the load
+    let (misses, short) = trip.misses_unless_behind(&behind);
+    for m in short {
+        eprintln!("short of the recording, as the profile run said the stream fell behind: {m}");
+    }
+    problems.extend(misses.into_iter().map(|m| {
         format!(
             "oltp_read_write's profile run misses the recording by more than {:.0} %: {m}",
             TOLERANCE * 100.0
@@ -191,17 +201,19 @@ fn sysbench_captured_on_its_own_loop_device_agrees_with_innodb_counters() {
 
 /// The round trip of issue 33 for the sysbench run `test` (issue 34, item 5), the server
 /// stopped: its capture turned into a profile, the profile run on the same file system under a
-/// capture of its own, and both traces' streams side by side.
-fn round_trip(rig: &Rig, mnt: &Path, test: &str) -> Table {
+/// capture of its own, and both traces' streams side by side; with the roles whose tests the
+/// profile run said fell behind their rate, and where the profile asks a stream for a rate
+/// other than the recorded one.
+fn round_trip(rig: &Rig, mnt: &Path, test: &str) -> (Table, Vec<String>, Vec<String>) {
     let profile = rig.path(&format!("{test}.toml"));
     let recorded = characterise(rig, &rig.path(&format!("{test}.iotrace")), Some(&profile));
-    eprintln!(
-        "the profile written from {test}'s capture:\n{}",
-        std::fs::read_to_string(&profile).unwrap()
-    );
-    let (replayed, ran) = run_profile(rig, mnt, &profile);
-    eprintln!("{test}'s profile run: {ran}");
-    Table::new(recorded, replayed)
+    let toml = std::fs::read_to_string(&profile).unwrap();
+    eprintln!("the profile written from {test}'s capture:\n{toml}");
+    let asked = asked_problems(&recorded, &toml);
+    let (replayed, run) = run_profile_json(rig, mnt, &profile);
+    eprintln!("{test}'s profile run: {}", summary(&run));
+    let behind = roles_behind(&run);
+    (Table::new(recorded, replayed), behind, asked)
 }
 
 /// One sysbench run: the capture's requests, the device's counters and InnoDB's over the same

@@ -24,7 +24,6 @@
 //! Skipped with a message where the test cannot run as root with loop devices, or where
 //! PostgreSQL 15 or later is not installed; under CI it fails instead.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -151,97 +150,6 @@ fn pgbench_round_trip_gives_back_each_stream_within_15_percent() {
         problems.join("\n"),
         table.text()
     );
-}
-
-/// The roles (`data`, `log`) of the profile run's tests that said they did not keep their
-/// rate: the engine's warning when a throttled test's workers ended more than 2 % behind
-/// their schedule. A suite test of several workloads names each `TEST [ROLE]`.
-fn roles_behind(run: &Value) -> Vec<String> {
-    let tests = run["tests"].as_array().expect("the suite run's tests");
-    let behind: Vec<String> = tests
-        .iter()
-        .filter(|t| {
-            t["warnings"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|w| w.as_str().is_some_and(|w| w.contains("was not kept")))
-        })
-        .filter_map(|t| {
-            let role = t["name"].as_str()?.rsplit_once(" [")?.1.strip_suffix(']')?;
-            Some(role.to_string())
-        })
-        .collect();
-    for t in tests {
-        for w in t["warnings"].as_array().into_iter().flatten() {
-            eprintln!("profile run, {}: {}", t["name"], w.as_str().unwrap_or("?"));
-        }
-    }
-    behind
-}
-
-/// Each stream's rate as the profile asks for it, by role: the reads and writes per second of
-/// its workloads (`stream-ROLE`, or `stream-ROLE-read` and `stream-ROLE-write`). A workload's
-/// `rate_iops` counts the fdatasync after every `fsync_every` writes too, which the engine paces
-/// as operations.
-fn asked_rates(profile: &str) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
-    for w in profile.split("[[workload]]").skip(1) {
-        let get = |name: &str| -> Option<&str> {
-            w.lines().find_map(|l| {
-                let v = l.strip_prefix(name)?.trim_start().strip_prefix('=')?;
-                Some(v.trim().trim_matches('"'))
-            })
-        };
-        let number = |name: &str| -> Option<f64> {
-            get(name).map(|v| v.parse().unwrap_or_else(|_| panic!("{name} = {v}")))
-        };
-        let key = get("key").unwrap_or_else(|| panic!("a workload without a key: {w}"));
-        let stream = key.strip_prefix("stream-").unwrap_or(key);
-        let role = stream
-            .strip_suffix("-read")
-            .or_else(|| stream.strip_suffix("-write"))
-            .unwrap_or(stream);
-        let rate = number("rate_iops").unwrap_or_else(|| panic!("{key} has no rate_iops"));
-        let ios = match number("fsync_every") {
-            Some(n) if n > 0.0 => rate / (1.0 + 1.0 / n),
-            _ => rate,
-        };
-        *out.entry(role.to_string()).or_insert(0.0) += ios;
-    }
-    out
-}
-
-/// Where the profile asks a stream for a rate further than the tolerance from the recorded
-/// IOPS (over the stream's busy seconds), in words: the data's and the log's, and any other
-/// stream's with enough requests for a rate (as [`Table::misses`] judges them).
-fn asked_problems(recorded: &Value, profile: &str) -> Vec<String> {
-    let asked = asked_rates(profile);
-    let mut p = Vec::new();
-    for role in ["data", "log"] {
-        if !asked.contains_key(role) {
-            p.push(format!("the profile has no workload of the {role} stream"));
-        }
-    }
-    for (role, asked) in asked {
-        let Some(s) = stream(recorded, &role) else {
-            p.push(format!(
-                "the profile runs a {role} stream that was not recorded"
-            ));
-            continue;
-        };
-        let requests = s["reads"].as_u64().unwrap_or(0) + s["writes"].as_u64().unwrap_or(0);
-        if role != "data" && role != "log" && requests < 1000 {
-            continue;
-        }
-        let iops = f(s, "iops");
-        if (asked - iops).abs() > TOLERANCE * iops {
-            p.push(format!(
-                "the profile asks the {role} stream for {asked:.1} IOPS, recorded {iops:.1}"
-            ));
-        }
-    }
-    p
 }
 
 /// What is wrong with the recording's streams, in words: the data stream must be mostly 8 KiB

@@ -4,6 +4,7 @@
 //! system under a second capture, and the two traces' streams lined up figure by figure, with
 //! the figures that miss the recording by more than [`TOLERANCE`] in words.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Child;
 
@@ -22,15 +23,8 @@ const TESTFILE_SIZE: &str = "256M";
 
 /// The profile at `profile` run on the file system mounted at `mnt` (the database stopped):
 /// its test files made in `mnt/rt-data` and `mnt/rt-log` by a first short run, then the run
-/// recorded with `--files` on both. The run's workload as characterised, and what the suite
-/// measured, a line per test.
-pub(super) fn run_profile(rig: &Rig, mnt: &Path, profile: &Path) -> (Value, String) {
-    let (replayed, run) = run_profile_json(rig, mnt, profile);
-    (replayed, summary(&run))
-}
-
-/// [`run_profile`], with the suite run's JSON (each test's spec and warnings) in place of the
-/// summary.
+/// recorded with `--files` on both. The run's workload as characterised, and the suite run's
+/// JSON (each test's spec and warnings; [`summary`] gives a line per test).
 pub(super) fn run_profile_json(rig: &Rig, mnt: &Path, profile: &Path) -> (Value, Value) {
     let (pdata, plog) = (mnt.join("rt-data"), mnt.join("rt-log"));
     std::fs::create_dir(&pdata).unwrap();
@@ -283,12 +277,7 @@ impl Table {
     }
 
     /// Every figure of a stream in both traces that is further than the tolerance from the
-    /// recording, in words.
-    pub(super) fn misses(&self) -> Vec<String> {
-        self.misses_unless_behind(&[]).0
-    }
-
-    /// [`Table::misses`], less those of the streams of the roles in `behind` (whose tests the
+    /// recording, in words, less those of the streams of the roles in `behind` (whose tests the
     /// profile run said did not keep their rate) that are rates the profile run fell short of:
     /// those are returned apart, also in words. A rate above the recording is a miss whatever
     /// was said, and so is every other figure.
@@ -473,4 +462,95 @@ pub(super) fn miss(role: &str, key: &str, a: &Value, b: &Value) -> Option<String
             if x != 0.0 { y / x } else { f64::INFINITY }
         )),
     }
+}
+
+/// The roles (`data`, `log`) of the profile run's tests that said they did not keep their
+/// rate: the engine's warning when a throttled test's workers ended more than 2 % behind
+/// their schedule. A suite test of several workloads names each `TEST [ROLE]`.
+pub(super) fn roles_behind(run: &Value) -> Vec<String> {
+    let tests = run["tests"].as_array().expect("the suite run's tests");
+    let behind: Vec<String> = tests
+        .iter()
+        .filter(|t| {
+            t["warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|w| w.as_str().is_some_and(|w| w.contains("was not kept")))
+        })
+        .filter_map(|t| {
+            let role = t["name"].as_str()?.rsplit_once(" [")?.1.strip_suffix(']')?;
+            Some(role.to_string())
+        })
+        .collect();
+    for t in tests {
+        for w in t["warnings"].as_array().into_iter().flatten() {
+            eprintln!("profile run, {}: {}", t["name"], w.as_str().unwrap_or("?"));
+        }
+    }
+    behind
+}
+
+/// Each stream's rate as the profile asks for it, by role: the reads and writes per second of
+/// its workloads (`stream-ROLE`, or `stream-ROLE-read` and `stream-ROLE-write`). A workload's
+/// `rate_iops` counts the fdatasync after every `fsync_every` writes too, which the engine paces
+/// as operations.
+pub(super) fn asked_rates(profile: &str) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for w in profile.split("[[workload]]").skip(1) {
+        let get = |name: &str| -> Option<&str> {
+            w.lines().find_map(|l| {
+                let v = l.strip_prefix(name)?.trim_start().strip_prefix('=')?;
+                Some(v.trim().trim_matches('"'))
+            })
+        };
+        let number = |name: &str| -> Option<f64> {
+            get(name).map(|v| v.parse().unwrap_or_else(|_| panic!("{name} = {v}")))
+        };
+        let key = get("key").unwrap_or_else(|| panic!("a workload without a key: {w}"));
+        let stream = key.strip_prefix("stream-").unwrap_or(key);
+        let role = stream
+            .strip_suffix("-read")
+            .or_else(|| stream.strip_suffix("-write"))
+            .unwrap_or(stream);
+        let rate = number("rate_iops").unwrap_or_else(|| panic!("{key} has no rate_iops"));
+        let ios = match number("fsync_every") {
+            Some(n) if n > 0.0 => rate / (1.0 + 1.0 / n),
+            _ => rate,
+        };
+        *out.entry(role.to_string()).or_insert(0.0) += ios;
+    }
+    out
+}
+
+/// Where the profile asks a stream for a rate further than the tolerance from the recorded
+/// IOPS (over the stream's busy seconds), in words: the data's and the log's, and any other
+/// stream's with enough requests for a rate (as [`Table::misses_unless_behind`] judges them).
+pub(super) fn asked_problems(recorded: &Value, profile: &str) -> Vec<String> {
+    let asked = asked_rates(profile);
+    let mut p = Vec::new();
+    for role in ["data", "log"] {
+        if !asked.contains_key(role) {
+            p.push(format!("the profile has no workload of the {role} stream"));
+        }
+    }
+    for (role, asked) in asked {
+        let Some(s) = stream(recorded, &role) else {
+            p.push(format!(
+                "the profile runs a {role} stream that was not recorded"
+            ));
+            continue;
+        };
+        let requests = s["reads"].as_u64().unwrap_or(0) + s["writes"].as_u64().unwrap_or(0);
+        if role != "data" && role != "log" && requests < 1000 {
+            continue;
+        }
+        let iops = f(s, "iops");
+        if (asked - iops).abs() > TOLERANCE * iops {
+            p.push(format!(
+                "the profile asks the {role} stream for {asked:.1} IOPS, recorded {iops:.1}"
+            ));
+        }
+    }
+    p
 }
