@@ -7,8 +7,11 @@ Set-up: a file in DIR (SIZE, default 2G) behind a loop device with direct I/O, f
 fio reads it without a break (4K random reads at qd 16, io_uring, O_DIRECT) while the script
 takes turns: WINDOW seconds with no capture, WINDOW seconds with `iocap capture` of the loop
 device running (raw tracepoints, as on a kernel with BTF), none again, then the capture forced
-onto the formatted tracepoints (IOCAP_CAPTURE_FORMATTED=1, as on a kernel without BTF); each
-round the two captures swap places. The IOPS of a window are the loop device's completed reads
+onto the formatted tracepoints (IOCAP_CAPTURE_FORMATTED=1, as on a kernel without BTF), then
+the floor: the capture with programs that return at once and record nothing
+(IOCAP_CAPTURE_EMPTY=1: what attaching any program to the block tracepoints costs, and the
+capture process idle), then the control: a process that only sleeps, started and stopped as a
+capture is (the method's own bias, which should read 1). The arms take turns going first. The IOPS of a window are the loop device's completed reads
 (/sys/block/NAME/stat) over its time, counted from the capture's trace file existing (its
 programs attached) to its stop; the capture's start and its end (the trace described) fall
 outside every window. This VM's disk drifts by 30 % within minutes, so each captured window is
@@ -39,7 +42,7 @@ FIO = os.environ.get("FIO", "fio")
 BEGIN, END = "<!-- capture-overhead:begin -->", "<!-- capture-overhead:end -->"
 WINDOW = float(os.environ.get("WINDOW", "4"))
 BEFORE = os.environ.get("BEFORE")
-ARMS = ["raw", "formatted"] + (["before"] if BEFORE else [])
+ARMS = ["raw", "formatted", "floor", "control"] + (["before"] if BEFORE else [])
 
 
 def reads(name):
@@ -60,13 +63,17 @@ def captured(dev, trace, arm):
     """IOPS over a window with the capture running, the capture's CPU seconds, requests and
     lost; `arm`: raw, formatted (the perf-event tracepoints, as kernels without BTF are
     captured), or before (the BEFORE binary)."""
+    if arm == "control":
+        return control(dev)
     binary = BEFORE if arm == "before" else IOCAP
-    formatted = arm == "formatted"
     cmd = [binary, "capture", dev, "-o", trace, "--force", "--format", "json", "--no-save"]
     env = dict(os.environ)
     env.pop("IOCAP_CAPTURE_FORMATTED", None)
-    if formatted:
+    env.pop("IOCAP_CAPTURE_EMPTY", None)
+    if arm == "formatted":
         env["IOCAP_CAPTURE_FORMATTED"] = "1"
+    if arm == "floor":
+        env["IOCAP_CAPTURE_EMPTY"] = "1"
     if os.path.exists(trace):
         os.unlink(trace)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -91,6 +98,17 @@ def captured(dev, trace, arm):
     return iops, cpu, records, lost
 
 
+def control(dev):
+    """A window beside a process that only sleeps, started, waited for and stopped as a
+    capture is: what the method itself takes from fio."""
+    p = subprocess.Popen(["sleep", "3600"])
+    time.sleep(0.02)
+    iops = quiet(os.path.basename(dev))
+    p.send_signal(2)
+    _, _, use = os.wait4(p.pid, 0)
+    return iops, use.ru_utime + use.ru_stime, 0, 0
+
+
 def rounds_on(dev, tmp, rounds):
     ratios = {a: [] for a in ARMS}
     per_req = {a: [] for a in ARMS}
@@ -105,7 +123,7 @@ def rounds_on(dev, tmp, rounds):
             lost[arm].append(gone / max(n + gone, 1) * 1e6)
             after = quiet(name)
             ratios[arm].append(iops / ((before + after) / 2))
-            per_req[arm].append(cpu / max(n, 1) * 1e6)
+            per_req[arm].append(cpu / n * 1e6 if n else float("nan"))
             print(f"round {r + 1}, {arm}: {before:.0f} IOPS, then {iops:.0f} captured "
                   f"({ratios[arm][-1]:.3f}), then {after:.0f}; capture CPU "
                   f"{per_req[arm][-1]:.2f} µs per request, {gone} of {n + gone} lost",
@@ -147,7 +165,10 @@ def main():
         "16 (io_uring, direct) on a loop device over a file on this VM's disk, without a break; "
         f"{WINDOW:.0f} s windows with `iocap capture` of the loop device running, each held "
         "against the windows without a capture on either side of it; raw tracepoints (a kernel "
-        "with BTF) and the formatted ones (`IOCAP_CAPTURE_FORMATTED=1`, a kernel without)"
+        "with BTF) and the formatted ones (`IOCAP_CAPTURE_FORMATTED=1`, a kernel without), the "
+        "floor (`IOCAP_CAPTURE_EMPTY=1`: programs that return at once on the same raw "
+        "tracepoints, the capture process idle) and the control (a process that only sleeps, "
+        "started and stopped the same way)"
         + (", and the capture as it was before (BEFORE)" if BEFORE else "")
         + f" take turns, {rounds} windows each. CPU is the capture process's own user + system time "
         "(its start and its description of the trace included) over the requests it wrote.",
@@ -157,11 +178,15 @@ def main():
         "|---|---:|---:|---:|",
     ]
     labels = {"raw": "raw tracepoints", "formatted": "formatted tracepoints",
+              "floor": "floor: empty programs", "control": "control: a sleeping process",
               "before": f"before (`{os.path.basename(BEFORE or '')}`)"}
     for arm in ARMS:
         label = labels[arm]
-        q, c = quartiles(ratios[arm]), quartiles(per_req[arm])
-        g = quartiles(lost[arm])
+        q = quartiles(ratios[arm])
+        if arm in ("floor", "control"):
+            lines.append(f"| {label} | {q[1]:.3f} ({q[0]:.3f}–{q[2]:.3f}) | — | — |")
+            continue
+        c, g = quartiles(per_req[arm]), quartiles(lost[arm])
         lines.append(f"| {label} | {q[1]:.3f} ({q[0]:.3f}–{q[2]:.3f}) | {c[1]:.2f} µs "
                      f"({c[0]:.2f}–{c[2]:.2f}) | {g[1]:.0f} ({g[0]:.0f}–{g[2]:.0f}) |")
     lines.append(END)
