@@ -46,6 +46,13 @@ impl Mounted {
         c
     }
 
+    /// [`Mounted::iocap`] at the highest priority ([`crate::iocap_first`]).
+    pub(crate) fn iocap_first(&self) -> assert_cmd::Command {
+        let mut c = crate::iocap_first(self.dir.path());
+        c.env("XDG_DATA_HOME", self.dir.path().join("data"));
+        c
+    }
+
     /// `iocap run ARGS --output json` on `name`: exit code and parsed stdout.
     fn run(&self, name: &str, args: &[&str]) -> (i32, serde_json::Value, String) {
         let out = self

@@ -28,8 +28,12 @@ use crate::fmt;
 pub const FLAT_PCT: f64 = 10.0;
 
 /// The largest median absolute deviation of the points' per-second IOPS, in percent of their
-/// median (the median over the points), that counts as a cap's steadiness.
-pub const STEADY_PCT: f64 = 1.0;
+/// median (the median over the points), that counts as a cap's steadiness. blk-throttle's
+/// read 0.0 to 0.3 % on a quiet host, and 1.08 % at 32 MiB/s (512 I/Os a second at 64K)
+/// while the whole test suite, fio and two CPU hogs shared two cores: a completion seen 10 ms
+/// late moves 5 of them into the next second. A seek-bound disk's seconds stray by several
+/// percent (about 8 % at 150 random IOPS, counting alone).
+pub const STEADY_PCT: f64 = 2.0;
 
 /// The widest p99/p50 that counts as a cap's even pacing.
 pub const CAP_P99_OVER_P50: f64 = 1.5;
