@@ -12,6 +12,12 @@
 //!
 //! Nothing here allocates or locks after [`Iocp::new`]; the only system calls are the I/O and the
 //! wait for it.
+//!
+//! Dropped with I/O still posted (a loop that returned on a failed wait), the kernel would write
+//! each one's status into its `OVERLAPPED` after the box was freed. So the drop cancels what is
+//! posted (`CancelIoEx`) and takes every completion from the port before anything is freed;
+//! where the port does not give them all back within [`DRAIN_MS`], the `OVERLAPPED`s are
+//! leaked, never freed, as the queue leaks the buffers in that case.
 
 use std::fs::File;
 use std::io;
@@ -22,7 +28,7 @@ use windows_sys::Win32::Foundation::{
 use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
 use windows_sys::Win32::System::Threading::INFINITE;
 use windows_sys::Win32::System::IO::{
-    CreateIoCompletionPort, GetQueuedCompletionStatusEx, OVERLAPPED, OVERLAPPED_ENTRY,
+    CancelIoEx, CreateIoCompletionPort, GetQueuedCompletionStatusEx, OVERLAPPED, OVERLAPPED_ENTRY,
 };
 
 use super::{Backend, Completion, Io, Op};
@@ -42,7 +48,12 @@ pub struct Iocp {
     got: usize,
     /// Completions known without the port (failed at once, flushes); capacity = depth.
     ready: Vec<Completion>,
+    /// I/Os the port will post a completion for that have not been reaped.
+    posted: usize,
 }
+
+/// How long a drop waits for the port to give back the completions of I/Os still posted.
+pub const DRAIN_MS: u32 = 10_000;
 
 // SAFETY: the port and handle are owned by this value and used by one thread at a time; the
 // OVERLAPPED pointers inside are only our own boxes'.
@@ -68,6 +79,7 @@ impl Iocp {
             entries: (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect(),
             got: 0,
             ready: Vec::with_capacity(depth),
+            posted: 0,
         })
     }
 
@@ -82,10 +94,50 @@ impl Iocp {
     }
 }
 
+impl Iocp {
+    /// Cancels the I/Os still posted and takes their completions from the port, up to
+    /// [`DRAIN_MS`]; whether none is left.
+    fn drain(&mut self) -> bool {
+        if self.posted == 0 {
+            return true;
+        }
+        // SAFETY: cancels this handle's I/O, issued by any thread; a null OVERLAPPED is "all".
+        unsafe { CancelIoEx(self.handle(), std::ptr::null()) };
+        let end = iocap_platform::clock::now_ns() + u64::from(DRAIN_MS) * 1_000_000;
+        while self.posted > 0 {
+            let left = end.saturating_sub(iocap_platform::clock::now_ns()) / 1_000_000;
+            if left == 0 {
+                return false;
+            }
+            let mut n = 0u32;
+            // SAFETY: `entries` is writable for its length; the port is ours.
+            let ok = unsafe {
+                GetQueuedCompletionStatusEx(
+                    self.port,
+                    self.entries.as_mut_ptr(),
+                    self.entries.len() as u32,
+                    &mut n,
+                    left as u32,
+                    0,
+                )
+            };
+            if ok == 0 {
+                return false;
+            }
+            self.posted = self.posted.saturating_sub(n as usize);
+        }
+        true
+    }
+}
+
 impl Drop for Iocp {
     fn drop(&mut self) {
-        // SAFETY: the port is ours and closed once; the loop drained every I/O before (or its
-        // queue left the buffers never freed when it could not).
+        if !self.drain() {
+            // the kernel may still write to them: never freed
+            Box::leak(std::mem::take(&mut self.ovs));
+        }
+        // SAFETY: the port is ours and closed once, with nothing posted left (or the
+        // OVERLAPPEDs it could still name leaked above).
         unsafe { CloseHandle(self.port) };
     }
 }
@@ -128,9 +180,11 @@ impl Backend for Iocp {
                     slot: io.slot,
                     result: -(e as i32),
                 });
+                return;
             }
         }
-        // success at once: the port still gets the completion (no skip-on-success mode)
+        // pending, or success at once: the port gets the completion (no skip-on-success mode)
+        self.posted += 1;
     }
 
     #[inline]
@@ -185,7 +239,9 @@ impl Backend for Iocp {
         while let Some(c) = self.ready.pop() {
             f(c);
         }
-        for i in 0..std::mem::take(&mut self.got) {
+        let got = std::mem::take(&mut self.got);
+        self.posted = self.posted.saturating_sub(got);
+        for i in 0..got {
             let e = &self.entries[i];
             let s = self.slot_of(e.lpOverlapped);
             // the I/O's NTSTATUS is in its OVERLAPPED's Internal once it completed
@@ -207,5 +263,40 @@ impl Backend for Iocp {
                 result,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use windows_sys::Win32::Storage::FileSystem::{FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED};
+
+    use super::*;
+    use crate::backend::IoQueue;
+    use crate::buffers::SlotBuffers;
+
+    /// A loop that returns with reads in flight drops its port: the drop first takes back
+    /// every completion the port still owes, so nothing is written to a freed OVERLAPPED.
+    #[test]
+    fn a_drop_with_reads_posted_takes_their_completions_first() {
+        let d = tempfile::tempdir().unwrap();
+        let f = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(d.path().join("f"))
+            .unwrap();
+        f.set_len(1 << 20).unwrap();
+        let h = win::reopen(&f, true, FILE_FLAG_OVERLAPPED | FILE_FLAG_NO_BUFFERING).unwrap();
+        let mut a = Iocp::new(h, 4).unwrap();
+        let mut bufs = SlotBuffers::new(4, 4096, 1).unwrap();
+        let mut q = IoQueue::new(&mut a, &mut bufs);
+        for s in 0..4u32 {
+            q.queue(s, Op::Read, u64::from(s) * 4096, 4096);
+        }
+        // returned without reaping: the queue leaves the buffers never freed
+        drop(q);
+        assert_eq!(a.posted, 4);
+        assert!(a.drain());
+        assert_eq!(a.posted, 0);
     }
 }
