@@ -177,10 +177,10 @@ fn latency_is_added_precisely() {
         "{slow:?} - {base:?} is too far above {delay:?}"
     );
     assert_eq!(m.fs.fired(id), 200);
-    // reads are not delayed by a write rule
-    let t = Instant::now();
+    // reads are not delayed by a write rule: it does not fire for them (a timed read once
+    // took over 2 ms on a busy host, with no rule on it)
     read(&f, 0, PAGE).unwrap();
-    assert!(t.elapsed() < delay);
+    assert_eq!(m.fs.fired(id), 200);
     assert!(m.fs.writes().iter().all(|w| w.outcome == Outcome::Passed));
 }
 

@@ -37,12 +37,13 @@ impl Throttle {
         t
     }
 
-    /// `iocap ARGS` with its process in this cgroup from its first I/O on.
+    /// `iocap ARGS` with its process in this cgroup from its first I/O on, at the highest
+    /// priority (see [`SATURATE`]).
     fn iocap(&self, dir: &Path, args: &str) -> Output {
         let bin = assert_cmd::cargo::cargo_bin("iocap");
         let procs = self.dir.join("cgroup.procs");
         let script = format!(
-            "echo $$ > '{}' && exec '{}' {args}",
+            "echo $$ > '{}' && exec nice -n -20 '{}' {args}",
             procs.display(),
             bin.display()
         );
@@ -78,7 +79,9 @@ fn blkio_or_skip() -> bool {
 }
 
 /// Three-second steps (a cap's steadiness is judged per second), a short warm-up, the sizes
-/// of the sweep, JSON.
+/// of the sweep, JSON. iocap runs at the highest priority (`nice -n -20`): with the whole
+/// suite, fio, two CPU hogs and two builds on two cores, completions it saw late moved
+/// blk-throttle's I/Os between seconds until they strayed 2.2 and 3.2 % from their median.
 const SATURATE: &str = "saturate --step-duration 3s --warmup 0.5s --no-throttled --max-qd 32 \
                         --sizes 4K,16K,64K --no-save --format json";
 
@@ -137,8 +140,9 @@ fn the_loop_device_alone_is_not_called_capped() {
     let backing = rig.backing_file("disk", 256 * MIB, None);
     let dev = rig.attach(&backing);
     settle();
-    let out = run(Command::cargo_bin("iocap")
-        .unwrap()
+    let out = run(Command::new("nice")
+        .args(["-n", "-20"])
+        .arg(assert_cmd::cargo::cargo_bin("iocap"))
         .args(SATURATE.split_whitespace())
         .arg(&dev)
         .current_dir(rig.dir.path()));
