@@ -353,18 +353,29 @@ fn same_seed_same_offsets() {
     s.duration_s = 0.05;
     run(&s);
     let pristine = std::fs::read(&path).unwrap();
-    let mut orders = Vec::new();
-    for seed in [99, 99, 100] {
-        std::fs::write(&path, &pristine).unwrap();
-        let mut s = spec(dir.path(), RwMode::RandWrite, ASYNC);
-        s.threads = 1;
-        s.qd = 1;
-        s.rate_iops = Some(200.0);
-        s.duration_s = 0.2;
-        s.seed = seed;
-        run(&s);
-        orders.push(write_order(&std::fs::read(&path).unwrap()));
-    }
+    // the three runs at 200 IOPS for 0.2 s, all three again twice as long until each wrote 20
+    // blocks (on a busy host one once wrote 2 in 0.2 s)
+    let mut duration_s = 0.2;
+    let orders = loop {
+        let orders: Vec<Vec<u64>> = [99, 99, 100]
+            .into_iter()
+            .map(|seed| {
+                std::fs::write(&path, &pristine).unwrap();
+                let mut s = spec(dir.path(), RwMode::RandWrite, ASYNC);
+                s.threads = 1;
+                s.qd = 1;
+                s.rate_iops = Some(200.0);
+                s.duration_s = duration_s;
+                s.seed = seed;
+                run(&s);
+                write_order(&std::fs::read(&path).unwrap())
+            })
+            .collect();
+        if orders.iter().all(|o| o.len() >= 20) || duration_s > 10.0 {
+            break orders;
+        }
+        duration_s *= 2.0;
+    };
     // a block written twice keeps only its last stamp, so compare a prefix of distinct blocks
     let n = orders.iter().map(Vec::len).min().unwrap().min(20);
     assert!(n >= 10, "too few writes: {n}");
