@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
 use iocap_console::flags::Keeping;
-use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
+use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec};
 use iocap_session::{BucketSpec, SaturateSpec, BUCKET_CHUNK_S};
 
 use super::execute::{run_text, session, Finish};
@@ -61,6 +61,9 @@ pub struct SaturateArgs {
     /// skip)
     #[arg(long, value_name = "SIZES", default_value = "4K,16K,64K", value_parser = size_list_arg)]
     pub sizes: SizeList,
+    /// Skip timing the device's part of each request after the sweep (block tracepoints: root)
+    #[arg(long)]
+    pub no_device_time: bool,
     /// First measure a burst bucket: full speed until the rate falls and holds, then the
     /// refill probes; the steps then meet the baseline
     #[arg(long)]
@@ -82,13 +85,8 @@ pub struct SaturateArgs {
 }
 
 fn base_spec(a: &SaturateArgs) -> JobSpec {
-    let targets = if a.targets.is_empty() {
-        vec![DEFAULT_TARGET.to_string()]
-    } else {
-        a.targets.clone()
-    };
     let mut spec = JobSpec {
-        targets: targets.into_iter().map(TargetSpec::new).collect(),
+        targets: TargetSpec::each_or_default(&a.targets),
         rw: a.rw,
         write_pct: a.rw.write_pct(a.write_pct),
         bs_bytes: a.bs,
@@ -114,7 +112,6 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
         ..SaturateConfig::default()
     };
     let base = base_spec(&a);
-    base.validate()?;
     let c = &a.common;
     c.save.check()?;
     let spec = SaturateSpec {
@@ -128,6 +125,7 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
             max_s: a.bucket_max,
             idle_s: a.refill.0,
         }),
+        device_time: !a.no_device_time,
     };
     spec.check()?;
     let run = session(RunCommand::Saturate, Some(&c.extra.sure), &c.save, |s| {

@@ -39,7 +39,7 @@ pub use cost_notes::notes as cost_notes;
 pub use evidence::{implausible, judge_class, transport, ClassEvidence, ClassJudgement};
 pub use expect::{parse_links, Expectations};
 pub use guidelines::{ClassGuidelines, DeviceClass, Guidelines, Limit, RoleClasses};
-pub use limit::judge_limit;
+pub use limit::{judge_limit, DeviceTime, DriverTime};
 pub use preflight_input::{Measured, PreflightInput, RowKind, EXPECTATION_SHARE};
 pub use repeats::repeats;
 pub use saturate::{

@@ -87,6 +87,28 @@ pub struct Limit {
     /// evenly; blk-throttle releases its requests in bursts and spreads them wide); `null`
     /// without latencies.
     pub p99_over_p50: Option<f64>,
+    /// The test that timed the device's own requests: the run's block size at the sweep's
+    /// depth, its block requests recorded from the kernel's tracepoints; absent where that
+    /// could not run (not root, no eBPF, a target on no block device, several hosts) or was
+    /// skipped (`--no-device-time`), which the evidence says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_time_test_idx: Option<u32>,
+    /// The requests the device completed in that test's measured window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_requests: Option<u64>,
+    /// Their mean time in the device: the driver given the request (`block_rq_issue`) to its
+    /// completion (`block_rq_complete`), in µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_time_us_mean: Option<f64>,
+    /// iocap's own mean latency in the same test, submission to completion, in µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iocap_lat_us_mean: Option<f64>,
+    /// The share of iocap's time not spent in the device: `1 - device / iocap`, in percent
+    /// (at least 0). Near 100 where something holds the requests before the driver sees them
+    /// (blk-throttle, or a queue deeper than the device takes), near 0 where they wait in the
+    /// device (its own limit, or a cap below the driver: a volume's or a hypervisor's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above_driver_pct: Option<f64>,
     /// The facts the verdict rests on, one sentence each.
     pub evidence: Vec<String>,
     /// The verdict in one sentence, e.g. `an IOPS cap near 3,000: ...`.

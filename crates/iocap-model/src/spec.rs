@@ -194,6 +194,15 @@ impl TargetSpec {
             cpu_mask: None,
         }
     }
+
+    /// A target for each path, or the default test file ([`crate::DEFAULT_TARGET`]) without
+    /// any: a command's TARGET arguments.
+    pub fn each_or_default(paths: &[String]) -> Vec<TargetSpec> {
+        match paths {
+            [] => vec![TargetSpec::new(crate::DEFAULT_TARGET)],
+            _ => paths.iter().map(TargetSpec::new).collect(),
+        }
+    }
 }
 
 /// One block size of a mix (`--bs-split 8K:70,64K:30`) and its share of the I/Os.

@@ -7,8 +7,21 @@ mod common;
 use iocap_model::*;
 
 /// A saturate run whose sweep shows an IOPS cap near 3,000 at 64 outstanding, as blk-throttle
-/// grants it: the same count every second, latency spread wide.
+/// grants it: the same count every second, latency spread wide, and the requests 0.4 ms of
+/// their 21 ms in the device.
 fn capped() -> RunResult {
+    capped_timed(iocap_assess::DriverTime::Measured(
+        iocap_assess::DeviceTime {
+            test_idx: 4,
+            requests: 30_000,
+            iocap_ios: 30_000,
+            device_us_mean: 400.0,
+            iocap_us_mean: 21_300.0,
+        },
+    ))
+}
+
+fn capped_timed(driver: iocap_assess::DriverTime) -> RunResult {
     let mut r = common::saturation_run("capped", 1, 1.0, 1.0);
     r.command = Some(RunCommand::Saturate);
     let sat = r.saturation.as_mut().unwrap();
@@ -31,7 +44,7 @@ fn capped() -> RunResult {
             }
         })
         .collect();
-    sat.limit = iocap_assess::judge_limit(&sat.size_sweep, 3010.0);
+    sat.limit = iocap_assess::judge_limit(&sat.size_sweep, 3010.0, &driver);
     r
 }
 
@@ -50,6 +63,18 @@ fn the_text_names_the_cap_with_its_sweep_within_80_columns() {
         "{text}"
     );
     assert!(words.contains("cannot be told from the device"), "{text}");
+    // the device's own time beside iocap's
+    assert!(
+        words.contains("steady per second, held above the driver (98 % of the time)"),
+        "{text}"
+    );
+    assert!(
+        words.contains(
+            "requests waited 98 % of their time above the driver (device 400 µs of 21.3 ms, \
+             30,000 requests): something holds them before the device, as a throttle does"
+        ),
+        "{text}"
+    );
     for line in text.lines() {
         assert!(
             line.chars().count() <= 80,
@@ -68,6 +93,22 @@ fn the_json_carries_the_limit_kind_and_rate_for_scripts() {
     let rate = l["rate"].as_f64().unwrap();
     assert!((rate / 3000.0 - 1.0).abs() < 0.01, "{rate}");
     assert_eq!(v["saturation"]["size_sweep"].as_array().unwrap().len(), 4);
+    assert_eq!(l["device_time_test_idx"], 4);
+    assert_eq!(l["device_requests"], 30_000);
+    assert_eq!(l["device_time_us_mean"], 400.0);
+    assert_eq!(l["iocap_lat_us_mean"], 21_300.0);
+    let share = l["above_driver_pct"].as_f64().unwrap();
+    assert!((share - 98.12).abs() < 0.01, "{share}");
+    // not measured: the fields are absent, and a run saved before them reads back
+    let why = iocap_assess::DriverTime::NotMeasured("a capture needs root".into());
+    let plain = serde_json::to_value(capped_timed(why)).unwrap();
+    let pl = plain["saturation"]["limit"].as_object().unwrap();
+    assert!(!pl.contains_key("above_driver_pct") && !pl.contains_key("device_time_us_mean"));
+    let back: RunResult = serde_json::from_value(plain).unwrap();
+    assert_eq!(
+        back.saturation.unwrap().limit.unwrap().above_driver_pct,
+        None
+    );
     // a run saved before the sweep reads back without one
     let mut old = v.clone();
     old["saturation"].as_object_mut().unwrap().remove("limit");
@@ -88,4 +129,19 @@ fn the_html_gives_the_verdict_its_evidence_and_the_sweep() {
     );
     assert!(html.contains("Block sizes at qd 64 (64 outstanding):"));
     assert!(html.contains("cannot be told from the device"));
+    assert!(html.contains("held above the driver (98 % of the time)"));
+    assert!(html.contains("(device 400 µs of 21.3 ms, 30,000 requests)"));
+}
+
+/// Where the device's time could not be measured, the text says why in one line.
+#[test]
+fn the_text_says_why_the_device_time_was_not_measured() {
+    let why = iocap_assess::DriverTime::NotMeasured("a capture needs root".into());
+    let text = iocap_report::run_text(&capped_timed(why));
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("- the device's own time was not measured: a capture needs root"),
+        "{text}"
+    );
+    assert!(!words.contains("held above the driver"), "{text}");
 }

@@ -9,9 +9,10 @@ use anyhow::{Context, Result};
 use iocap_engine::{prepare_targets, FillObserver, PreparedTarget, RunObserver};
 use iocap_model::{format_bytes, BsWeight, JobSpec, TestResult};
 
-use crate::executor::{CostPoints, Executor, HostFacts, Probe};
+use crate::executor::{CostPoints, DeviceTimes, Executor, HostFacts, Probe};
 use crate::oscounters::DiskWatch;
 
+mod devtime;
 mod lends;
 
 /// What the user sees while tests run: the caller's (a terminal's bars and lines, or nothing).
@@ -194,6 +195,10 @@ impl Executor for EngineExecutor {
     }
 
     fn cost_points(&mut self) -> Option<&mut dyn CostPoints> {
+        Some(self)
+    }
+
+    fn device_times(&mut self) -> Option<&mut dyn DeviceTimes> {
         Some(self)
     }
 }

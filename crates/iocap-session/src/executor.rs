@@ -3,10 +3,12 @@
 //! answers the few questions about the host a flow decides on (is a path a device, how much
 //! space is free); [`Probe`] reads one target outside a test (the cache scan's warming and
 //! read-after-write check); [`CostPoints`] runs a cost point with the page cache set and the
-//! system's CPU counters read around it. An executor lends the last three through
-//! [`Executor::facts`], [`Executor::probe`] and [`Executor::cost_points`], so a mock stands in
-//! for all of them, and one that cannot (several hosts at once cannot measure a host's CPU
-//! cost) says so by lending nothing.
+//! system's CPU counters read around it; [`DeviceTimes`] runs a test with its devices' block
+//! requests recorded, for the device's own time per request. An executor lends the last four
+//! through [`Executor::facts`], [`Executor::probe`], [`Executor::cost_points`] and
+//! [`Executor::device_times`], so a mock stands in for all of them, and one that cannot
+//! (several hosts at once cannot measure a host's CPU cost, nor record one host's block layer)
+//! says so by lending nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -72,6 +74,12 @@ pub trait Executor {
     fn cost_points(&mut self) -> Option<&mut dyn CostPoints> {
         None
     }
+
+    /// Tests timed in the device, where this executor can record the block layer (on one
+    /// host); `None` elsewhere.
+    fn device_times(&mut self) -> Option<&mut dyn DeviceTimes> {
+        None
+    }
 }
 
 /// What a flow asks about the host: every executor answers.
@@ -122,4 +130,24 @@ pub trait CostPoints {
     /// the system's CPU counters read on the measured window's edges; a writing point's file is
     /// fsynced after, so the next point starts clean.
     fn cost_point(&mut self, spec: &JobSpec, cache: CacheMode, range: u64) -> Result<CostRun>;
+}
+
+/// A test with its devices' own time per request.
+pub struct TimedRun {
+    pub result: TestResult,
+    /// Data requests the devices completed that were issued from the end of the test's
+    /// warm-up on.
+    pub requests: u64,
+    /// Their mean time in the device: the driver given the request (`block_rq_issue`) to its
+    /// completion (`block_rq_complete`), in µs; `None` without requests.
+    pub device_us_mean: Option<f64>,
+}
+
+/// Saturate's measure of the device's own time (`iocap_assess::limit::DriverTime`).
+pub trait DeviceTimes {
+    /// Runs one test with the block requests of its targets' disks recorded from the
+    /// kernel's tracepoints, every process's; `Ok(Err(why))` where they cannot be recorded
+    /// (not root, no eBPF, a target on no block device, not Linux: the test is not run), or
+    /// the capture failed during it (its result is then dropped).
+    fn timed_run(&mut self, spec: &JobSpec) -> Result<std::result::Result<TimedRun, String>>;
 }

@@ -46,7 +46,7 @@ pub use class::{check as check_class, judge as judge_class, qd1_read_p50};
 pub use config::{flag_timer, record_config};
 pub use cost::{cost, CostConfig};
 pub use engine::{EngineExecutor, Prepared, Progress};
-pub use executor::{CostPoints, CostRun, Executor, HostFacts, Probe};
+pub use executor::{CostPoints, CostRun, DeviceTimes, Executor, HostFacts, Probe, TimedRun};
 pub use mock::MockExecutor;
 pub use places::RolePlaces;
 pub use preflight::{preflight, PreflightConfig, Timing};

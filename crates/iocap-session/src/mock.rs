@@ -10,7 +10,7 @@ use iocap_engine::probe::RawSamples;
 use iocap_model::fixture::{self, FixtureRun};
 use iocap_model::{ConfigCheck, IoFault, JobSpec, TestResult};
 
-use crate::executor::{CostPoints, CostRun, Executor, HostFacts, Probe};
+use crate::executor::{CostPoints, CostRun, DeviceTimes, Executor, HostFacts, Probe, TimedRun};
 use iocap_cost::WindowCpu;
 use iocap_model::CacheMode;
 use iocap_platform::procstat::CpuTimes;
@@ -39,6 +39,10 @@ pub struct MockExecutor {
     pub mem_available: Option<u64>,
     /// Whether it lends cost points (an MPI job's executor does not).
     pub lends_cost_points: bool,
+    /// Tests timed in the device: `None` lends none (an MPI job's executor); `Some(Ok(f))`
+    /// gives the device `f` of each request's time (as many requests as I/Os); `Some(Err(why))`
+    /// refuses, as a host that cannot record its block layer does.
+    pub device_time: Option<std::result::Result<f64, String>>,
     interrupted: bool,
     tests: usize,
 }
@@ -57,6 +61,7 @@ impl MockExecutor {
             range_bytes: 1 << 30,
             mem_available: Some(16 << 30),
             lends_cost_points: true,
+            device_time: None,
             interrupted: false,
             tests: 0,
         }
@@ -163,6 +168,33 @@ impl Executor for MockExecutor {
         } else {
             None
         }
+    }
+
+    fn device_times(&mut self) -> Option<&mut dyn DeviceTimes> {
+        match self.device_time {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+}
+
+impl DeviceTimes for MockExecutor {
+    /// A test as the model says, the device given the mock's share of its mean latency.
+    fn timed_run(&mut self, spec: &JobSpec) -> Result<std::result::Result<TimedRun, String>> {
+        let share = match self.device_time.clone() {
+            Some(Ok(f)) => f,
+            Some(Err(why)) => return Ok(Err(why)),
+            None => return Ok(Err("lends no device times".into())),
+        };
+        spec.validate()?;
+        self.ran.push(vec![spec.clone()]);
+        let result = self.result(spec);
+        let mean = result.total.lat_us.as_ref().map(|l| l.mean * share);
+        Ok(Ok(TimedRun {
+            requests: result.total.ios,
+            device_us_mean: mean,
+            result,
+        }))
     }
 }
 

@@ -1,11 +1,16 @@
 //! Saturate: raise the outstanding I/O step by step (1, 2, 4, ...) until throughput stops rising
 //! while latency keeps climbing (the knee), or latency passes a ceiling; then run throttled
 //! points at 10 to 100 % of the maximum for a load–latency curve, and a sweep over block sizes
-//! at the depth of the highest IOPS, to tell a cap from the device's own limit.
+//! at the depth of the highest IOPS, to tell a cap from the device's own limit. Where the block
+//! layer can be recorded, one more test at that depth and the run's block size times the
+//! device's own part of each request, so a cap held above the driver (blk-throttle) is told
+//! from one in or below it.
 
 use anyhow::Result;
 use iocap_assess::limit::sweep_step;
-use iocap_assess::{judge_limit, ramp, summarize, throttle_points, SaturateConfig};
+use iocap_assess::{
+    judge_limit, ramp, summarize, throttle_points, DeviceTime, DriverTime, SaturateConfig,
+};
 use iocap_model::Payload;
 use iocap_model::{format_bytes, CurvePoint, JobSpec, SizePoint, TestResult};
 
@@ -24,12 +29,16 @@ pub struct SaturateSpec {
     pub sizes: Vec<u64>,
     /// Measure a burst bucket before the steps (`--bucket`), so the steps meet the baseline.
     pub bucket: Option<crate::BucketSpec>,
+    /// Time the device's own part of each request after the sweep, where the executor can
+    /// record the block layer (`false`: `--no-device-time`).
+    pub device_time: bool,
 }
 
 impl SaturateSpec {
-    /// Refuses a bad `--max-qd`, sizes the base workload cannot run at, and a bucket's bad
-    /// depth or pauses, naming the flag.
+    /// Refuses a base workload that cannot run, a bad `--max-qd`, sizes the base workload
+    /// cannot run at, and a bucket's bad depth or pauses, naming the flag.
     pub fn check(&self) -> Result<()> {
+        self.base.validate()?;
         if self.cfg.max_qd == 0 || self.cfg.max_qd > iocap_model::MAX_QD {
             anyhow::bail!("--max-qd must be 1 to {}", iocap_model::MAX_QD);
         }
@@ -130,7 +139,11 @@ pub fn saturate(s: &mut Session, sat: &SaturateSpec) -> Result<()> {
     let sweeping = !sat.sizes.is_empty() && !s.stopped();
     if let (true, Some(at)) = (sweeping, sweep_step(&steps).cloned()) {
         summary.size_sweep = sweep(s, sat, &at)?;
-        summary.limit = judge_limit(&summary.size_sweep, summary.max_iops);
+        let unmeasured = DriverTime::NotMeasured(String::new());
+        if judge_limit(&summary.size_sweep, summary.max_iops, &unmeasured).is_some() {
+            let driver = device_time(s, sat, at.qd)?;
+            summary.limit = judge_limit(&summary.size_sweep, summary.max_iops, &driver);
+        }
     }
     // the bucket's own drain is not a step that a burst ran out in
     summary.drops = iocap_assess::burst::drops(&s.run.tests[first_step..]);
@@ -196,4 +209,73 @@ fn sweep(s: &mut Session, sat: &SaturateSpec, best: &CurvePoint) -> Result<Vec<S
     }
     points.sort_by_key(|p| p.bs_bytes);
     Ok(points)
+}
+
+/// The device's own time per request beside iocap's: one test at `qd` and the run's block
+/// size with the block layer recorded, added to the run; why not, where it cannot run (said
+/// once, and saturate carries on).
+fn device_time(s: &mut Session, sat: &SaturateSpec, qd: u32) -> Result<DriverTime> {
+    if !sat.device_time {
+        return Ok(DriverTime::NotMeasured("skipped (--no-device-time)".into()));
+    }
+    if s.stopped() {
+        return Ok(DriverTime::NotMeasured(String::new()));
+    }
+    let base = &sat.base;
+    let spec = JobSpec {
+        name: format!(
+            "{} {} qd {qd}, device time",
+            base.rw.name(),
+            format_bytes(base.bs_bytes)
+        ),
+        qd,
+        ..base.clone()
+    };
+    s.exec.label(&spec.name);
+    let timed = match s.exec.device_times() {
+        None => {
+            return not_measured(
+                s,
+                "the tests run on several hosts: the block layer is recorded on one".into(),
+            )
+        }
+        Some(d) => d.timed_run(&spec),
+    };
+    // a test that could not start is said, as a capture that could not: saturate carries on
+    let run = match timed {
+        Ok(Ok(run)) => run,
+        Ok(Err(why)) => return not_measured(s, why),
+        Err(e) => return not_measured(s, format!("{e:#}")),
+    };
+    let test_idx = s.run.tests.len() as u32;
+    let ios = run.result.total.ios;
+    let iocap = run.result.total.lat_us.as_ref().map(|l| l.mean);
+    let complete = run.result.error.is_none() && !run.result.interrupted;
+    s.run.tests.push(run.result);
+    let (device_us_mean, iocap_us_mean) = match (run.device_us_mean, iocap) {
+        _ if !complete => return not_measured(s, format!("{} did not finish", spec.name)),
+        (None, _) => return not_measured(s, "no request of the test reached the device".into()),
+        (_, None) => return not_measured(s, format!("{} measured no latency", spec.name)),
+        (Some(d), Some(i)) => (d, i),
+    };
+    s.exec.say(&format!(
+        "{}: {} per request in the device, {} in iocap",
+        spec.name,
+        iocap_model::figures::lat_us(device_us_mean),
+        iocap_model::figures::lat_us(iocap_us_mean),
+    ));
+    Ok(DriverTime::Measured(DeviceTime {
+        test_idx,
+        requests: run.requests,
+        iocap_ios: ios,
+        device_us_mean,
+        iocap_us_mean,
+    }))
+}
+
+/// Why the device's own time was not measured, said as progress and kept for the evidence.
+fn not_measured(s: &mut Session, why: String) -> Result<DriverTime> {
+    s.exec
+        .say(&format!("the device's own time was not measured: {why}"));
+    Ok(DriverTime::NotMeasured(why))
 }

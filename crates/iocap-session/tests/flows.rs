@@ -39,6 +39,7 @@ fn saturate_sizes(
         throttled,
         sizes,
         bucket: None,
+        device_time: true,
     };
     iocap_session::saturate(&mut s, &sat).unwrap();
     s.finish()
@@ -95,6 +96,71 @@ fn a_flat_sweep_with_a_wide_latency_is_not_a_cap_and_no_sizes_skip_it() {
     assert_eq!(run.tests.len(), sat.steps.len());
 }
 
+/// After the sweep, one more test at its depth and the run's block size times the device's
+/// own part of each request, and the limit carries it beside iocap's latency; where the
+/// executor cannot record the block layer (it refuses, or lends nothing as an MPI job's does),
+/// or `--no-device-time`, the evidence says why once and nothing more runs.
+#[test]
+fn saturate_times_the_device_at_the_sweep_depth_or_says_why_not() {
+    let sizes = vec![4096, 8192, 65536];
+    let mut exec = MockExecutor::knee(80_000.0, 8);
+    exec.device_time = Some(Ok(0.03));
+    let run = saturate_sizes(&mut exec, 1, false, sizes.clone());
+    let sat = run.saturation.as_ref().unwrap();
+    let best = sat.size_sweep[1].qd;
+    let l = sat.limit.as_ref().unwrap();
+    let idx = l.device_time_test_idx.unwrap() as usize;
+    assert_eq!(idx, run.tests.len() - 1, "the last test, after the sweep");
+    let t = &run.tests[idx];
+    assert_eq!((t.spec.bs_bytes, t.spec.qd), (8192, best));
+    assert_eq!(t.name, format!("randread 8K qd {best}, device time"));
+    let mean = t.total.lat_us.as_ref().unwrap().mean;
+    assert_eq!(l.iocap_lat_us_mean, Some(mean));
+    assert!((l.device_time_us_mean.unwrap() / mean - 0.03).abs() < 1e-9);
+    assert!((l.above_driver_pct.unwrap() - 97.0).abs() < 1e-6, "{l:?}");
+    assert_eq!(l.device_requests, Some(t.total.ios));
+    assert!(l
+        .evidence
+        .iter()
+        .any(|e| e.starts_with("requests waited 97 % of their time above the driver")));
+    assert!(exec.said.iter().any(|s| s.contains("in the device")));
+    // refused: said once, in the evidence and as progress, and no test beyond the sweep
+    for (device_time, lends, why) in [
+        (
+            true,
+            Some(Err("a capture needs root".to_string())),
+            "a capture needs root",
+        ),
+        (true, None, "the tests run on several hosts"),
+        (false, Some(Ok(0.5)), "skipped (--no-device-time)"),
+    ] {
+        let mut exec = MockExecutor::knee(80_000.0, 8);
+        exec.device_time = lends;
+        let mut s = Session::new(new_run(RunCommand::Saturate), &mut exec);
+        let sat = SaturateSpec {
+            base: spec("", "/t/iocap.testfile"),
+            cfg: SaturateConfig::default(),
+            throttled: false,
+            sizes: sizes.clone(),
+            bucket: None,
+            device_time,
+        };
+        iocap_session::saturate(&mut s, &sat).unwrap();
+        let run = s.finish();
+        let sat = run.saturation.as_ref().unwrap();
+        assert_eq!(run.tests.len(), sat.steps.len() + 2, "{why}");
+        let l = sat.limit.as_ref().unwrap();
+        assert_eq!((l.device_time_us_mean, l.above_driver_pct), (None, None));
+        let notes: Vec<&String> = l
+            .evidence
+            .iter()
+            .filter(|e| e.starts_with("the device's own time was not measured: "))
+            .collect();
+        assert_eq!(notes.len(), 1, "{:?}", l.evidence);
+        assert!(notes[0].contains(why), "{notes:?}");
+    }
+}
+
 /// `--bucket` drains before the steps, in tests of `chunk_s` back to back, at its own depth,
 /// with no warm-up; a rate that never falls runs to the limit and finds no burst (so no
 /// probes), and the steps' tests follow, their indexes past the drain's.
@@ -113,6 +179,7 @@ fn a_bucket_that_never_runs_out_drains_to_its_limit_then_the_steps_run() {
             max_s: 6.0,
             idle_s: vec![1.0],
         }),
+        device_time: true,
     };
     sat.check().unwrap();
     iocap_session::saturate(&mut s, &sat).unwrap();
@@ -150,6 +217,7 @@ fn ctrl_c_in_the_bucket_keeps_the_drain_and_runs_no_step() {
             max_s: 60.0,
             idle_s: vec![1.0],
         }),
+        device_time: true,
     };
     iocap_session::saturate(&mut s, &sat).unwrap();
     let run = s.finish();
@@ -173,6 +241,7 @@ fn a_bucket_with_a_bad_depth_or_pause_is_refused_by_flag() {
             max_s: 60.0,
             idle_s: vec![idle],
         }),
+        device_time: true,
     };
     let err = |s: SaturateSpec| s.check().unwrap_err().to_string();
     assert!(err(bucket(0, 1.0)).contains("--bucket-qd"));
