@@ -12,8 +12,7 @@ use iocap_flags::{CommonArgs, OutputFormat};
 pub use iocap_report::{run_text, tests_text};
 pub use iocap_session::new_run;
 
-/// Runs `flow` in a new session of `command` on the engine, with `--repeat`; the finished run
-/// (spread across repeats and the host's configuration recorded).
+/// Runs `flow` in a new session of `command` (`--repeat` too): the run, held to its stored bucket.
 pub fn session(
     command: RunCommand,
     sure: Option<&iocap_flags::SureArgs>,
@@ -28,7 +27,8 @@ pub fn session(
         s = s.repeating(sure.repeat, sure.repeat_pause);
     }
     flow(&mut s)?;
-    Ok(s.finish())
+    let db = save.store.db.as_deref();
+    Ok(iocap_console::keep::held_against_bucket(s.finish(), db))
 }
 
 /// Prints the run in the chosen format and picks the exit code.

@@ -2,7 +2,9 @@
 //! `TokenBucket` rule gives a file's reads a high rate until its credits are spent, then the
 //! fill rate. `iocap saturate` must say which step's IOPS fell and stayed, that the figures
 //! before it were taken inside the burst, and the baseline to plan on, in the text and the
-//! JSON. Needs root and FUSE: skipped elsewhere, failing under `CI`.
+//! JSON; `saturate --bucket` measures the bucket, a later run on the same target is warned when
+//! it was shorter than that burst, and `compare` sets two saturate runs' buckets side by side.
+//! Needs root and FUSE: skipped elsewhere, failing under `CI`.
 
 use iocap_faultfs::{Fault, Ops, Rule};
 use serde_json::Value;
@@ -14,12 +16,23 @@ const BUCKET: u64 = 3200;
 const PEAK: f64 = 1000.0;
 const FILL: f64 = 200.0;
 
+/// A full token bucket on t.dat's reads, in place of any rule before.
+fn fresh_bucket(m: &crate::faults::Mounted) {
+    m.fs.clear();
+    let bucket = Fault::token_bucket(BUCKET, FILL, PEAK).unwrap();
+    m.fs.add(Rule::new(bucket).file("t.dat").ops(Ops::Read));
+}
+
 /// `iocap saturate` (steps of `step` up to qd 2, no throttled points, no sweep, and `extra`)
 /// on a file whose reads the token bucket serves; iocap creates and fills the file first, and
 /// only reads take credits. The run's JSON.
 fn saturate_on_bucket(m: &crate::faults::Mounted, step: &str, extra: &[&str]) -> Value {
-    let bucket = Fault::token_bucket(BUCKET, FILL, PEAK).unwrap();
-    m.fs.add(Rule::new(bucket).file("t.dat").ops(Ops::Read));
+    fresh_bucket(m);
+    saturate(m, step, &[&["--no-save"], extra].concat())
+}
+
+/// `iocap saturate` as [`saturate_on_bucket`] runs it, on the rule in place.
+fn saturate(m: &crate::faults::Mounted, step: &str, extra: &[&str]) -> Value {
     let out = m
         .iocap()
         .args([
@@ -31,14 +44,7 @@ fn saturate_on_bucket(m: &crate::faults::Mounted, step: &str, extra: &[&str]) ->
             "--step-duration",
             step,
         ])
-        .args([
-            "--max-qd",
-            "2",
-            "--no-throttled",
-            "--sizes",
-            "none",
-            "--no-save",
-        ])
+        .args(["--max-qd", "2", "--no-throttled", "--sizes", "none"])
         .args(extra)
         .args(["--output", "json"])
         .arg(m.path("t.dat"))
@@ -149,4 +155,118 @@ fn saturate_bucket_measures_the_credits_baseline_and_refill_then_steps_at_the_ba
     let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("bucket: a burst of"), "{text}");
     assert!(words.contains("after 5 s idle:"), "{text}");
+}
+
+/// A later run on the target of a stored bucket (issue 37 §3): a test shorter than the burst
+/// at its rate may have measured the burst, and nothing in its seconds says so; `run` and
+/// `saturate` warn it, naming the stored bucket and the baseline to plan on. `compare` of the
+/// two saturate runs sets their knee and bucket side by side (§2).
+#[test]
+fn a_run_shorter_than_a_stored_burst_is_warned_and_compare_sets_the_buckets_side_by_side() {
+    let Some(m) = mount("stored_bucket") else {
+        return;
+    };
+    let db = m.dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let bucket = [
+        "--bucket",
+        "--bucket-qd",
+        "4",
+        "--bucket-max",
+        "60s",
+        "--refill",
+        "none",
+        "--db",
+        db,
+    ];
+    fresh_bucket(&m);
+    let first = saturate(&m, "2s", &bucket);
+    let credits = first["saturation"]["bucket"]["credit_ios"].as_f64();
+    assert!(credits.is_some(), "no credits: {:#}", first["saturation"]);
+    assert!(first.get("stored_bucket").is_none(), "its own bucket");
+    let first_id = first["run_id"].as_str().unwrap();
+
+    // a 2 s run on a full bucket: the burst's rate, and a warning that says so
+    fresh_bucket(&m);
+    let out = m
+        .iocap()
+        .args(["run", "--duration", "2s", "--warmup", "0s", "--qd", "4"])
+        .args(["--size", "16M", "--db", db, "--output", "json"])
+        .arg(m.path("t.dat"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stored = &run["stored_bucket"];
+    assert_eq!(stored["run_id"], first_id, "{stored:#}");
+    assert_eq!(stored["inside"][0]["test_idx"], 0, "{stored:#}");
+    let warning = run["tests"][0]["warnings"]
+        .as_array()
+        .and_then(|w| w.iter().find_map(|w| w.as_str()))
+        .unwrap_or_else(|| panic!("no warning: {:#}", run["tests"][0]));
+    assert!(warning.contains("shorter than the"), "{warning}");
+    assert!(warning.contains(first_id), "{warning}");
+    assert!(warning.contains("plan on 2"), "{warning}");
+    let text = iocap_report::run_text(&serde_json::from_value(run).unwrap());
+    assert!(text.contains("warning: randread 8K"), "{text}");
+
+    // saturate's steps on a full bucket, warned in its view; then side by side with the first
+    fresh_bucket(&m);
+    let second = saturate(&m, "2s", &["--db", db]);
+    let inside = second["stored_bucket"]["inside"].as_array().cloned();
+    assert!(
+        inside.is_some_and(|i| !i.is_empty()),
+        "{:#}",
+        second["stored_bucket"]
+    );
+    let text = iocap_report::run_text(&serde_json::from_value(second.clone()).unwrap());
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("warning: randread 8K qd 1:"), "{text}");
+    let compare = |format: &str| {
+        let out = m
+            .iocap()
+            .args(["compare", first_id, second["run_id"].as_str().unwrap()])
+            .args(["--db", db, "--output", format])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: Value = serde_json::from_str(&compare("json")).unwrap();
+    let s = &v["runs"][0]["saturation"];
+    let metric = |name: &str| {
+        s["metrics"]
+            .as_array()
+            .and_then(|m| m.iter().find(|x| x["metric"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name}: {s:#}"))
+    };
+    assert_eq!(
+        metric("bucket_baseline_iops")["base"].as_f64(),
+        first["saturation"]["bucket"]["baseline_iops"].as_f64()
+    );
+    assert!(metric("bucket_baseline_iops")["run"].is_null(), "{s:#}");
+    assert!(metric("knee_qd").is_object());
+    assert_eq!(
+        s["notes"][0], "only the base measured a burst bucket (--bucket)",
+        "{s:#}"
+    );
+    let text = compare("text");
+    assert!(
+        text.contains("saturation: the knee, the limit and the burst bucket"),
+        "{text}"
+    );
+    assert!(
+        text.contains("baseline IOPS") && text.contains("called out: only the base"),
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
 }

@@ -17,6 +17,8 @@
 use iocap_model::{LatencyUs, OpStats, SecondSample, TargetResult, TestResult};
 use serde::{Deserialize, Serialize};
 
+pub mod saturation;
+
 /// The p-value below which a difference is beyond the noise.
 pub const NOISE_P: f64 = 0.05;
 
@@ -56,10 +58,28 @@ pub enum MetricName {
     LatUsMax,
     #[serde(rename = "cpu_us_per_io")]
     CpuUsPerIo,
+    /// A saturate run's figures ([`saturation`]): the knee's queue depth, the limit's rate
+    /// (IOPS, or bytes per second for a throughput cap) and the burst bucket's.
+    #[serde(rename = "knee_qd")]
+    KneeQd,
+    #[serde(rename = "limit_iops")]
+    LimitIops,
+    #[serde(rename = "limit_bytes_per_s")]
+    LimitBytesPerS,
+    #[serde(rename = "bucket_credit_ios")]
+    BucketCreditIos,
+    #[serde(rename = "bucket_peak_iops")]
+    BucketPeakIops,
+    #[serde(rename = "bucket_baseline_iops")]
+    BucketBaselineIops,
+    #[serde(rename = "bucket_burst_s")]
+    BucketBurstS,
+    #[serde(rename = "bucket_refill_ios_per_s")]
+    BucketRefillIosPerS,
 }
 
 impl MetricName {
-    /// Every figure, in the order a test's table lists them.
+    /// Every figure of a test, in the order a test's table lists them.
     pub const ALL: [MetricName; 7] = [
         MetricName::Iops,
         MetricName::MbS,
@@ -80,6 +100,14 @@ impl MetricName {
             MetricName::LatUsP999 => "lat_us_p99_9",
             MetricName::LatUsMax => "lat_us_max",
             MetricName::CpuUsPerIo => "cpu_us_per_io",
+            MetricName::KneeQd => "knee_qd",
+            MetricName::LimitIops => "limit_iops",
+            MetricName::LimitBytesPerS => "limit_bytes_per_s",
+            MetricName::BucketCreditIos => "bucket_credit_ios",
+            MetricName::BucketPeakIops => "bucket_peak_iops",
+            MetricName::BucketBaselineIops => "bucket_baseline_iops",
+            MetricName::BucketBurstS => "bucket_burst_s",
+            MetricName::BucketRefillIosPerS => "bucket_refill_ios_per_s",
         }
     }
 }
@@ -109,10 +137,11 @@ pub struct Metric {
     pub change_pct: Option<f64>,
     /// `regression` or `better` when beyond the threshold (and, for IOPS and MB/s, beyond the
     /// noise); `within_noise` when beyond the threshold but not the noise; `null` otherwise or
-    /// when the figure is not gated (only IOPS, MB/s and p99 of whole tests are).
+    /// when the figure is not gated (only IOPS, MB/s and p99 of whole tests are, and a saturate
+    /// run's bucket baseline and cap rate: [`saturation`]).
     pub verdict: Option<ChangeVerdict>,
     /// 95 % confidence interval of each side's mean, from its per-second series (IOPS and MB/s
-    /// of whole tests with at least three seconds); `null` otherwise.
+    /// of whole tests, and a bucket's baseline, with at least three seconds); `null` otherwise.
     #[serde(default)]
     pub base_ci95: Option<[f64; 2]>,
     #[serde(default)]
@@ -285,11 +314,16 @@ impl Noise {
             base.per_second.iter().map(f).collect(),
             run.per_second.iter().map(f).collect(),
         );
+        Self::of_series(&b, &r)
+    }
+
+    /// From two per-second series of one figure.
+    fn of_series(b: &[f64], r: &[f64]) -> Self {
         let ci = |x: &[f64]| iocap_stats::batch_means_ci(x, 0.95).map(|c| [c.lo, c.hi]);
         Noise {
-            base_ci95: ci(&b),
-            run_ci95: ci(&r),
-            p_value: iocap_stats::welch_batch_means(&b, &r).map(|w| w.p_value),
+            base_ci95: ci(b),
+            run_ci95: ci(r),
+            p_value: iocap_stats::welch_batch_means(b, r).map(|w| w.p_value),
         }
     }
 }

@@ -30,6 +30,7 @@ mod repeats;
 mod rows;
 pub mod saturate;
 pub mod scaleup;
+pub mod stored_bucket;
 pub mod verdict;
 mod warnings;
 pub mod workload;

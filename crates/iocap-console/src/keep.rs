@@ -127,6 +127,43 @@ pub fn newest_cachescan(db: Option<&str>) -> Option<iocap_model::cachescan::Cach
         .find_map(|r| r.cachescan)
 }
 
+/// How many of the newest stored runs that measured a bucket on a run's targets are looked
+/// at for the one that decides ([`held_against_bucket`]).
+const BUCKET_RUNS: u32 = 50;
+
+/// A finished `run` held against the burst bucket that the newest stored `saturate --bucket`
+/// on its host and targets measured (`iocap_assess::stored_bucket`: the tests shorter than
+/// its burst at their rate are warned, with the baseline to plan on); the run as it was when
+/// the command is not one it applies to, or the store `db` does not exist, cannot be read or
+/// holds no bucket for its targets. Reading never creates a store. Off rank 0, nothing.
+pub fn held_against_bucket(mut run: RunResult, db: Option<&str>) -> RunResult {
+    use iocap_assess::stored_bucket::{applies_to, decides, hold};
+    if !crate::is_root() || !applies_to(&run) {
+        return run;
+    }
+    let Ok(mut store) = open_existing_store(db) else {
+        return run;
+    };
+    let targets = || run.tests.iter().flat_map(|t| &t.targets);
+    let mut paths: Vec<String> = targets().map(|t| t.path.clone()).collect();
+    let mut devices: Vec<String> = targets().filter_map(|t| t.device.clone()).collect();
+    for v in [&mut paths, &mut devices] {
+        v.sort();
+        v.dedup();
+    }
+    let ids = store
+        .bucket_runs(&run.host.hostname, &paths, &devices, BUCKET_RUNS)
+        .unwrap_or_default();
+    let newest = ids
+        .iter()
+        .filter_map(|id| store.load(id).ok())
+        .find(|s| decides(s, &run));
+    if let Some(stored) = newest {
+        hold(&mut run, &stored);
+    }
+    run
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +206,59 @@ mod tests {
             note.starts_with("before the firmware\nunfinished: saved after test 3"),
             "{note}"
         );
+    }
+
+    /// The glue from the store to the judgement: the newest run that measured a bucket on the
+    /// run's target is found and decides; a missing store changes nothing and is not made.
+    #[test]
+    fn a_finished_run_is_held_against_the_newest_stored_bucket_of_its_target() {
+        use iocap_model::fixture::{run, FixtureRun};
+        use iocap_model::{BurstBucket, RunCommand, Saturation};
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("r.db");
+        let db = db.to_str();
+        let short = || {
+            let mut r = run(&FixtureRun {
+                iops: 900.0,
+                duration_s: 2,
+                started_unix_s: 1_795_400_000,
+                ..FixtureRun::default()
+            });
+            r.command = Some(RunCommand::Run);
+            r.tests[0].spec.warmup_s = 0.0;
+            r
+        };
+        let missing = held_against_bucket(short(), db);
+        assert!(missing.stored_bucket.is_none());
+        assert!(std::fs::metadata(d.path().join("r.db")).is_err());
+        let bucket = |day: u64, credit: Option<f64>| {
+            let mut r = run(&FixtureRun {
+                started_unix_s: 1_795_312_800 + day * 3600,
+                salt: day,
+                ..FixtureRun::default()
+            });
+            r.command = Some(RunCommand::Saturate);
+            r.saturation = Some(Saturation {
+                bucket: Some(BurstBucket {
+                    bs_bytes: 8192,
+                    baseline_iops: Some(200.0),
+                    credit_ios: credit,
+                    ..BurstBucket::default()
+                }),
+                ..Saturation::default()
+            });
+            r
+        };
+        let (old, new) = (bucket(1, Some(3200.0)), bucket(2, Some(6400.0)));
+        save(db, &old, Saving::Final).unwrap();
+        save(db, &new, Saving::Final).unwrap();
+        let held = held_against_bucket(short(), db);
+        let b = held.stored_bucket.expect("the newest bucket");
+        assert_eq!((b.run_id, b.credit_ios), (new.run_id, 6400.0));
+        assert_eq!(held.tests[0].warnings.len(), 1);
+        // a newer drain that found no burst decides: nothing to warn
+        save(db, &bucket(3, None), Saving::Final).unwrap();
+        assert!(held_against_bucket(short(), db).stored_bucket.is_none());
     }
 
     #[test]

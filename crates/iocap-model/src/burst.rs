@@ -51,3 +51,75 @@ pub struct BurstBucket {
     /// What was found, in one sentence.
     pub sentence: String,
 }
+
+/// How a test's I/Os were held against a stored bucket's credits ([`InsideBurst::counted_in`]):
+/// a bucket measured at one I/O size may count I/Os (as gp2's credits do) or bytes (as a
+/// throughput bucket does), and one measurement cannot tell which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CountedIn {
+    /// Counted in I/Os: the test ran inside the credits as I/Os, not as bytes.
+    Ios,
+    /// Counted in bytes: the test ran inside the credits as bytes, not as I/Os.
+    Bytes,
+    /// Either way (the test ran the bucket's I/O size, or was inside both counts).
+    IosAndBytes,
+}
+
+impl CountedIn {
+    pub fn name(self) -> &'static str {
+        match self {
+            CountedIn::Ios => "ios",
+            CountedIn::Bytes => "bytes",
+            CountedIn::IosAndBytes => "ios_and_bytes",
+        }
+    }
+}
+
+/// A test of this run that was shorter than the burst a stored bucket gives at its rate: had
+/// the bucket been full when it started, it never ran out inside the test, so the test's
+/// figures may be the burst's (`iocap_assess::stored_bucket`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InsideBurst {
+    /// Index of the test in `RunResult.tests`.
+    pub test_idx: u32,
+    /// How its I/Os were held against the credits.
+    pub counted_in: CountedIn,
+    /// The test's rate on the bucket's target, in the I/Os the bucket counts (its writes
+    /// alone for a bucket drained by writes), and in bytes per second.
+    pub iops: f64,
+    pub bytes_per_s: f64,
+    /// Seconds it ran at that rate: the warm-up and the measured window (with the other tests
+    /// of its group, that ran at the same time).
+    pub ran_s: f64,
+    /// The seconds a full bucket lasts at that rate: the credits over the rate above the
+    /// baseline, counted as `counted_in` says (I/Os where both are inside).
+    pub burst_at_rate_s: f64,
+    /// What was found, in one sentence (also a warning of the test, or of preflight).
+    pub sentence: String,
+}
+
+/// The burst bucket of the newest stored `saturate --bucket` on this run's target (the same
+/// host, and the same device, or the same path where the device cannot be told), held against
+/// this run's tests (issue 37 §3): a test can only show a burst that ran out inside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StoredBucket {
+    /// The run that measured the bucket, and when it started (RFC 3339).
+    pub run_id: String,
+    pub started_at: String,
+    /// The drain's workload: a bucket drained by writes alone may be a write cache, which
+    /// reads do not spend, so only a test's writes are held against it.
+    pub rw: crate::RwMode,
+    pub write_pct: u8,
+    pub bs_bytes: u64,
+    /// The bucket's credits (the I/Os above the baseline before the drop), and in bytes at
+    /// the drain's I/O size.
+    pub credit_ios: f64,
+    pub credit_bytes: f64,
+    /// The burst's rate, the baseline, and the burst's length at the drain's rate.
+    pub peak_iops: f64,
+    pub baseline_iops: f64,
+    pub burst_s: f64,
+    /// The tests of this run that may have run inside the burst; empty when none did.
+    pub inside: Vec<InsideBurst>,
+}

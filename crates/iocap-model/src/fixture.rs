@@ -282,6 +282,7 @@ pub fn run(f: &FixtureRun) -> RunResult {
         workload: None,
         replay: None,
         interrupted_by: None,
+        stored_bucket: None,
     }
 }
 

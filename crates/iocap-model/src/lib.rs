@@ -42,7 +42,7 @@ pub mod verify;
 pub mod workload;
 
 pub use assess::*;
-pub use burst::{BurstBucket, Refill};
+pub use burst::{BurstBucket, CountedIn, InsideBurst, Refill, StoredBucket};
 pub use cachescan::*;
 pub use command::RunCommand;
 pub use cost::*;

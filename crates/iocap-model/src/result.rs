@@ -85,6 +85,11 @@ pub struct RunResult {
     /// it was recorded (their `tests[].interrupted` still tells).
     #[serde(default)]
     pub interrupted_by: Option<String>,
+    /// The burst bucket a stored `saturate --bucket` measured on this run's target, with the
+    /// tests that were shorter than its burst at their rate (their figures may be the
+    /// burst's); absent when the store holds no bucket for the target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_bucket: Option<crate::StoredBucket>,
 }
 
 impl RunResult {

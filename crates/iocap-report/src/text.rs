@@ -215,5 +215,19 @@ pub fn run_body(run: &RunResult) -> String {
         RunKind::Replay => run.replay.as_ref().map(crate::replay::render),
         RunKind::Suite | RunKind::Test => None,
     };
-    view.unwrap_or_else(|| tests_text(&run.tests))
+    let mut text = view.unwrap_or_else(|| tests_text(&run.tests));
+    // views that show no test, and so none of its warnings, say the stored bucket's themselves
+    if matches!(run.kind(), RunKind::Saturation | RunKind::Scaleup) {
+        text.push_str(&stored_bucket_lines(run));
+    }
+    text
+}
+
+/// A `warning:` line for each test shorter than the burst of the stored bucket
+/// (`run.stored_bucket`), aligned with the saturate view's lines; nothing without one.
+pub fn stored_bucket_lines(run: &RunResult) -> String {
+    let inside = run.stored_bucket.iter().flat_map(|b| &b.inside);
+    inside
+        .map(|t| crate::assess::wrap("warning:  ", &printable_lines(&t.sentence), crate::width()))
+        .collect()
 }

@@ -114,6 +114,7 @@ fn result() -> RunResult {
         workload: None,
         replay: None,
         interrupted_by: None,
+        stored_bucket: None,
     }
 }
 

@@ -65,6 +65,7 @@ pub fn new_run(command: RunCommand) -> RunResult {
         workload: None,
         replay: None,
         interrupted_by: None,
+        stored_bucket: None,
     }
 }
 

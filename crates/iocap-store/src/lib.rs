@@ -139,6 +139,18 @@ impl Store {
         queries::list(self.db.as_mut(), f)
     }
 
+    /// The runs of `host` that tested a target at one of `paths` or on one of `devices` and
+    /// measured a burst bucket (`saturate --bucket`), newest first, at most `limit`.
+    pub fn bucket_runs(
+        &mut self,
+        host: &str,
+        paths: &[String],
+        devices: &[String],
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        queries::bucket_runs(self.db.as_mut(), host, paths, devices, limit)
+    }
+
     /// The run id meant by `what`: a whole id, a unique prefix, or `last`/`latest`.
     pub fn resolve(&mut self, what: &str) -> Result<String, StoreError> {
         queries::resolve(self.db.as_mut(), what)

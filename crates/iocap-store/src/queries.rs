@@ -339,6 +339,43 @@ pub fn list(db: &mut dyn Sql, f: &Filter) -> Result<Vec<RunSummary>, StoreError>
         .collect())
 }
 
+/// The runs of `host` that tested a target at one of `paths` or on one of `devices` and whose
+/// result holds a burst bucket (`saturation.bucket`; the JSON's text is a cheap first sieve,
+/// the loaded run decides), newest first, at most `limit`.
+pub fn bucket_runs(
+    db: &mut dyn Sql,
+    host: &str,
+    paths: &[String],
+    devices: &[String],
+    limit: u32,
+) -> Result<Vec<String>, StoreError> {
+    if paths.is_empty() && devices.is_empty() {
+        return Ok(vec![]);
+    }
+    let mut params: Vec<Value> = vec![host.into()];
+    let mut on = Vec::new();
+    for (column, values) in [("path", paths), ("device", devices)] {
+        for v in values {
+            on.push(format!("x.{column} = ?"));
+            params.push(v.as_str().into());
+        }
+    }
+    params.push("%\"bucket\":{%".into());
+    // the targets first: the JSON is read only for the runs on them
+    let sql = format!(
+        "SELECT run_id FROM runs r WHERE hostname = ? \
+         AND r.run_id IN (SELECT x.run_id FROM test_targets x WHERE {}) \
+         AND result_json LIKE ? ORDER BY started_at DESC, run_id DESC LIMIT {}",
+        on.join(" OR "),
+        limit.max(1)
+    );
+    Ok(db
+        .query(&sql, &params)?
+        .iter()
+        .map(|r| text(&r[0]))
+        .collect())
+}
+
 pub fn resolve(db: &mut dyn Sql, what: &str) -> Result<String, StoreError> {
     let w = what.trim();
     if w.is_empty() {

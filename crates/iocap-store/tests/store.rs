@@ -570,3 +570,43 @@ fn a_file_that_is_not_a_store_is_an_error_not_a_panic() {
     let e = Store::open(&Location::Sqlite(p)).err().expect("must fail");
     assert!(e.to_string().contains("not"), "{e}");
 }
+
+/// The runs a finished run is held against for a stored burst bucket: those of its host that
+/// measured a bucket (`saturation.bucket`) on one of its paths or devices, newest first.
+#[test]
+fn the_runs_that_measured_a_bucket_on_a_target_are_found_newest_first() {
+    on_both(|loc| {
+        let mut s = Store::open(loc).unwrap();
+        let with_bucket = |day, target: &str| {
+            let mut r = at(
+                day,
+                FixtureRun {
+                    targets: vec![target.into()],
+                    ..FixtureRun::default()
+                },
+            );
+            r.saturation = Some(iocap_model::Saturation {
+                bucket: Some(iocap_model::BurstBucket::default()),
+                ..Default::default()
+            });
+            r
+        };
+        let (old, new) = (with_bucket(1, "/data/a.dat"), with_bucket(2, "/data/a.dat"));
+        let other = with_bucket(3, "/log/b.dat");
+        let mut elsewhere = with_bucket(4, "/data/a.dat");
+        elsewhere.host.hostname = "db02".into();
+        let plain = at(5, FixtureRun::default());
+        for r in [&old, &new, &other, &elsewhere, &plain] {
+            s.save(r).unwrap();
+        }
+        let paths = ["/data/a.dat".to_string()];
+        let ids = s.bucket_runs("db01", &paths, &[], 50).unwrap();
+        assert_eq!(ids, [new.run_id.clone(), old.run_id.clone()]);
+        // by the device: every fixture target is on nvme0n1p2
+        let ids = s
+            .bucket_runs("db01", &[], &["nvme0n1p2".into()], 1)
+            .unwrap();
+        assert_eq!(ids, std::slice::from_ref(&other.run_id));
+        assert!(s.bucket_runs("db01", &[], &[], 50).unwrap().is_empty());
+    });
+}

@@ -21,6 +21,7 @@ mod replay;
 mod text;
 mod workload;
 
+use iocap_assess::compare::saturation::SaturationComparison;
 use iocap_assess::compare::{
     same_workload, target_metrics, test_metrics, Flag, Flags, Metric, Thresholds,
 };
@@ -76,6 +77,10 @@ pub struct RunComparison {
     /// Two replays (`iocap replay`): their figures side by side; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replay: Vec<Difference>,
+    /// Two saturate runs (or preflights' read curves): the knee, the limit and the burst
+    /// bucket side by side, the bucket's baseline and a cap's rate judged; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation: Option<SaturationComparison>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -190,6 +195,7 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
             differences: test_differences(b, r),
         });
     }
+    let saturation = saturation(base, run, th, &mut flags);
     let n = tests.len();
     let unmatched = [(Side::Base, base), (Side::Run, run)]
         .into_iter()
@@ -216,7 +222,30 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
         within_noise: flags.within_noise,
         workload: workload::rows(base.workload.as_ref(), run.workload.as_ref()),
         replay: replay::rows(base.replay.as_ref(), run.replay.as_ref()),
+        saturation,
     }
+}
+
+/// The knee, limit and bucket of two runs that both have a saturation, with their judged
+/// figures flagged under the base's test they were measured in (`saturation` for the knee).
+fn saturation(
+    base: &RunResult,
+    run: &RunResult,
+    th: &Thresholds,
+    flags: &mut Flags,
+) -> Option<SaturationComparison> {
+    let (b, r) = (base.saturation.as_ref()?, run.saturation.as_ref()?);
+    let c = iocap_assess::compare::saturation::compare(b, r, th);
+    for m in &c.metrics {
+        let test = m.test_index.and_then(|i| base.tests.get(i));
+        let name = test.map_or("saturation", |t| t.name.as_str());
+        flags.add(
+            name,
+            m.test_index.unwrap_or(0),
+            std::slice::from_ref(&m.metric),
+        );
+    }
+    Some(c)
 }
 
 /// Compares each of `runs` with `base`.

@@ -3,7 +3,9 @@
 //! the verdict. Apart from the model because layout is a concern of its own, and only here do
 //! user strings need flattening onto one line.
 
-use iocap_assess::compare::{ChangeVerdict, Flag, MetricName};
+use iocap_assess::compare::saturation::SaturationComparison;
+use iocap_assess::compare::{ChangeVerdict, Flag, Metric, MetricName};
+use iocap_model::LimitKind;
 
 use super::{Comparison, RunComparison, Side, TestComparison};
 use crate::assess::wrap;
@@ -19,6 +21,14 @@ fn metric_label(m: MetricName) -> &'static str {
         MetricName::LatUsP999 => "p99.9",
         MetricName::LatUsMax => "max",
         MetricName::CpuUsPerIo => "CPU µs/I/O",
+        MetricName::KneeQd => "knee",
+        MetricName::LimitIops => "limit IOPS",
+        MetricName::LimitBytesPerS => "limit MB/s",
+        MetricName::BucketCreditIos => "credits (I/Os)",
+        MetricName::BucketPeakIops => "burst IOPS",
+        MetricName::BucketBaselineIops => "baseline IOPS",
+        MetricName::BucketBurstS => "burst length",
+        MetricName::BucketRefillIosPerS => "refill I/Os/s",
     }
 }
 
@@ -26,8 +36,16 @@ fn fmt_value(m: MetricName, v: Option<f64>) -> String {
     match v {
         None => MISSING_DASH.into(),
         Some(v) => match m {
-            MetricName::Iops => fmt::count(v),
+            MetricName::Iops
+            | MetricName::LimitIops
+            | MetricName::BucketCreditIos
+            | MetricName::BucketPeakIops
+            | MetricName::BucketBaselineIops
+            | MetricName::BucketRefillIosPerS => fmt::count(v),
             MetricName::MbS => format!("{v:.1}"),
+            MetricName::LimitBytesPerS => format!("{:.1}", v / 1e6),
+            MetricName::KneeQd => format!("qd {v:.0}"),
+            MetricName::BucketBurstS => format!("{v:.0} s"),
             MetricName::CpuUsPerIo => format!("{v:.2}"),
             MetricName::LatUsP50
             | MetricName::LatUsP99
@@ -101,6 +119,44 @@ fn one_line(s: &str) -> String {
     crate::fmt::printable(&s.replace(['\n', '\r'], " ")).into_owned()
 }
 
+/// A figure's row: its name, both values (with their intervals), the change and the verdict.
+fn metric_row(m: &Metric) -> Vec<String> {
+    let p = m
+        .p_value
+        .map_or(String::new(), |p| format!(" {}", fmt_p(p)));
+    vec![
+        metric_label(m.metric).to_string(),
+        with_ci(m.metric, m.base, m.base_ci95),
+        with_ci(m.metric, m.run, m.run_ci95),
+        fmt_pct(m.change_pct),
+        match m.verdict {
+            Some(ChangeVerdict::Regression) => format!("REGRESSION{p}"),
+            Some(ChangeVerdict::Better) => format!("better{p}"),
+            Some(ChangeVerdict::WithinNoise) => format!("within noise{p}"),
+            None => String::new(),
+        },
+    ]
+}
+
+/// Two saturate runs' knee, limit and bucket in one table, then what changed kind.
+fn render_saturation(out: &mut String, s: &SaturationComparison) {
+    out.push_str("\nsaturation: the knee, the limit and the burst bucket\n");
+    let mut tab = table(&["", "base", "run", "change", ""]);
+    if s.base_limit.is_some() || s.run_limit.is_some() {
+        let kind = |k: Option<LimitKind>| k.map_or(MISSING_DASH, |k| k.name()).to_string();
+        let (b, r) = (kind(s.base_limit), kind(s.run_limit));
+        tab.add_row(vec!["limit".into(), b, r, String::new(), String::new()]);
+    }
+    for m in &s.metrics {
+        tab.add_row(metric_row(&m.metric));
+    }
+    out.push_str(&tab.to_string());
+    out.push('\n');
+    for n in &s.notes {
+        out.push_str(&wrap("called out: ", &one_line(n), width()));
+    }
+}
+
 fn render_test(out: &mut String, t: &TestComparison) {
     let (n, w) = (one_line(&t.base_name), one_line(&t.base_workload));
     if w.starts_with(&n) {
@@ -117,21 +173,7 @@ fn render_test(out: &mut String, t: &TestComparison) {
     }
     let mut tab = table(&["", "base", "run", "change", ""]);
     for m in &t.metrics {
-        let p = m
-            .p_value
-            .map_or(String::new(), |p| format!(" {}", fmt_p(p)));
-        tab.add_row(vec![
-            metric_label(m.metric).to_string(),
-            with_ci(m.metric, m.base, m.base_ci95),
-            with_ci(m.metric, m.run, m.run_ci95),
-            fmt_pct(m.change_pct),
-            match m.verdict {
-                Some(ChangeVerdict::Regression) => format!("REGRESSION{p}"),
-                Some(ChangeVerdict::Better) => format!("better{p}"),
-                Some(ChangeVerdict::WithinNoise) => format!("within noise{p}"),
-                None => String::new(),
-            },
-        ]);
+        tab.add_row(metric_row(m));
     }
     out.push_str(&tab.to_string());
     out.push('\n');
@@ -216,6 +258,9 @@ fn render_sections(c: &Comparison) -> String {
         ));
         for t in &r.tests {
             render_test(&mut out, t);
+        }
+        if let Some(s) = &r.saturation {
+            render_saturation(&mut out, s);
         }
         for (title, rows) in [("workload", &r.workload), ("replay", &r.replay)] {
             if rows.is_empty() {
