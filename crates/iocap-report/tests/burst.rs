@@ -26,6 +26,11 @@ fn limit(kind: LimitKind, rate: f64) -> Limit {
         p99_over_p50: Some(1.3),
         evidence: vec![],
         sentence: format!("a cap near {rate}"),
+        device_time_test_idx: None,
+        device_requests: None,
+        device_time_us_mean: None,
+        iocap_lat_us_mean: None,
+        above_driver_pct: None,
     }
 }
 

@@ -248,6 +248,11 @@ mod tests {
             p99_over_p50: Some(1.2),
             evidence: vec![],
             sentence: String::new(),
+            device_time_test_idx: None,
+            device_requests: None,
+            device_time_us_mean: None,
+            iocap_lat_us_mean: None,
+            above_driver_pct: None,
         }
     }
 
