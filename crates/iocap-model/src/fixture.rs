@@ -286,6 +286,33 @@ pub fn run(f: &FixtureRun) -> RunResult {
     }
 }
 
+/// A saturate limit of `kind` at `rate` (IOPS, or bytes per second for a throughput cap), flat
+/// and steady over sizes 16x apart, with no device time: for the comparison's and the views'
+/// tests.
+pub fn limit(kind: crate::LimitKind, rate: f64) -> crate::Limit {
+    crate::Limit {
+        kind,
+        rate,
+        rate_unit: match kind {
+            crate::LimitKind::ThroughputCap => crate::RateUnit::BytesPerS,
+            _ => crate::RateUnit::Iops,
+        },
+        spread_pct: 1.0,
+        iops_ratio: 1.0,
+        mb_s_ratio: 16.0,
+        size_ratio: 16.0,
+        per_second_mad_pct: Some(0.0),
+        p99_over_p50: Some(1.2),
+        evidence: vec![],
+        sentence: format!("a cap near {rate}"),
+        device_time_test_idx: None,
+        device_requests: None,
+        device_time_us_mean: None,
+        iocap_lat_us_mean: None,
+        above_driver_pct: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -232,29 +232,7 @@ mod tests {
     use crate::compare::ChangeVerdict;
     use iocap_model::LevelDrop;
 
-    fn limit(kind: LimitKind, rate: f64) -> Limit {
-        Limit {
-            kind,
-            rate,
-            rate_unit: match kind {
-                LimitKind::ThroughputCap => RateUnit::BytesPerS,
-                _ => RateUnit::Iops,
-            },
-            spread_pct: 1.0,
-            iops_ratio: 1.0,
-            mb_s_ratio: 16.0,
-            size_ratio: 16.0,
-            per_second_mad_pct: Some(0.0),
-            p99_over_p50: Some(1.2),
-            evidence: vec![],
-            sentence: String::new(),
-            device_time_test_idx: None,
-            device_requests: None,
-            device_time_us_mean: None,
-            iocap_lat_us_mean: None,
-            above_driver_pct: None,
-        }
-    }
+    use iocap_model::fixture::limit;
 
     /// A bucket of `credit` I/Os over `baseline` IOPS, its drain 4 s at 1,000 IOPS then 20 s
     /// at the baseline (±2 %).

@@ -95,6 +95,27 @@ impl Iocp {
 }
 
 impl Iocp {
+    /// Takes up to a batch of completions from the port into `entries`, waiting up to
+    /// `timeout_ms`; how many, or the Windows error (`WAIT_TIMEOUT` when none came).
+    fn dequeue(&mut self, timeout_ms: u32) -> Result<u32, u32> {
+        let mut n = 0u32;
+        // SAFETY: `entries` is writable for its length; the port is ours.
+        let ok = unsafe {
+            GetQueuedCompletionStatusEx(
+                self.port,
+                self.entries.as_mut_ptr(),
+                self.entries.len() as u32,
+                &mut n,
+                timeout_ms,
+                0,
+            )
+        };
+        if ok == 0 {
+            return Err(win::last_error());
+        }
+        Ok(n)
+    }
+
     /// Cancels the I/Os still posted and takes their completions from the port, up to
     /// [`DRAIN_MS`]; whether none is left.
     fn drain(&mut self) -> bool {
@@ -109,22 +130,10 @@ impl Iocp {
             if left == 0 {
                 return false;
             }
-            let mut n = 0u32;
-            // SAFETY: `entries` is writable for its length; the port is ours.
-            let ok = unsafe {
-                GetQueuedCompletionStatusEx(
-                    self.port,
-                    self.entries.as_mut_ptr(),
-                    self.entries.len() as u32,
-                    &mut n,
-                    left as u32,
-                    0,
-                )
-            };
-            if ok == 0 {
-                return false;
+            match self.dequeue(left as u32) {
+                Ok(n) => self.posted = self.posted.saturating_sub(n as usize),
+                Err(_) => return false,
             }
-            self.posted = self.posted.saturating_sub(n as usize);
         }
         true
     }
@@ -211,26 +220,11 @@ impl Backend for Iocp {
                 }
             }
         };
-        let mut n = 0u32;
-        // SAFETY: `entries` is writable for its length; the port is ours.
-        let ok = unsafe {
-            GetQueuedCompletionStatusEx(
-                self.port,
-                self.entries.as_mut_ptr(),
-                self.entries.len() as u32,
-                &mut n,
-                timeout,
-                0,
-            )
-        };
-        if ok == 0 {
-            let e = win::last_error();
-            if e == WAIT_TIMEOUT {
-                return Ok(());
-            }
-            return Err(io::Error::from_raw_os_error(e as i32));
+        match self.dequeue(timeout) {
+            Ok(n) => self.got = n as usize,
+            Err(e) if e == WAIT_TIMEOUT => {}
+            Err(e) => return Err(io::Error::from_raw_os_error(e as i32)),
         }
-        self.got = n as usize;
         Ok(())
     }
 
