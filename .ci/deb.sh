@@ -6,12 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/sbin:/sbin:$HOME/.cargo/bin"
 
-command -v cargo-deb >/dev/null || cargo install cargo-deb --locked
+# 3.8: the version whose `--profile dev` this was checked with (it warns that a later one may refuse it)
+command -v cargo-deb >/dev/null || cargo install cargo-deb --version 3.8.0 --locked
 if dpkg -s iocap >/dev/null 2>&1; then
   echo "deb.sh: a package iocap is already installed; not touching it" >&2
   exit 1
 fi
-deb=$(bash packaging/deb.sh | tail -n 1)
+# the dev profile: the binary the tests built (the package's layout is checked, not the
+# optimiser, and a release build of its own is a second, optimised build of everything)
+deb=$(IOCAP_DEB_PROFILE=dev bash packaging/deb.sh | tail -n 1)
 echo "built $deb"
 dpkg -i "$deb"
 trap 'dpkg -r iocap >/dev/null' EXIT

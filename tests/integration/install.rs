@@ -234,7 +234,7 @@ fn version_verbose_names_features_target_rustc_and_io_uring() {
             .trim()
             .to_string()
     };
-    // the binary's cargo features (CI runs this suite again with `--features mpi`)
+    // the binary's cargo features (CI runs this test again with `--features mpi`)
     let features = if cfg!(feature = "mpi") { "mpi" } else { "none" };
     assert_eq!(field("features"), features);
     assert!(field("rustc").starts_with("rustc 1."), "{v}");
