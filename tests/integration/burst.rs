@@ -241,6 +241,35 @@ fn a_run_shorter_than_a_stored_burst_is_warned_and_compare_sets_the_buckets_side
         String::from_utf8(out.stdout).unwrap()
     };
     let v: Value = serde_json::from_str(&compare("json")).unwrap();
+    // the tests paired by part and depth: each step beside the step of its depth, the first
+    // run's drain in the base only (by position, its steps would stand beside the drain's)
+    let r = &v["runs"][0];
+    assert_eq!(r["paired_by"], "saturate_part", "{r:#}");
+    let pairs = r["tests"].as_array().unwrap();
+    assert!(!pairs.is_empty(), "{r:#}");
+    for t in pairs {
+        assert_eq!(t["part"], "step", "{t:#}");
+        assert_eq!(t["base_name"], t["run_name"], "{t:#}");
+        assert_eq!(t["different_workload"], false, "{t:#}");
+    }
+    let drain = |r: &Value| {
+        r["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"].as_str().unwrap().ends_with(", bucket"))
+            .count()
+    };
+    let base_only = r["unmatched"].as_array().unwrap().iter();
+    let base_only = base_only.filter(|u| u["side"] == "base");
+    assert!(drain(&first) > 0);
+    assert_eq!(
+        base_only
+            .filter(|u| u["name"].as_str().unwrap().ends_with(", bucket"))
+            .count(),
+        drain(&first),
+        "{r:#}"
+    );
     let s = &v["runs"][0]["saturation"];
     let metric = |name: &str| {
         s["metrics"]
