@@ -2,8 +2,9 @@
 //! `TokenBucket` rule gives a file's reads a high rate until its credits are spent, then the
 //! fill rate. `iocap saturate` must say which step's IOPS fell and stayed, that the figures
 //! before it were taken inside the burst, and the baseline to plan on, in the text and the
-//! JSON; `saturate --bucket` measures the bucket, a later run on the same target is warned when
-//! it was shorter than that burst, and `compare` sets two saturate runs' buckets side by side.
+//! JSON; `saturate --bucket` measures the bucket, a later `run`, `saturate` or `preflight` on
+//! the same target is warned when it was shorter than that burst, and `compare` sets two
+//! saturate runs' buckets side by side, their steps paired by depth.
 //! Needs root and FUSE: skipped elsewhere, failing under `CI`.
 
 use iocap_faultfs::{Fault, Ops, Rule};
@@ -241,6 +242,35 @@ fn a_run_shorter_than_a_stored_burst_is_warned_and_compare_sets_the_buckets_side
         String::from_utf8(out.stdout).unwrap()
     };
     let v: Value = serde_json::from_str(&compare("json")).unwrap();
+    // the tests paired by part and depth: each step beside the step of its depth, the first
+    // run's drain in the base only (by position, its steps would stand beside the drain's)
+    let r = &v["runs"][0];
+    assert_eq!(r["paired_by"], "saturate_part", "{r:#}");
+    let pairs = r["tests"].as_array().unwrap();
+    assert!(!pairs.is_empty(), "{r:#}");
+    for t in pairs {
+        assert_eq!(t["part"], "step", "{t:#}");
+        assert_eq!(t["base_name"], t["run_name"], "{t:#}");
+        assert_eq!(t["different_workload"], false, "{t:#}");
+    }
+    let drain = |r: &Value| {
+        r["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"].as_str().unwrap().ends_with(", bucket"))
+            .count()
+    };
+    let base_only = r["unmatched"].as_array().unwrap().iter();
+    let base_only = base_only.filter(|u| u["side"] == "base");
+    assert!(drain(&first) > 0);
+    assert_eq!(
+        base_only
+            .filter(|u| u["name"].as_str().unwrap().ends_with(", bucket"))
+            .count(),
+        drain(&first),
+        "{r:#}"
+    );
     let s = &v["runs"][0]["saturation"];
     let metric = |name: &str| {
         s["metrics"]
@@ -269,4 +299,114 @@ fn a_run_shorter_than_a_stored_burst_is_warned_and_compare_sets_the_buckets_side
         "{text}"
     );
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+}
+
+/// `preflight` on the target of a stored bucket (issue 37 §3): its data file's reads on a full
+/// bucket ran at the burst's rate for less time than the credits last, so preflight warns it
+/// among its warnings, naming the stored bucket and the baseline to plan on, on the console
+/// and in the stored run's JSON (`stored_bucket`, `preflight.warnings`).
+#[test]
+fn a_preflight_shorter_than_a_stored_burst_is_warned() {
+    let Some(m) = mount("stored_bucket_preflight") else {
+        return;
+    };
+    let db = m.dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    fresh_bucket(&m);
+    let bucket = ["--bucket", "--bucket-qd", "4", "--bucket-max", "60s"];
+    let first = saturate(
+        &m,
+        "2s",
+        &[&bucket[..], &["--refill", "none", "--db", db]].concat(),
+    );
+    assert!(
+        first["saturation"]["bucket"]["credit_ios"]
+            .as_f64()
+            .is_some(),
+        "no credits: {:#}",
+        first["saturation"]
+    );
+    let first_id = first["run_id"].as_str().unwrap();
+
+    // the data file is the bucket's own (the same path: FUSE has no device to match); the log
+    // and the backup off the mount, where no bucket is
+    fresh_bucket(&m);
+    for d in ["log", "backup"] {
+        std::fs::create_dir(m.dir.path().join(d)).unwrap();
+    }
+    let out = m
+        .iocap()
+        .args([
+            "preflight",
+            "--quick",
+            "--timing",
+            "0.3s:0.3s",
+            "--size",
+            "16M",
+        ])
+        .args([
+            "--profile",
+            "postgres",
+            "--log",
+            "log",
+            "--backup",
+            "backup",
+        ])
+        .arg("--data")
+        .arg(m.path("t.dat"))
+        .args(["--db", db])
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{console}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // on the console: among the warnings, the test's rate against the burst, the bucket's run
+    // and the rate to plan on (about 200 IOPS)
+    let words = console.split_whitespace().collect::<Vec<_>>().join(" ");
+    let warning = words
+        .split("warning: ")
+        .skip(1)
+        .find(|w| w.contains("a full bucket lasts"))
+        .unwrap_or_else(|| panic!("no warning of the stored bucket: {console}"));
+    assert!(warning.contains("shorter than the"), "{warning}");
+    assert!(warning.contains(first_id), "{warning}");
+    assert!(warning.contains("plan on 2"), "{warning}");
+
+    // in the JSON of the stored run: the bucket it was held against, the tests inside its
+    // burst, and the same sentences among preflight's warnings
+    let out = m
+        .iocap()
+        .args(["show", "last", "--db", db, "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["command"], "preflight");
+    let stored = &run["stored_bucket"];
+    assert_eq!(stored["run_id"], first_id, "{stored:#}");
+    let inside = stored["inside"].as_array().cloned().unwrap_or_default();
+    assert!(!inside.is_empty(), "{stored:#}");
+    let warnings = run["preflight"]["warnings"].as_array().unwrap();
+    let tests = run["tests"].as_array().unwrap();
+    for t in &inside {
+        // each ran on the data file, alone or with the tests of its group (the backup's
+        // write beside the data's read spends the bucket together)
+        let i = t["test_idx"].as_u64().unwrap() as usize;
+        let group = &tests[i]["group"];
+        let on_data = tests
+            .iter()
+            .enumerate()
+            .filter(|(j, x)| *j == i || (!group.is_null() && x["group"] == *group))
+            .flat_map(|(_, x)| x["targets"].as_array().unwrap())
+            .any(|x| x["path"].as_str().unwrap().ends_with("t.dat"));
+        assert!(on_data, "{:#}", tests[i]);
+        assert!(warnings.contains(&t["sentence"]), "{t:#}\n{warnings:#?}");
+    }
 }

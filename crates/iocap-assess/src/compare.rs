@@ -1,6 +1,7 @@
 //! `iocap compare`'s judgement: which figure of a run got worse or better than the base's,
-//! beyond what threshold and beyond the noise, and whether that fails the command. The view
-//! (`iocap_report::compare`) lines runs up test by test, lists what changed around a figure and
+//! beyond what threshold and beyond the noise, and whether that fails the command. Which test is
+//! set beside which is [`pairing`]'s (by position, or for two saturate runs by each test's part
+//! and depth); the view (`iocap_report::compare`) lists what changed around a figure and
 //! renders it all; what counts as a regression is decided here, once, so the text, the JSON and
 //! the exit status of `--fail-on-regression` cannot disagree.
 //!
@@ -17,6 +18,7 @@
 use iocap_model::{LatencyUs, OpStats, SecondSample, TargetResult, TestResult};
 use serde::{Deserialize, Serialize};
 
+pub mod pairing;
 pub mod saturation;
 
 /// The p-value below which a difference is beyond the noise.

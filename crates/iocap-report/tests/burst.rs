@@ -7,7 +7,7 @@ mod common;
 
 use iocap_assess::compare::{ChangeVerdict, Thresholds};
 use iocap_model::*;
-use iocap_report::compare::{compare, render_json, render_text};
+use iocap_report::compare::{compare, render_json, render_text, Side};
 
 /// A limit of `kind` at `rate` (IOPS, or bytes per second for a throughput cap).
 use iocap_model::fixture::limit;
@@ -253,4 +253,113 @@ fn a_test_shorter_than_the_stored_burst_is_warned_in_every_text_view() {
     none.tests[0].warnings.clear();
     none.stored_bucket = None;
     assert!(!iocap_report::run_text(&none).contains("warning"));
+}
+
+/// `r` with a bucket's drain of `n` tests of 5 s before its steps, as `saturate --bucket`
+/// records one: the steps' and points' indexes moved on, the drain's seconds in the bucket.
+fn with_drain(mut r: RunResult, n: usize) -> RunResult {
+    let mut chunk = r.tests[0].clone();
+    chunk.name = "randread 8K qd 32, bucket".into();
+    chunk.spec.qd = 32;
+    let drain = vec![chunk; n];
+    let s = r.saturation.as_mut().unwrap();
+    for p in s.steps.iter_mut().chain(&mut s.throttled) {
+        p.test_idx += n as u32;
+    }
+    let mut b = bucket(3200.0, 200.0);
+    b.per_second_iops = drain
+        .iter()
+        .flat_map(|t| &t.per_second)
+        .map(|x| x.iops)
+        .collect();
+    s.bucket = Some(b);
+    r.tests.splice(0..0, drain);
+    r
+}
+
+/// Issue 37: a drain that took 3 tests in the base and 5 in the run no longer shifts the
+/// steps: each is set beside the step of its depth and judged there, the drain's tests beside
+/// each other by order (shown, not judged), and the run's two more in the run only.
+#[test]
+fn two_saturate_runs_pair_their_steps_by_depth_whatever_their_drains_took() {
+    let base = with_drain(common::saturation_run("base", 1, 1.0, 1.0), 3);
+    let mut run = with_drain(common::saturation_run("run", 2, 1.0, 1.0), 5);
+    // the run's qd 16 step (its 10th test) 30 % slower
+    let qd16 = &mut run.tests[5 + 4];
+    assert_eq!(qd16.spec.qd, 16);
+    qd16.total.iops *= 0.7;
+    qd16.total.mb_s *= 0.7;
+    for s in &mut qd16.per_second {
+        s.iops *= 0.7;
+        s.mb_s *= 0.7;
+    }
+    let c = compare(&base, &[run], &Thresholds::default());
+    let r = &c.runs[0];
+    for t in &r.tests {
+        assert!(
+            !t.different_workload,
+            "{} against {}",
+            t.base_name, t.run_name
+        );
+        assert_eq!(t.run_index - t.index, if t.index < 3 { 0 } else { 2 });
+    }
+    assert_eq!(r.tests.len(), base.tests.len());
+    let flags: Vec<(&str, usize, &str)> = r
+        .regressions
+        .iter()
+        .map(|f| (f.test.as_str(), f.test_index, f.metric.name()))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("randread 8K qd 16", 7, "iops"),
+            ("randread 8K qd 16", 7, "mb_s")
+        ]
+    );
+    // the drain's pairs: shown, never judged
+    let drained = r.tests.iter().filter(|t| t.index < 3);
+    assert!(drained
+        .flat_map(|t| &t.metrics)
+        .all(|m| m.verdict.is_none()));
+    let unmatched: Vec<(Side, usize)> = r.unmatched.iter().map(|u| (u.side, u.index)).collect();
+    assert_eq!(unmatched, [(Side::Run, 3), (Side::Run, 4)]);
+    let text = render_text(&c);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("test 8 (randread 8K qd 16), the run's test 10: randread 8K, qd 16"),
+        "{text}"
+    );
+    assert!(
+        flat.contains("a test of the burst bucket's drain or refill: shown, not checked"),
+        "{text}"
+    );
+    assert!(
+        flat.contains(
+            "unmatched: test 4 (randread 8K, qd 32 x 1 thread, O_DIRECT, io_uring) only in \
+             the run"
+        ),
+        "{text}"
+    );
+    assert!(!flat.contains("different workload"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&render_json(&c)).unwrap();
+    let r = &v["runs"][0];
+    assert_eq!(r["paired_by"], "saturate_part");
+    assert_eq!(
+        (&r["tests"][7]["index"], &r["tests"][7]["run_index"]),
+        (&serde_json::json!(7), &serde_json::json!(9))
+    );
+    assert_eq!(r["tests"][7]["part"], "step");
+    assert_eq!(r["tests"][0]["part"], "drain");
+    // by position (any other command), no part is named
+    let plain = iocap_model::fixture::run(&Default::default());
+    let v: serde_json::Value = serde_json::from_str(&render_json(&compare(
+        &plain,
+        std::slice::from_ref(&plain),
+        &Thresholds::default(),
+    )))
+    .unwrap();
+    assert_eq!(v["runs"][0]["paired_by"], "position");
+    assert!(v["runs"][0]["tests"][0].get("part").is_none());
+    assert_eq!(v["runs"][0]["tests"][0]["run_index"], 0);
 }

@@ -1,7 +1,8 @@
 //! Two saturate runs' conclusions side by side (issue 37 §2): the knee, the limit the sweep
 //! over block sizes named (its kind and rate) and the burst bucket `--bucket` measured
-//! (credits, the burst's rate and length, the baseline, the refill). The tests line up by
-//! position as every run's do; these are the figures a plan rests on, which no one test holds.
+//! (credits, the burst's rate and length, the baseline, the refill). The tests are paired by
+//! part and depth (`super::pairing`); these are the figures a plan rests on, which no one test
+//! holds.
 //!
 //! What is judged, and how:
 //! - the bucket's **baseline** is the capacity to plan on: a drop beyond `--iops-drop` is a

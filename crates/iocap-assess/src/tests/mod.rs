@@ -3,6 +3,7 @@
 
 mod cachescan;
 mod links;
+mod pairing;
 mod saturation;
 mod scale;
 mod verdicts;

@@ -12,8 +12,10 @@
 //! is simply "not defined" (`null` in JSON, `–` in text).
 //!
 //! What counts as a regression, an improvement or a change within the noise, and the figures'
-//! own values, are judged by `iocap_assess::compare`; this module only lines the runs up (tests
-//! by position, unmatched ones by side), lists the differences and shapes the JSON. `fields`
+//! own values, are judged by `iocap_assess::compare`, and which test is set beside which by its
+//! `pairing` (by position, or for two saturate runs by each test's part and depth); this module
+//! lines the runs up as paired (unmatched tests by side), lists the differences and shapes the
+//! JSON. `fields`
 //! lists which fields are compared for differences, `text` renders the terminal view.
 
 mod fields;
@@ -21,6 +23,7 @@ mod replay;
 mod text;
 mod workload;
 
+use iocap_assess::compare::pairing::{pair_tests, PairedBy, PartKind};
 use iocap_assess::compare::saturation::SaturationComparison;
 use iocap_assess::compare::{
     same_workload, target_metrics, test_metrics, Flag, Flags, Metric, Thresholds,
@@ -59,7 +62,12 @@ pub struct RunRef {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunComparison {
     pub run: RunRef,
-    /// Tests matched by position: test i of the base with test i of the run.
+    /// How the tests were paired: `position` (test i of the base with test i of the run), or
+    /// for two saturate runs `saturate_part` (the drain's tests by their order in the drain,
+    /// the steps by queue depth, the size sweep's points by block size, the throttled points
+    /// by their load: `iocap_assess::compare::pairing`).
+    pub paired_by: PairedBy,
+    /// The paired tests, in the base's order.
     pub tests: Vec<TestComparison>,
     /// Tests that exist in one of the two runs only.
     pub unmatched: Vec<UnmatchedTest>,
@@ -85,8 +93,16 @@ pub struct RunComparison {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TestComparison {
-    /// Position of the test in both runs, from 0.
+    /// Index of the base's test, from 0.
     pub index: usize,
+    /// Index of the run's test it is paired with, from 0: `index` when paired by position.
+    pub run_index: usize,
+    /// What both tests were in their saturate runs (`drain`, `refill`, `step`, `throttled`,
+    /// `sweep`, `device_time`, `unknown`); absent when paired by position. The bucket's
+    /// `drain` and `refill` tests are shown but not checked for regressions: the bucket's
+    /// figures are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<PartKind>,
     pub base_name: String,
     pub run_name: String,
     /// Set when names or workloads (rw, write share, block size) differ: figures are shown but
@@ -169,8 +185,15 @@ fn run_ref(r: &RunResult) -> RunRef {
 fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunComparison {
     let mut tests = Vec::new();
     let mut flags = Flags::default();
-    for (i, (b, r)) in base.tests.iter().zip(&run.tests).enumerate() {
-        let metrics = test_metrics(b, r, th);
+    let pairing = pair_tests(base, run);
+    for pair in &pairing.pairs {
+        let (i, j) = (pair.base, pair.run);
+        let (b, r) = (&base.tests[i], &run.tests[j]);
+        let mut metrics = test_metrics(b, r, th);
+        if !pair.judged() {
+            // the bucket's drain and probes: its own figures are judged, not its tests
+            metrics.iter_mut().for_each(|m| m.verdict = None);
+        }
         flags.add(&b.name, i, &metrics);
         let targets = (0..b.targets.len().max(r.targets.len()))
             .map(|t| {
@@ -185,6 +208,8 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
             .collect();
         tests.push(TestComparison {
             index: i,
+            run_index: j,
+            part: pair.part,
             base_name: b.name.clone(),
             run_name: r.name.clone(),
             different_workload: !same_workload(b, r),
@@ -196,24 +221,21 @@ fn compare_run(base: &RunResult, run: &RunResult, th: &Thresholds) -> RunCompari
         });
     }
     let saturation = saturation(base, run, th, &mut flags);
-    let n = tests.len();
-    let unmatched = [(Side::Base, base), (Side::Run, run)]
-        .into_iter()
-        .flat_map(|(side, rr)| {
-            rr.tests
-                .iter()
-                .enumerate()
-                .skip(n)
-                .map(move |(i, t)| UnmatchedTest {
-                    side,
-                    index: i,
-                    name: t.name.clone(),
-                    workload: describe(t),
-                })
-        })
-        .collect();
+    let only = |side, rr: &RunResult, idx: &[usize]| {
+        idx.iter()
+            .map(|&i| UnmatchedTest {
+                side,
+                index: i,
+                name: rr.tests[i].name.clone(),
+                workload: describe(&rr.tests[i]),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut unmatched = only(Side::Base, base, &pairing.base_only);
+    unmatched.extend(only(Side::Run, run, &pairing.run_only));
     RunComparison {
         run: run_ref(run),
+        paired_by: pairing.by,
         tests,
         unmatched,
         differences: run_differences(base, run),

@@ -159,12 +159,20 @@ fn render_saturation(out: &mut String, s: &SaturationComparison) {
 
 fn render_test(out: &mut String, t: &TestComparison) {
     let (n, w) = (one_line(&t.base_name), one_line(&t.base_workload));
-    if w.starts_with(&n) {
-        out.push_str(&format!("\ntest {}: {w}\n", t.index + 1));
-    } else {
-        out.push_str(&format!("\ntest {} ({n}): {w}\n", t.index + 1));
+    let mut head = format!("test {}", t.index + 1);
+    if !w.starts_with(&n) {
+        head.push_str(&format!(" ({n})"));
     }
-    if t.different_workload {
+    // paired by part and depth (two saturate runs): the run's test may sit elsewhere
+    if t.run_index != t.index {
+        head.push_str(&format!(", the run's test {}", t.run_index + 1));
+    }
+    out.push_str(&format!("\n{head}: {w}\n"));
+    if t.part.is_some_and(|p| !p.judged()) {
+        out.push_str(
+            "  a test of the burst bucket's drain or refill: shown, not checked for regressions (the bucket's baseline is)\n",
+        );
+    } else if t.different_workload {
         out.push_str(&format!(
             "  different workload: base ran {n} ({w}), this run {} ({}); not checked for regressions\n",
             one_line(&t.run_name),
