@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_model::{RunCommand, DEFAULT_TARGET};
 use iocap_session::{read_spec, ScanConfig};
 
@@ -67,10 +67,9 @@ impl CachescanArgs {
 
 pub fn cachescan(a: CachescanArgs) -> Result<Exit> {
     let c = a.config();
-    read_spec(&c, "cachescan".into(), c.max_bytes, 32)
-        .validate()
-        .context("cachescan")?;
-    a.common.save.check()?;
+    let spec = read_spec(&c, "cachescan".into(), c.max_bytes, 32);
+    spec.validate().context("cachescan")?;
+    a.common.save.claim(claim::tests([&spec]))?;
     let run = session(RunCommand::Cachescan, None, &a.common.save, |s| {
         iocap_session::cachescan(s, &c)
     })?;

@@ -8,8 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use iocap_console::claim::Claim;
-use iocap_console::files::Existing;
+use iocap_console::claim::{Claim, Existing};
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
 use iocap_flags::{duration_arg, listed, OutputArg, SaveArgs};
@@ -91,11 +90,10 @@ fn comm_arg(s: &str) -> Result<String, String> {
 }
 
 pub fn capture(a: CaptureArgs) -> Result<Exit> {
-    a.save.check()?;
     let claim = Claim::new(Existing::replace_if(a.force))
         .writes("-o", a.trace.as_deref())
-        .writes("--as-profile", a.as_profile.as_deref())
-        .check()?;
+        .writes("--as-profile", a.as_profile.as_deref());
+    let claim = a.save.claim(claim)?;
     let req = CaptureRequest {
         target: a.target.clone(),
         duration_s: a.duration,
@@ -106,7 +104,7 @@ pub fn capture(a: CaptureArgs) -> Result<Exit> {
     };
     let mut run = new_run(RunCommand::Capture);
     let mut line = LiveLine::new(&format!("iocap capture {}", a.target));
-    let mut open = |p: &std::path::Path| claim.create(p);
+    let mut open = |p: &std::path::Path| Ok(claim.create(p)?);
     let outcome =
         iocap_session::capture(&req, &run.started_at, &INTERRUPTED, &mut open, &mut |t| {
             let lost = iocap_report::fmt::count(t.lost as f64);
@@ -162,12 +160,11 @@ pub struct CharacteriseArgs {
 }
 
 pub fn characterise(a: CharacteriseArgs) -> Result<Exit> {
-    a.save.check()?;
     // the profile is never written over the trace, by any name (issue 35)
     let claim = Claim::new(Existing::replace_if(a.force))
         .reads("the trace", &iocap_trace::trace_files(&a.inputs)?)
-        .writes("--as-profile", a.as_profile.as_deref())
-        .check()?;
+        .writes("--as-profile", a.as_profile.as_deref());
+    let claim = a.save.claim(claim)?;
     // the curve is found before the trace is read: a long trace costs nothing on a typo
     let curve = match &a.against {
         Some(r) => Some(saturate_run(r, a.save.store.db.as_deref())?),

@@ -5,7 +5,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_cost::Questions;
 use iocap_model::CostMatrix;
 use iocap_model::{JobSpec, RunCommand, TargetSpec, DEFAULT_TARGET};
@@ -91,7 +91,7 @@ pub fn cost(a: CostArgs) -> Result<Exit> {
         target_mb_s: a.target_mbps,
     };
     let c = CostConfig::new(matrix, a.qd, base, questions)?;
-    a.save.check()?;
+    a.save.claim(claim::tests([&c.base]))?;
     let run = super::execute::session(RunCommand::Cost, None, &a.save, |s| {
         iocap_session::cost(s, c)
     })?;

@@ -4,7 +4,7 @@
 //! (docs/diskspd.md); the run is saved like any other.
 
 use anyhow::{bail, Result};
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_diskspd::{
     is_device_path, map_targets, parse, render_text, render_xml, Output, TargetOs,
 };
@@ -81,7 +81,7 @@ pub fn run(args: &[String]) -> Result<Exit> {
         let seed = now.map_or(1, |t| t.as_nanos() as u64);
         d.specs.iter_mut().for_each(|s| s.seed = seed);
     }
-    save.check()?;
+    save.claim(claim::tests(&d.specs))?;
     let mut run = session(RunCommand::Diskspd, None, &save, |s| {
         for spec in &d.specs {
             let r = s.exec.run(std::slice::from_ref(spec))?;

@@ -9,8 +9,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{print_stdout, Exit};
-use iocap_console::claim::Claim;
-use iocap_console::files::Existing;
+use iocap_console::claim;
 use iocap_console::keep::open_existing_store;
 use iocap_flags::{export_formats, report_formats, OutputFormat, RunFilterArgs, StoreArg};
 
@@ -67,7 +66,7 @@ pub fn export(a: ExportArgs) -> Result<Exit> {
     };
     match &a.output {
         Some(p) => {
-            claim_against_store(&store, "-o", p, a.force)?.write(p, &text)?;
+            claim::against_store(&store, "-o", p, a.force)?.write(p, &text)?;
             eprintln!(
                 "iocap: wrote {}",
                 iocap_report::fmt::printable(&p.display().to_string())
@@ -105,7 +104,7 @@ pub struct ReportArgs {
 
 pub fn report(a: ReportArgs) -> Result<Exit> {
     let mut store = open_existing_store(a.store.db.as_deref())?;
-    let claim = claim_against_store(&store, "-o", &a.output, a.force)?;
+    let claim = claim::against_store(&store, "-o", &a.output, a.force)?;
     let runs = store.load_all(&a.runs)?;
     claim
         .write(&a.output, &iocap_report::html::render(&runs))
@@ -116,19 +115,4 @@ pub fn report(a: ReportArgs) -> Result<Exit> {
         iocap_report::fmt::printable(&a.output.display().to_string())
     );
     Ok(Exit::Ok)
-}
-
-/// A claim on `out` that refuses it where it is the result store read from (a SQLite file, by
-/// any name): `export --db r.db -o r.db --force` wrote the export over the store.
-fn claim_against_store(
-    store: &iocap_store::Store,
-    flag: &str,
-    out: &std::path::Path,
-    force: bool,
-) -> Result<Claim> {
-    let mut claim = Claim::new(Existing::replace_if(force));
-    if let iocap_store::Location::Sqlite(db) = store.location() {
-        claim = claim.reads("the result store", std::slice::from_ref(db));
-    }
-    claim.writes(flag, Some(out)).check()
 }

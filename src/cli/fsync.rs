@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_fsync::{DbFamily, Method, Offsets, Request};
 use iocap_model::Payload;
 use iocap_model::RunCommand;
@@ -113,7 +113,8 @@ pub fn fsync(args: FsyncArgs) -> Result<Exit> {
         allow_overwrite: c.safety.allow_overwrite,
     }
     .plan()?;
-    c.save.check()?;
+    c.save
+        .claim(claim::target(&iocap_fsync::resolve_target(&plan.target)))?;
     let mut run = new_run(RunCommand::Fsync);
     let total = plan.sizes.len() * plan.methods.len();
     let mut line = iocap_console::progress::PointLine::new("iocap fsync", total);

@@ -7,7 +7,10 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_console::flags::{Keeping, Placing};
+use iocap_console::{
+    claim,
+    flags::{Keeping, Placing},
+};
 use iocap_model::RunCommand;
 use iocap_session::{PreflightConfig, PreflightRequest};
 
@@ -87,7 +90,7 @@ pub fn preflight(a: PreflightArgs) -> Result<Exit> {
     let c = config(&a)?;
     // every workload is checked before the first runs
     c.check(&super::ranks::engine())?;
-    a.save.check()?;
+    a.save.claim(claim::saving())?;
     let run = session(RunCommand::Preflight, Some(&a.sure), &a.save, |s| {
         iocap_session::preflight(s, &c)
     })?;

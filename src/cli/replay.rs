@@ -2,13 +2,11 @@
 //! recording (docs/replay.md). The replay is `iocap-replay`'s, reached through the session;
 //! this turns flags into a request, shows progress and prints and saves the run.
 
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_console::claim::Claim;
-use iocap_console::files::Existing;
 use iocap_console::interrupt::INTERRUPTED;
 use iocap_console::progress::LiveLine;
 use iocap_flags::{choices, size_arg, EngineArg, OutputArg, SafetyArgs, SaveArgs};
@@ -110,14 +108,12 @@ fn config(a: &ReplayArgs) -> Result<ReplayConfig> {
 }
 
 pub fn replay(a: ReplayArgs) -> Result<Exit> {
-    a.save.check()?;
     let cfg = config(&a)?;
-    // the target is never the trace, by any name or link (issue 35)
+    // the target is never the trace, the store or --html, by any name or link (issue 35)
     let trace = iocap_trace::trace_files(std::slice::from_ref(&a.trace))?;
-    Claim::new(Existing::Refuse)
-        .reads("the trace", &trace)
-        .target("TARGET", &iocap_replay::target_path(&cfg.target))
-        .check()?;
+    let target = iocap_replay::target_path(&cfg.target);
+    a.save
+        .claim(claim::target(&target).reads("the trace", &trace))?;
     let mut run = new_run(RunCommand::Replay);
     let exec = super::ranks::engine();
     let label = format!("iocap replay {}", a.trace.display());

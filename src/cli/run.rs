@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_model::{
     test_name, write_pct_of, Burst, JobSpec, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET,
 };
@@ -156,7 +156,7 @@ impl RunArgs {
 pub fn run(args: RunArgs) -> Result<Exit> {
     let spec = args.to_spec()?;
     let c = &args.common;
-    c.save.check()?;
+    c.save.claim(claim::tests([&spec]))?;
     let say = if c.output.is_text() {
         Announce::EachRun
     } else {

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use clap::Args;
 use iocap_assess::SaturateConfig;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_model::{JobSpec, RunCommand, RwMode, TargetSpec};
 use iocap_session::{BucketSpec, SaturateSpec, BUCKET_CHUNK_S};
 
@@ -113,7 +113,7 @@ pub fn saturate(a: SaturateArgs) -> Result<Exit> {
     };
     let base = base_spec(&a);
     let c = &a.common;
-    c.save.check()?;
+    c.save.claim(claim::tests([&base]))?;
     let spec = SaturateSpec {
         base,
         cfg,

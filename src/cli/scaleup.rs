@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_model::{JobSpec, Role, RunCommand, RwMode, TargetSpec, DEFAULT_TARGET};
 use iocap_session::{RolePlaces, ScaleupSpec};
 
@@ -79,7 +79,7 @@ pub fn scaleup(a: ScaleupArgs) -> Result<Exit> {
         spec.check()?;
     }
     let c = &a.common;
-    c.save.check()?;
+    c.save.claim(claim::targets(&spec.paths))?;
     let run = session(RunCommand::Scaleup, None, &c.save, |s| {
         if a.hosts {
             // the target as given: {host} and {rank} may name a file or a directory per rank

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use iocap_model::{parse_duration, RunCommand, RunResult};
 use iocap_sqlio::{
     parse_args, parse_batch, render_header, render_result, split_own_flags, SqlioCall,
@@ -83,7 +83,7 @@ pub fn run(args: &[String]) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     let call = parse_call(&rest)?;
-    save.check()?;
+    save.claim(claim::tests([&call.spec]))?;
     let (code, run) = run_call(&call, output, &save)?;
     save.write_html(std::slice::from_ref(&run))?;
     Ok(code)
@@ -108,7 +108,8 @@ pub fn run_batch(args: BatchArgs) -> Result<Exit> {
         calls.push((l, call));
     }
     if !args.dry_run {
-        args.save.check()?;
+        args.save
+            .claim(claim::tests(calls.iter().map(|(_, c)| &c.spec)))?;
     }
     let mut worst = Exit::Ok;
     let mut runs = Vec::new();

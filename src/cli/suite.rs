@@ -4,7 +4,10 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use iocap_console::flags::{Keeping, Placing};
+use iocap_console::{
+    claim,
+    flags::{Keeping, Placing},
+};
 use iocap_model::RunResult;
 use iocap_plan::Suite;
 use iocap_session::{load_suite, Session, SuiteEnd, SuiteOverrides, SuiteRun};
@@ -76,7 +79,7 @@ fn run(a: SuiteRunArgs) -> Result<Exit> {
             tune: &|spec| a.common.extra.apply(spec),
         },
     )?;
-    a.common.save.check()?;
+    a.common.save.claim(claim::suite(&plan))?;
     let run = match &a.resume {
         Some(id) => {
             plan.resumable(open_existing_store(a.common.save.store.db.as_deref())?.load(id)?)?

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use iocap_console::claim::Claim;
-use iocap_console::files::Existing;
+use iocap_console::claim::{Claim, Existing};
 use iocap_flags::choices;
 use iocap_trace::ExportFormat;
 

@@ -2,7 +2,7 @@
 //! Flags in, an [`iocap_verify::VerifyConfig`] or [`iocap_verify::CheckConfig`] out; the
 //! result is a run like any other (saved, shown, exported), with its findings in `verify`.
 
-use iocap_console::flags::Keeping;
+use iocap_console::{claim, flags::Keeping};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -95,7 +95,10 @@ pub fn verify(args: VerifyArgs) -> Result<Exit> {
             format_bytes(args.page_size)
         );
     }
-    args.save.check()?;
+    let file = target_path(args.target.as_deref().map(Path::new));
+    let file = (!args.check || args.target.is_some()).then_some(file.as_path());
+    args.save
+        .claim(claim::verify(file, args.journal.as_deref(), args.check))?;
     let mut run = new_run(RunCommand::Verify);
     let res = if args.check {
         iocap_verify::check(&check_config(&args), &INTERRUPTED).map(|o| o.verify)

@@ -1,7 +1,8 @@
 //! A command never writes over what it reads (issue 35, §1, defects 2 to 5): an output that is
 //! one of the command's inputs, by its own name, `./NAME`, a symbolic or a hard link, is
 //! refused naming both (exit 2), `--force` or not, and the input stays byte for byte as it was;
-//! so are two outputs that are one file. The check is `iocap_console::claim::Claim`'s.
+//! so are two outputs that are one file, and a target that is the store, a report or a journal.
+//! The check is the claim's (`iocap_platform::claim::Claim`).
 
 use std::path::Path;
 
@@ -270,4 +271,81 @@ fn an_export_or_a_report_is_never_written_over_the_store_it_reads() {
     assert!(std::fs::read_to_string(d.join("runs.csv"))
         .unwrap()
         .contains("characterise"));
+}
+
+/// A target that is the result store, the HTML report or verify's journal, by any name, is
+/// refused before anything is written, naming both roles: `run X --db X` tested the store (and
+/// then saved into the file it had filled), `run X --html X` wrote the report over the test
+/// file.
+#[test]
+fn a_target_is_never_the_store_the_report_or_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let theirs = b"the user's file".to_vec();
+    std::fs::write(d.join("mine.dat"), &theirs).unwrap();
+    std::fs::create_dir(d.join("fs")).unwrap();
+    let run = [&["run"][..], &crate::QUICK].concat();
+    let verify = ["verify", "--duration", "0.2s", "--size", "1M"];
+    for (command, target, other) in [
+        (&run[..], "t.dat", &["--db", "t.dat"][..]),
+        (&run, "t.dat", &["--db", "./t.dat", "--html", "r.html"]),
+        (&run, "mine.dat", &["--db", "mine.dat", "--allow-overwrite"]),
+        (&run, "t.dat", &["--html", "t.dat", "--no-save"]),
+        (&run, ".", &["--db", "iocap.testfile"]),
+        (&verify, "v.dat", &["--db", "v.dat"]),
+        (&verify, "v.dat", &["--no-save", "--html", "./v.dat"]),
+        (
+            &["fsync", "--quick"],
+            "fs",
+            &["--db", "fs/iocap-fsync.testfile"],
+        ),
+        (
+            &["replay", "in.log", "--map", "wrap"],
+            "t.dat",
+            &["--db", "t.dat"],
+        ),
+    ] {
+        iolog(d, "in.log", 10);
+        let args = [command, &[target], other].concat();
+        let err = unwrapped(&refused(d, &args));
+        let role = if other[0] == "--db" {
+            "the result store"
+        } else {
+            "--html"
+        };
+        assert!(
+            err.contains("TARGET") && err.contains(&format!("is the same file as {role}")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("never tests a file it writes"),
+            "{args:?}: {err}"
+        );
+        let made_here = ["t.dat", "v.dat", "r.html", "iocap.testfile"];
+        for made in made_here.iter().chain(&["fs/iocap-fsync.testfile"]) {
+            assert!(!d.join(made).exists(), "{args:?}: {made} was made");
+        }
+        assert_eq!(std::fs::read(d.join("mine.dat")).unwrap(), theirs);
+    }
+    // verify's journal is never its file either
+    let args = [&verify[..], &["--no-save", "--journal", "v.dat", "v.dat"]].concat();
+    let err = unwrapped(&refused(d, &args));
+    assert!(
+        err.contains("TARGET v.dat is the same file as --journal v.dat"),
+        "{err}"
+    );
+    assert!(!d.join("v.dat").exists());
+    // the store named by IOCAP_DB is claimed as --db is
+    let out = iocap(d)
+        .env("IOCAP_DB", "t.dat")
+        .args([&run[..], &["t.dat"]].concat())
+        .output()
+        .unwrap();
+    let err = unwrapped(&String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is the same file as the result store"),
+        "{err}"
+    );
+    assert!(!d.join("t.dat").exists());
 }

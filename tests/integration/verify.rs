@@ -271,7 +271,8 @@ fn a_file_iocap_did_not_create_and_symlinks_are_never_written() {
 
 /// Inputs found in review: a FIFO target is refused instead of blocking in open(); a journal
 /// named like the target is refused and leaves nothing behind (it used to be created first and
-/// then claimed as the target); threads × qd is compared without overflowing.
+/// then claimed as the target; the command's claim now refuses it before either is made);
+/// threads × qd is compared without overflowing.
 #[test]
 fn a_fifo_a_journal_on_the_target_and_huge_threads_are_refused_cleanly() {
     let dir = tempfile::tempdir().unwrap();
@@ -303,7 +304,7 @@ fn a_fifo_a_journal_on_the_target_and_huge_threads_are_refused_cleanly() {
         .arg(&t)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("already exists"));
+        .stderr(predicate::str::contains("is the same file as --journal"));
     assert!(!t.exists(), "the target made for the run was removed");
     iocap(dir.path())
         .args(["verify", "--threads", "65536", "--qd", "65536", "--no-save"])

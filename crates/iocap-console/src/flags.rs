@@ -12,13 +12,18 @@ use iocap_model::RunResult;
 use iocap_session::RolePlaces;
 use iocap_store::{parse_when, Filter, StoreError};
 
+use crate::claim::Claim;
 use crate::keep;
 
 /// What `SaveArgs` does once a run has finished. The run is printed first and saved after, so
 /// a store that cannot be reached never costs the figures.
 pub trait Keeping {
-    /// Checks what can be checked before a test runs, so a typo does not cost a long test.
-    fn check(&self) -> Result<()>;
+    /// Completes the command's claim with the store it saves into (`--db`, unless
+    /// `--no-save`) and `--html`, and checks it, before anything is written: no path written
+    /// is one read or another written (a target that is the store), no output is refused
+    /// later. Then opens the store, so one that cannot be reached costs seconds, not a whole
+    /// test, and hands back the claim the command's outputs are opened through.
+    fn claim(&self, claim: Claim) -> Result<Claim>;
     /// Puts the label, tags and note on the run, so every view shows them.
     fn stamp(&self, run: &mut RunResult);
     /// Writes the HTML report (if asked) and saves the runs (unless `--no-save`).
@@ -32,20 +37,25 @@ pub trait Keeping {
 }
 
 impl Keeping for SaveArgs {
-    fn check(&self) -> Result<()> {
+    fn claim(&self, claim: Claim) -> Result<Claim> {
         // rank 0 keeps the runs of a multi-host run: the store may exist on its host only
         if !crate::is_root() {
-            return Ok(());
-        }
-        if let Some(p) = &self.html {
-            crate::files::refuse_existing(p)?;
+            return Ok(claim.check()?);
         }
         keep::check_tags(&self.tags)?;
+        let db = self.store.db.as_deref();
+        let store = match self.no_save {
+            true => None,
+            false => keep::store_file(db)?,
+        };
+        let claim = claim
+            .store(store.as_deref())
+            .writes_new("--html", self.html.as_deref())
+            .check()?;
         if !self.no_save {
-            // open it now: a store that cannot be reached should cost seconds, not a whole test
-            keep::open_store(self.store.db.as_deref())?;
+            keep::open_store(db)?;
         }
-        Ok(())
+        Ok(claim)
     }
 
     fn stamp(&self, run: &mut RunResult) {
@@ -130,6 +140,7 @@ impl Placing for RoleDirs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claim::Existing;
 
     #[test]
     fn an_existing_html_file_is_refused_before_the_test() {
@@ -141,7 +152,8 @@ mod tests {
             html: Some(html.clone()),
             ..SaveArgs::default()
         };
-        let e = save.check().unwrap_err().to_string();
+        let e = save.claim(Claim::new(Existing::Refuse)).unwrap_err();
+        let e = e.to_string();
         assert!(e.contains("already exists"), "{e}");
         assert_eq!(std::fs::read_to_string(&html).unwrap(), "mine");
     }

@@ -2,19 +2,30 @@
 //! saving or for reading, a finished run saved with a line on stderr saying where, and its HTML
 //! report written. In a multi-host run only rank 0 keeps anything ([`crate::is_root`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use iocap_model::text::printable;
 use iocap_model::{RunResult, TestResult};
 use iocap_store::{Location, Store};
 
+/// The store's file named by `--db`, `IOCAP_DB` or the default, where it is a file (SQLite):
+/// what a command's claim holds as its store.
+pub fn store_file(db: Option<&str>) -> Result<Option<PathBuf>> {
+    Ok(match Location::resolve(db)? {
+        Location::Sqlite(p) => Some(p),
+        Location::Postgres(_) => None,
+    })
+}
+
 /// Opens the store named by `--db`, `IOCAP_DB` or the default, creating it if needed: for
-/// commands that save runs. A dangling symbolic link there is refused ([`crate::claim::store`]).
+/// commands that save runs. A dangling symbolic link there is refused, as the claim refuses it
+/// (`iocap_platform::claim::output::refuse_dangling`): SQLite would make the store where it
+/// points.
 pub fn open_store(db: Option<&str>) -> Result<Store> {
     let loc = Location::resolve(db)?;
     if let Location::Sqlite(p) = &loc {
-        crate::claim::store(p)?;
+        iocap_platform::claim::output::refuse_dangling(p)?;
     }
     Store::open(&loc).with_context(|| format!("cannot use the result store {loc}"))
 }

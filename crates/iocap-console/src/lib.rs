@@ -1,8 +1,9 @@
 //! The console of an iocap process: what a command line needs around a session that is
 //! neither a flag nor a view of a result. The terminal's progress ([`progress`]: the fill bar,
 //! the live line, the progress lines), Ctrl-C ([`interrupt`]), the files iocap writes for the
-//! user, never over one they have ([`files`]) nor over what the command reads ([`claim`]), the
-//! result store opened and saved into with what
+//! user, never over one they have ([`files`]), what each command's claim holds, built from its
+//! flags ([`claim`]; the claim itself, never writing over what the command reads, is
+//! `iocap_platform::claim`), the result store opened and saved into with what
 //! it says on stderr ([`keep`]), what the shared flags do ([`flags`]: keeping a run, the
 //! history's filter, the role directories), and the man pages rendered from the clap definition ([`man`]).
 //!

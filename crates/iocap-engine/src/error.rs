@@ -4,6 +4,8 @@
 
 use std::io;
 
+use iocap_platform::claim::ClaimError;
+
 #[derive(Debug, thiserror::Error)]
 #[error("{context}: {source}")]
 pub struct IoFailure {
@@ -33,6 +35,17 @@ pub enum TargetError {
     Io(#[from] IoFailure),
     #[error("interrupted while creating {0}; the partial file was removed")]
     Interrupted(String),
+}
+
+/// The claim's refusals and failures (`iocap_platform::claim`), in the same words.
+impl From<ClaimError> for TargetError {
+    fn from(e: ClaimError) -> Self {
+        match e {
+            ClaimError::Refused(why) => Self::Refused(why),
+            ClaimError::Invalid(why) => Self::Invalid(why),
+            ClaimError::Io { context, source } => Self::Io(IoFailure { context, source }),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -40,11 +40,8 @@ pub fn direct_refused_error() -> io::Error {
     plat::direct_refused_error()
 }
 
-/// The refusal of a path that is no longer the file that was checked (a file swapped in
-/// meanwhile is never written), while iocap was `doing` it (`checking`, `opening`, `testing`).
-pub fn changed(shown: &str, doing: &str) -> String {
-    format!("{shown} changed while iocap was {doing} it; not writing to it")
-}
+/// The refusal of a path that is no longer the file that was checked, in the claim's words.
+pub use iocap_platform::claim::changed;
 
 /// Refusing a write through a symbolic link (a reparse point on Windows).
 pub fn symlink(shown: &str) -> TargetError {

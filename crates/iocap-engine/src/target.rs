@@ -12,10 +12,10 @@
 //! - a path that is neither a regular file nor a block device (a FIFO, a socket, a character
 //!   device such as /dev/null) is refused by its kind, read with stat before anything opens
 //!   it: opening a FIFO for reading waits for a writer, and no open may hang a run;
-//! - a file iocap may write is locked for as long as it is filled and tested
-//!   ([`crate::lock`]): a second run on it refuses, naming the process that holds it;
-//! - every target is claimed ([`Claim`]) from the descriptor it was checked (or created)
-//!   through, and the test's own open must find that same file or device again.
+//! - every target is held by the command's claim ([`Held`], `iocap_platform::claim`) from the
+//!   descriptor it was checked (or created) through: a file iocap may write is locked for as
+//!   long as it is filled and tested (a second run on it refuses, naming the process that
+//!   holds it), and the test's own open must find that same file or device again.
 
 use std::fs::File;
 use std::io;
@@ -27,13 +27,13 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::buffers::{fill_random, SlotBuffers};
-use crate::claim::Claim;
 use crate::error::IoFailure;
 pub use crate::error::TargetError;
 use crate::marker::{self, Marker};
 use crate::safety::{self, Found, Intent};
 /// What a target is: the model's, as the result records it.
 pub use iocap_model::TargetKind;
+use iocap_platform::claim::Held;
 use iocap_platform::devinfo;
 use iocap_platform::target as plat;
 
@@ -53,9 +53,10 @@ pub struct PreparedTarget {
     pub threads: u32,
     pub cpu_mask: Option<u64>,
     pub warnings: Vec<String>,
-    /// The claim on it: the target checked, and the lock on a file iocap may write, held
-    /// while this target lives (the whole test). Every later open by path is checked with it.
-    pub claim: Claim,
+    /// The claim's hold on it: the target checked, and the lock on a file iocap may write,
+    /// held while this target lives (the whole test). Every later open by path is checked
+    /// with it.
+    pub claim: Held,
 }
 
 fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> TargetError {
@@ -80,7 +81,7 @@ fn existing_file_range(
     size: Option<u64>,
     actual: u64,
     mark: Option<Marker>,
-    claim: &Claim,
+    claim: &Held,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
 ) -> Result<(u64, Option<String>), TargetError> {
@@ -202,7 +203,7 @@ fn prepare_one(
             }
             // locked before the fill is looked at (a fill under way is another run's) when
             // iocap may write it
-            let (c, warning) = Claim::take(&f, &shown, TargetKind::File, ours || writes)?;
+            let (c, warning) = Held::take(&f, &shown, TargetKind::File, ours || writes)?;
             claim = c;
             warnings.extend(warning);
             drop(f);
@@ -234,7 +235,7 @@ fn prepare_one(
                 }
             }
             // a device is not locked: O_EXCL keeps writers apart
-            claim = Claim::take(&f, &shown, TargetKind::BlockDevice, false)?.0;
+            claim = Held::take(&f, &shown, TargetKind::BlockDevice, false)?.0;
             let dev_size = devinfo::block_device_size(&f)
                 .map_err(io_err(format!("cannot read the size of {shown}")))?;
             range = size.unwrap_or(dev_size);
@@ -416,7 +417,7 @@ fn create_file(
     seed: u64,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
-) -> Result<(Claim, Option<String>), TargetError> {
+) -> Result<(Held, Option<String>), TargetError> {
     let shown = path.display();
     let parent = parent_dir(path);
     if !parent.is_dir() {
@@ -433,7 +434,7 @@ fn create_file(
         marker::remove_sidecar(path);
     };
     let (claim, warning) =
-        Claim::take(&f, &shown.to_string(), TargetKind::File, true).inspect_err(|_| remove())?;
+        Held::take(&f, &shown.to_string(), TargetKind::File, true).inspect_err(|_| remove())?;
     let res = marker::write(
         &f,
         path,
@@ -483,7 +484,7 @@ fn fill(
     from: u64,
     to: u64,
     seed: u64,
-    claim: &Claim,
+    claim: &Held,
     obs: &mut dyn FillObserver,
     stop: &AtomicBool,
 ) -> Result<(), TargetError> {

@@ -2,9 +2,10 @@
 //! of a test itself. The clock every latency is read from (`clock`), the host's fingerprint
 //! (`host`), system-wide CPU times (`procstat`) and where the CPUs sit (`topology`), what the
 //! system says of a target's device (`devinfo`), how a test's target is opened and checked
-//! (`target`), an exclusive lock on a file and its holder (`flock`), a tag kept with a file and
-//! its identity (`filetag`), fsync's durable writes (`durable`), where a file's extents lie
-//! (`extents`); on Windows only, the audit's volume, power and account queries (`volume`,
+//! (`target`), a command's claim on every path it touches, which holds its targets (their lock
+//! and identity) and opens its outputs (`claim`), an exclusive lock on a file and its holder
+//! (`flock`), a tag kept with a file and its identity (`filetag`), fsync's durable writes
+//! (`durable`), where a file's extents lie (`extents`); on Windows only, the audit's volume, power and account queries (`volume`,
 //! `power`, `rights`) and the Win32 wrappers (`win`), with the ioctl structures they return
 //! decoded purely (`winstruct`, built and tested everywhere).
 //!
@@ -24,6 +25,7 @@
 //! needs, the engine's I/O backends apart) goes here, not behind a `#[path]` or a
 //! `cfg(windows)` module elsewhere (`tests/tidy.rs` keeps that so).
 
+pub mod claim;
 pub mod clock;
 pub mod devinfo;
 pub mod durable;

@@ -27,6 +27,6 @@ pub fn file_id(f: &File, kind: TargetKind) -> io::Result<FileId> {
 
 pub use crate::sys::target::{
     create_new, device_in_use, direct_refused_error, is_block_device, is_busy, is_direct_refused,
-    is_link, names_device, no_follow, open_fill, open_read, open_test, write_at, CACHE, DEVICE,
-    DIRECT, LINK,
+    is_link, is_link_refused, names_device, no_follow, open_fill, open_read, open_test,
+    output_flags, write_at, CACHE, DEVICE, DIRECT, LINK,
 };

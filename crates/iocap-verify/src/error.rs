@@ -4,6 +4,7 @@
 
 use iocap_engine::AlignedBuf;
 use iocap_engine::{IoFailure, TargetError};
+use iocap_platform::claim::ClaimError;
 
 /// Why a run or check could not be done (failures found are not errors: they are the result).
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,12 @@ impl VerifyError {
     /// Whether this is a refusal to protect the user's data.
     pub fn is_refusal(&self) -> bool {
         matches!(self, Self::Target(TargetError::Refused(_)))
+    }
+}
+
+impl From<ClaimError> for VerifyError {
+    fn from(e: ClaimError) -> Self {
+        TargetError::from(e).into()
     }
 }
 

@@ -9,9 +9,9 @@
 //! O_EXCL and marked as iocap's own ([`iocap_engine::marker`]); an existing file is written only
 //! if iocap created it or the user passed `allow_overwrite`; a symlink is never followed for
 //! writes; only regular files are taken (a block device could be mounted, and verify rewrites
-//! every byte); the file is claimed as a test's target is (`iocap_engine::Claim`): locked, so
-//! a run and a verify never write one file at once, and every descriptor opened on it later
-//! must be the claimed file (on Windows: the same volume serial and file index). The existing
+//! every byte); the file is held by the claim as a test's target is
+//! (`iocap_platform::claim::Held`): locked, so a run and a verify never write one file at once,
+//! and every descriptor opened on it later must be the claimed file (on Windows: the same volume serial and file index). The existing
 //! file is inspected and claimed through a read-only descriptor.
 
 use std::fs::{File, OpenOptions};
@@ -20,7 +20,8 @@ use std::path::Path;
 
 use iocap_engine::marker::{self, Marker};
 use iocap_engine::safety::{self, Found, Intent};
-use iocap_engine::{Claim, TargetKind};
+use iocap_engine::TargetKind;
+use iocap_platform::claim::Held;
 
 use crate::error::{io_err, VerifyError};
 
@@ -32,7 +33,7 @@ pub struct Claimed {
     /// The claim: the lock that keeps a test, a replay or another verify off the file while
     /// this one runs (the one every test takes on a file it may write), and the file every
     /// later descriptor must be.
-    pub claim: Claim,
+    pub claim: Held,
 }
 
 /// Creates `path` or claims an existing file iocap made (or any file, with `allow_overwrite`),
@@ -58,7 +59,7 @@ pub fn create_or_claim(
     let seen = safety::inspect(path, Intent::RewriteFile)?;
     safety::decide(&shown, &seen.facts, Intent::RewriteFile, allow_overwrite)?;
     let claim_on = |f: &std::fs::File, created: bool| {
-        Claim::take(f, &shown, TargetKind::File, true).inspect_err(|_| {
+        Held::take(f, &shown, TargetKind::File, true).inspect_err(|_| {
             if created {
                 let _ = std::fs::remove_file(path);
             }
@@ -132,7 +133,7 @@ pub struct Open {
 pub fn open_io(
     path: &Path,
     how: Open,
-    same_as: Option<&Claim>,
+    same_as: Option<&Held>,
     warnings: &mut Vec<String>,
 ) -> Result<(File, bool), VerifyError> {
     let shown = path.display().to_string();

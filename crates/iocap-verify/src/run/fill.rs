@@ -25,7 +25,7 @@ pub(crate) struct Target {
     created: bool,
     /// Held for the whole run: no test, replay or other verify writes the file meanwhile, and
     /// every I/O descriptor must be the claimed file.
-    claim: iocap_engine::Claim,
+    claim: iocap_platform::claim::Held,
     /// The I/O descriptor.
     pub f: File,
     /// Whether `f` is O_DIRECT.

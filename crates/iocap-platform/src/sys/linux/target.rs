@@ -134,6 +134,18 @@ pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
     o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | extra)
 }
 
+/// An output file's open (a report, an export, a trace): never through a final link, which
+/// fails with ELOOP instead of being followed, and never blocking on a FIFO planted there
+/// (ENXIO). Neither changes how a regular file is written.
+pub fn output_flags(o: &mut OpenOptions) -> &mut OpenOptions {
+    o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+}
+
+/// Whether an open failed on a final link ([`output_flags`]' ELOOP).
+pub fn is_link_refused(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
 /// The fill's open: read and write, never through a link; `direct` adds O_DIRECT.
 pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {
     no_follow(OpenOptions::new().read(true).write(true), direct).open(path)

@@ -115,6 +115,17 @@ pub fn no_follow(o: &mut OpenOptions, direct: bool) -> &mut OpenOptions {
     o.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | extra)
 }
 
+/// An output file's open (a report, an export, a trace): as it is. The check before the open
+/// is the guard against a reparse point here (opening one itself would replace the link).
+pub fn output_flags(o: &mut OpenOptions) -> &mut OpenOptions {
+    o
+}
+
+/// Never: [`output_flags`] adds no flag that refuses a link.
+pub fn is_link_refused(_: &io::Error) -> bool {
+    false
+}
+
 /// The fill's open: read and write, never through a reparse point; `direct` adds
 /// FILE_FLAG_NO_BUFFERING.
 pub fn open_fill(path: &Path, direct: bool) -> io::Result<File> {

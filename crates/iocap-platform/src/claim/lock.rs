@@ -1,13 +1,12 @@
-//! One run at a time on a file iocap may write. Two runs started on the same new file both
-//! filled it (the second saw a fill under way, `state=filling`, and refilled it from offset 0);
-//! two tests on one file measure each other. So `prepare_targets` takes an exclusive lock on
-//! every file it may write (its own test files, which even a read test fills when unfinished,
-//! and a user's file written with `--allow-overwrite`) before it looks at the fill, and the
-//! [`PreparedTarget`](crate::PreparedTarget) holds it until the test is over. A second run
-//! refuses at once (exit 2), naming the process that holds the lock. `iocap verify`, which
-//! rewrites every byte of its file, takes the same lock through the same claim
-//! (`crate::Claim`, which takes it with [`lock`]), so a verify and a run or a replay on one
-//! file refuse each other too.
+//! One run at a time on a file iocap may write: the claim's lock, taken by [`super::Held::take`].
+//! Two runs started on the same new file both filled it (the second saw a fill under way,
+//! `state=filling`, and refilled it from offset 0); two tests on one file measure each other.
+//! So the engine's `prepare_targets` claims every file it may write (its own test files, which
+//! even a read test fills when unfinished, and a user's file written with `--allow-overwrite`)
+//! with the lock before it looks at the fill, and its `PreparedTarget` holds the claim until the
+//! test is over. A second run refuses at once (exit 2), naming the process that holds the lock.
+//! `iocap verify`, which rewrites every byte of its file, takes the same lock through the same
+//! claim, so a verify and a run or a replay on one file refuse each other too.
 //!
 //! The mechanism, chosen for what each kind of lock does on Linux:
 //! - `flock(2)`, on a descriptor of our own (a dup of the one checked): the lock belongs to the
@@ -26,35 +25,33 @@
 //!
 //! Windows: no lock is taken. Its byte-range locks (`LockFileEx`) are mandatory, so they would
 //! stop the test's own I/O through the handles each worker reopens; two runs on one file there
-//! are not kept apart. The system calls are `iocap_platform::flock`'s.
+//! are not kept apart. The system calls are [`crate::flock`]'s.
 
 use std::fs::File;
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::error::TargetError;
-use iocap_platform::flock as plat;
+use super::ClaimError;
+use crate::flock as plat;
 
-/// The lock on one prepared file: released when the last [`PreparedTarget`] of this process that
-/// holds it is dropped.
-///
-/// [`PreparedTarget`]: crate::PreparedTarget
+/// The lock on one claimed file: released when the last claim of this process that holds it
+/// is dropped.
 #[derive(Debug, Clone, Default)]
 pub struct FileLock {
-    _held: Option<Arc<Held>>,
+    _held: Option<Arc<Locked>>,
 }
 
 /// A locked descriptor, by the identity of its file.
 #[derive(Debug)]
-struct Held {
+struct Locked {
     _fd: File,
     key: FileId,
 }
 
-/// A file's identity: its device and inode ([`crate::marker::identity`]).
+/// A file's identity: its device and inode ([`crate::filetag::dev_ino`]).
 type FileId = (u64, u64);
 
-/// The locks this process holds, so a file prepared twice at once shares one.
-static HELD: Mutex<Vec<(FileId, Weak<Held>)>> = Mutex::new(Vec::new());
+/// The locks this process holds, so a file claimed twice at once shares one.
+static HELD: Mutex<Vec<(FileId, Weak<Locked>)>> = Mutex::new(Vec::new());
 
 impl FileLock {
     /// No lock: a block device (O_EXCL keeps writers apart), a user's file only read.
@@ -62,16 +59,16 @@ impl FileLock {
         Self { _held: None }
     }
 
-    fn of(h: Arc<Held>) -> Self {
+    fn of(h: Arc<Locked>) -> Self {
         Self { _held: Some(h) }
     }
 }
 
 /// Takes the exclusive lock on the file open as `f` (found at `shown`), or shares the one this
 /// process holds on it. `Ok((lock, Some(warning)))` where the file system takes no lock.
-pub fn lock(f: &File, shown: &str) -> Result<(FileLock, Option<String>), TargetError> {
-    let key = crate::marker::identity(f)
-        .map_err(|e| TargetError::Invalid(format!("cannot stat {shown}: {e}")))?;
+pub fn lock(f: &File, shown: &str) -> Result<(FileLock, Option<String>), ClaimError> {
+    let key = crate::filetag::dev_ino(f)
+        .map_err(|e| ClaimError::Invalid(format!("cannot stat {shown}: {e}")))?;
     let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
     held.retain(|(_, w)| w.strong_count() > 0);
     if let Some(h) = held
@@ -84,7 +81,7 @@ pub fn lock(f: &File, shown: &str) -> Result<(FileLock, Option<String>), TargetE
     // a descriptor of its own: the lock lives as long as it does, whatever becomes of `f`
     let fd = f
         .try_clone()
-        .map_err(|e| TargetError::Invalid(format!("cannot lock {shown}: {e}")))?;
+        .map_err(|e| ClaimError::Invalid(format!("cannot lock {shown}: {e}")))?;
     match plat::try_lock(&fd) {
         Ok(()) => {}
         Err(e) if plat::is_held(&e) => return Err(busy(shown, key)),
@@ -96,19 +93,19 @@ pub fn lock(f: &File, shown: &str) -> Result<(FileLock, Option<String>), TargetE
             return Ok((FileLock::none(), Some(why)));
         }
     }
-    let h = Arc::new(Held { _fd: fd, key });
+    let h = Arc::new(Locked { _fd: fd, key });
     held.push((h.key, Arc::downgrade(&h)));
     Ok((FileLock::of(h), None))
 }
 
 /// The refusal of a file another process holds, naming that process where it can be read.
-fn busy(shown: &str, key: FileId) -> TargetError {
+fn busy(shown: &str, key: FileId) -> ClaimError {
     let who = match plat::holder(key) {
         Some((pid, Some(comm))) => format!("process {pid} ({comm})"),
         Some((pid, None)) => format!("process {pid}"),
         None => "another process (its pid could not be read from /proc/locks)".into(),
     };
-    TargetError::Refused(format!(
+    ClaimError::Refused(format!(
         "{shown} is in use: {who} holds its lock, filling or testing it. iocap runs one test \
          at a time on a file; wait for that run to end, or give another file"
     ))
