@@ -4,13 +4,15 @@
 //!
 //! Layout: `target` opens and protects targets (`lock` keeps a second run off them),
 //! [`backend`] holds the engines behind one trait (io_uring and psync on Linux, IOCP and
-//! synchronous calls on Windows) and the one place a backend is chosen and opened
-//! ([`backend::drive`]), `worker` is the hot loop, `pace` its throttle and `buffers` what it
-//! writes, `offsets` says where each I/O goes and how long it is, `runner` plans threads (for
-//! one test or several run together) and samples them, `stats` records latencies and `live`
-//! publishes them for the series and the progress line. The clock, the host's facts and what the
-//! system says of a device are `iocap-platform`'s, which the engine uses like any other crate.
-//! Most modules are private: other crates come in by the front door below.
+//! synchronous calls on Windows), the one place a backend is chosen and opened
+//! ([`backend::drive`]) and the one I/O loop ([`IoQueue::drive`], run with a [`backend::Policy`]
+//! by the worker, verify and replay), `worker` is the benchmark's policy on it (the hot path),
+//! `pace` its throttle and `buffers` what it writes, `offsets` says where each I/O goes and how
+//! long it is, `runner` plans threads (for one test or several run together) and samples them,
+//! `stats` records latencies and `live` publishes them for the series and the progress line.
+//! The clock, the host's facts and what the system says of a device are `iocap-platform`'s,
+//! which the engine uses like any other crate. Most modules are private: other crates come in
+//! by the front door below.
 
 // The front door (docs/ARCHITECTURE.md, "The engine's front door"): other crates use what
 // these public modules and the re-exports below name, nothing else. The rest is the engine's

@@ -308,8 +308,8 @@ fn until_stable_missed(
     ))
 }
 
-/// A worker's loop on whichever backend [`backend::drive`] opened: it waits for every worker
-/// to be set up and for the start, then runs ([`worker::run`]). It gives back what opening
+/// A worker on whichever backend [`backend::drive`] opened: it waits for every worker to be
+/// set up and for the start, then runs the engine's loop with its policy ([`worker::run`]). It gives back what opening
 /// the backend brought, and the loop's result: `None` when the test was halted before it
 /// started.
 struct Work<'a> {

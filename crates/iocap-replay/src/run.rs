@@ -234,7 +234,7 @@ fn drive(
     Ok((stats, notes, feed))
 }
 
-/// The replay loop, for [`backend::drive`] to run on the engine's backend.
+/// The replay, for [`backend::drive`] to run on the engine's backend with its loop.
 struct Replayer<'a> {
     target: &'a PreparedTarget,
     mapper: Mapper,

@@ -1,9 +1,10 @@
 //! The small table of operations every I/O backend provides, after fio's ioengines: queue an
-//! I/O, hand the queue to the kernel and wait, pop completions. The worker loop is generic over
-//! [`Backend`], so each backend is monomorphised into its own loop with no dynamic dispatch.
-//! Three loops drive backends: the benchmark's [`worker`](crate::worker), `iocap-verify`'s
-//! page loop (through the same backends, as fio's verify uses the job's ioengine) and
-//! `iocap-replay`'s driver.
+//! I/O, hand the queue to the kernel and wait, pop completions. The engine's one I/O loop
+//! ([`IoQueue::drive`], in `policy`) is generic over [`Backend`], so each backend is
+//! monomorphised into its own loop with no dynamic dispatch. Three callers run that loop, each
+//! with a [`Policy`] of its own rather than a loop: the benchmark's [`worker`](crate::worker),
+//! `iocap-verify`'s page slots (through the same backends, as fio's verify uses the job's
+//! ioengine) and `iocap-replay`'s driver.
 //!
 //! Adding a backend (docs/ARCHITECTURE.md, "Where to add"): its file here implementing
 //! [`Backend`], and its line in each match of [`EngineKind`] below (its name, whether it is one
@@ -13,9 +14,14 @@
 //! Buffer contract: a backend receives raw buffer pointers into a
 //! [`SlotBuffers`](crate::buffers::SlotBuffers), so [`Backend::queue`] is `unsafe`: its caller
 //! promises that a slot's buffer is not touched from `queue` until that slot's completion is
-//! popped by `reap`. Loops keep it through [`IoQueue`], the one caller, which checks every slot
-//! it lends or queues; [`drive`] hands each loop its queue.
+//! popped by `reap`. [`IoQueue`] is the one caller, and checks every slot it lends or queues;
+//! a policy reaches it only through [`Fill`], and the loop alone waits and reaps. [`drive`]
+//! hands each caller its queue. `Backend` stays public (and `queue` `unsafe`) because other
+//! crates name it as a bound and replay's tests implement it with a mock device; an [`Io`]'s
+//! buffer pointer is the engine's alone.
 
+#[cfg(test)]
+mod fake;
 #[cfg(windows)]
 mod iocp;
 #[cfg(target_os = "linux")]
@@ -35,8 +41,10 @@ use std::io;
 use iocap_model::{Engine, EngineChoice, EngineFeature, FaultOp, SubmitMode};
 
 use crate::buffers::SlotBuffers;
+mod policy;
 mod queue;
 
+pub use policy::{Fill, Next, Policy};
 pub use queue::IoQueue;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,14 +82,16 @@ impl Op {
     }
 }
 
-/// One I/O request. `buf` points into the worker's slot buffers (null for fsync).
+/// One I/O request, as [`Backend::queue`] gets it. Only the engine's [`IoQueue`] makes one:
+/// `buf`, a pointer into a slot's buffer (null for a flush), is the engine's alone, so another
+/// crate's backend (a test's mock) sees what the I/O is but never its bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct Io {
     pub slot: u32,
     pub op: Op,
     pub offset: u64,
     pub len: u32,
-    pub buf: *mut u8,
+    pub(crate) buf: *mut u8,
 }
 
 /// A finished I/O: bytes transferred, or a negative errno (on Windows, a negative Win32 error
@@ -92,8 +102,8 @@ pub struct Completion {
     pub result: i32,
 }
 
-/// An engine's way to the kernel. Loops use it through [`crate::IoQueue`], which keeps the
-/// buffer contract; only the queue (and the backends' own tests) call [`Backend::queue`].
+/// An engine's way to the kernel. The engine's loop uses it through [`crate::IoQueue`], which
+/// keeps the buffer contract; only the queue calls [`Backend::queue`].
 pub trait Backend {
     /// Queues one I/O; it reaches the kernel at the next [`Backend::submit_and_wait`], or at once
     /// when [`Backend::submits_at_queue`].
@@ -275,9 +285,9 @@ impl From<OpenError> for io::Error {
     }
 }
 
-/// A loop that runs on any backend: the runner's worker, verify's slots, replay's feed. Its
-/// `run` is monomorphised for each backend and gets the backend as an [`IoQueue`] over the
-/// buffers, its only way to queue I/O.
+/// What runs on any backend: the runner's worker, verify's slots, replay's driver. Its `run` is
+/// monomorphised for each backend and gets the backend as an [`IoQueue`] over the buffers, on
+/// which it runs the engine's loop ([`IoQueue::drive`]) with its [`Policy`].
 pub trait Drive {
     type Out;
     fn run<B: Backend>(self, q: IoQueue<'_, B>, opened: Opened) -> Self::Out;

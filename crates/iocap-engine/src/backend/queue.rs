@@ -1,6 +1,8 @@
 //! The I/O queue: a backend, the buffers its I/Os read and write, and which of them are in
-//! flight. It is the safe door to the backends: the runner's worker, verify's mixed phase and
-//! replay's driver queue through it, and it alone calls the unsafe [`Backend::queue`].
+//! flight. It is the safe door to the backends: the engine's one loop ([`IoQueue::drive`], in
+//! `policy`) runs on it for the runner's worker, verify's slots and replay's driver, and it
+//! alone calls the unsafe [`Backend::queue`]. Outside the backend module it offers only its
+//! size, what is in flight, and `drive`; a policy queues through `policy::Fill`.
 //!
 //! What it keeps so (the buffer contract of `buffers`): a slot's buffer is handed out as
 //! `&mut [u8]` ([`IoQueue::buf`], [`IoQueue::stamp`]) only while the slot is idle; an I/O is
@@ -51,20 +53,20 @@ impl<'q, B: Backend> IoQueue<'q, B> {
 
     /// Whether slot `i` has nothing in flight.
     #[inline]
-    pub fn is_idle(&self, i: usize) -> bool {
+    pub(super) fn is_idle(&self, i: usize) -> bool {
         !self.busy[i]
     }
 
     /// Slot `i`'s buffer, to fill before a write. Panics if an I/O from it is in flight.
     #[inline]
-    pub fn buf(&mut self, i: usize) -> &mut [u8] {
+    pub(super) fn buf(&mut self, i: usize) -> &mut [u8] {
         self.idle(i);
         self.bufs.slot_mut(i)
     }
 
     /// Makes the first `len` bytes of idle slot `i` a write's data ([`SlotBuffers::stamp`]).
     #[inline]
-    pub fn stamp(&mut self, i: usize, len: usize, offset: u64, seq: u64) {
+    pub(super) fn stamp(&mut self, i: usize, len: usize, offset: u64, seq: u64) {
         self.idle(i);
         self.bufs.stamp(i, len, offset, seq);
     }
@@ -73,7 +75,7 @@ impl<'q, B: Backend> IoQueue<'q, B> {
     /// reaches the kernel as [`Backend::queue`] says. Panics on a slot in flight or a length
     /// past the slot's buffer: either would let the kernel and the loop share bytes.
     #[inline]
-    pub fn queue(&mut self, slot: u32, op: Op, offset: u64, len: u32) {
+    pub(super) fn queue(&mut self, slot: u32, op: Op, offset: u64, len: u32) {
         let i = slot as usize;
         self.idle(i);
         let buf = if op.is_sync() {
@@ -104,7 +106,7 @@ impl<'q, B: Backend> IoQueue<'q, B> {
 
     /// Submits what is queued and waits ([`Backend::submit_and_wait`]).
     #[inline]
-    pub fn submit_and_wait(
+    pub(super) fn submit_and_wait(
         &mut self,
         min_complete: u32,
         deadline_ns: Option<u64>,
@@ -115,7 +117,7 @@ impl<'q, B: Backend> IoQueue<'q, B> {
     /// Takes every completion there is: `f` gets each one with its slot's bytes, after which
     /// the slot is idle again.
     #[inline]
-    pub fn reap(&mut self, mut f: impl FnMut(Completion, &[u8])) {
+    pub(super) fn reap(&mut self, mut f: impl FnMut(Completion, &[u8])) {
         let Self {
             backend,
             bufs,
@@ -132,12 +134,12 @@ impl<'q, B: Backend> IoQueue<'q, B> {
     }
 
     /// The backend, for what it says of itself (`submits_at_queue`, `starts_in_queue`).
-    pub fn backend(&self) -> &B {
+    pub(crate) fn backend(&self) -> &B {
         self.backend
     }
 
     /// Switches the backend's submission mode ([`Backend::set_submit_each`]).
-    pub fn set_submit_each(&mut self, each: bool) {
+    pub(super) fn set_submit_each(&mut self, each: bool) {
         self.backend.set_submit_each(each);
     }
 
@@ -159,30 +161,7 @@ impl<B: Backend> Drop for IoQueue<'_, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A backend that completes everything queued at the wait, with the length asked for.
-    #[derive(Default)]
-    struct Echo {
-        queued: Vec<Io>,
-        done: Vec<Completion>,
-    }
-
-    impl Backend for Echo {
-        unsafe fn queue(&mut self, io: Io) {
-            self.queued.push(io);
-        }
-        fn submit_and_wait(&mut self, _: u32, _: Option<u64>) -> io::Result<()> {
-            let done = self.queued.drain(..).map(|io| Completion {
-                slot: io.slot,
-                result: io.len as i32,
-            });
-            self.done.extend(done);
-            Ok(())
-        }
-        fn reap(&mut self, mut f: impl FnMut(Completion)) {
-            self.done.drain(..).for_each(&mut f);
-        }
-    }
+    use crate::backend::fake::Echo;
 
     #[test]
     fn a_slot_is_lent_only_while_idle_and_reaped_with_its_bytes() {

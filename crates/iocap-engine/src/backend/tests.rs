@@ -3,7 +3,7 @@
 use super::*;
 use crate::buffers::SlotBuffers;
 
-/// One I/O through `b` (by way of the queue, as every loop), waited for; its completion.
+/// One I/O through `b` (by way of the queue, as the loop), waited for; its completion.
 fn one(b: &mut impl Backend, op: Op, bufs: &mut SlotBuffers, offset: u64, len: u32) -> Completion {
     let mut q = IoQueue::new(b, bufs);
     q.queue(0, op, offset, len);

@@ -9,9 +9,13 @@
 //! map until its completion is reaped; a read takes its snapshots before it is queued and is
 //! judged after its completion.
 //!
-//! Hot path: the slots, their buffers and the random stream are made before the loop; the loop
-//! allocates nothing, takes no lock and makes no system call but the I/O (the failure path,
-//! in [`super::judge`], may do all three).
+//! The loop is the engine's ([`IoQueue::drive`]); this file is its policy ([`Pages`]): fill
+//! every idle slot, wait for a completion, or yield when every page drawn was busy; on a halt,
+//! finish (the loop drains what is in flight).
+//!
+//! Hot path: the slots, their buffers and the random stream are made before the loop; the
+//! policy allocates nothing, takes no lock and makes no system call (the loop makes the I/O's;
+//! the failure path, in [`super::judge`], may do all three).
 //!
 //! Buffers: the engine's [`IoQueue`] owns them and what is in flight. A page is encoded into a
 //! slot's buffer only while the slot is idle, and a read is judged on the bytes the queue lends
@@ -21,7 +25,7 @@
 use std::io;
 use std::sync::atomic::Ordering;
 
-use iocap_engine::backend::{Backend, Completion, Op};
+use iocap_engine::backend::{Backend, Completion, Fill, Next, Op, Policy};
 use iocap_engine::{AlignedBuf, IoQueue};
 use iocap_model::{VerifyCounts, VerifyOp};
 use rand_core::{Rng, SeedableRng};
@@ -70,42 +74,69 @@ struct Slot {
 pub(crate) fn run<B: Backend>(
     sh: &Shared,
     mut q: IoQueue<'_, B>,
-    mut scratch: AlignedBuf,
+    scratch: AlignedBuf,
     seed: u64,
 ) -> io::Result<VerifyCounts> {
     let idle = Slot {
         op: None,
         snaps: [Snapshot::default(); MAX_SCAN_PAGES],
     };
-    let mut slots = vec![idle; q.slots()];
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut c = VerifyCounts::default();
-    loop {
-        if !sh.halted() {
-            queue_idle(sh, &mut q, &mut slots, &mut rng, &mut c);
+    let mut p = Pages {
+        sh,
+        slots: vec![idle; q.slots()],
+        rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        scratch,
+        c: VerifyCounts::default(),
+    };
+    q.drive(&mut p)?;
+    Ok(p.c)
+}
+
+/// One thread's slots as a policy for the engine's loop: each idle slot gets the next
+/// operation of the mix, each completion is judged.
+struct Pages<'s, 'f> {
+    sh: &'s Shared<'f>,
+    slots: Vec<Slot>,
+    rng: Xoshiro256PlusPlus,
+    scratch: AlignedBuf,
+    c: VerifyCounts,
+}
+
+impl Policy for Pages<'_, '_> {
+    fn fill<B: Backend>(&mut self, q: &mut Fill<'_, '_, B>) -> Next {
+        if self.sh.halted() {
+            return Next::Finish;
         }
-        if q.inflight() == 0 {
-            if sh.halted() {
-                return Ok(c);
-            }
+        queue_idle(self.sh, q, &mut self.slots, &mut self.rng, &mut self.c);
+        if q.inflight() > 0 {
+            Next::Wait { deadline_ns: None }
+        } else if self.sh.halted() {
+            Next::Finish
+        } else {
             // every page drawn was busy: let the writers holding them go on
-            std::thread::yield_now();
-            continue;
+            Next::Yield
         }
-        q.submit_and_wait(1, None)?;
-        q.reap(|done: Completion, data| {
-            let i = done.slot as usize;
-            let scratch = scratch.as_mut_slice();
-            complete(sh, &slots[i], data, done.result, scratch, &mut c);
-            slots[i].op = None;
-        });
+    }
+
+    fn complete(&mut self, done: Completion, data: &[u8]) {
+        let i = done.slot as usize;
+        let scratch = self.scratch.as_mut_slice();
+        complete(
+            self.sh,
+            &self.slots[i],
+            data,
+            done.result,
+            scratch,
+            &mut self.c,
+        );
+        self.slots[i].op = None;
     }
 }
 
 /// Gives every idle slot its next operation and queues it.
 fn queue_idle<B: Backend>(
     sh: &Shared,
-    q: &mut IoQueue<'_, B>,
+    q: &mut Fill<'_, '_, B>,
     slots: &mut [Slot],
     rng: &mut Xoshiro256PlusPlus,
     c: &mut VerifyCounts,
@@ -181,7 +212,7 @@ fn start<B: Backend>(
     sh: &Shared,
     op: PageOp,
     s: &mut Slot,
-    q: &mut IoQueue<'_, B>,
+    q: &mut Fill<'_, '_, B>,
     i: usize,
     c: &mut VerifyCounts,
 ) -> Option<(Op, u64, u32)> {
