@@ -303,8 +303,9 @@ fn written_twice(first: &Named, second: &Named) -> String {
     )
 }
 
-/// Device and inode of what `p` names, through links; `None` where nothing is (or, off Unix,
-/// always: the canonical path decides there).
+/// Which file `p` names, through links (device and inode; on Windows the volume's serial
+/// number and the file index, so a hard link is found there too); `None` where nothing is, or
+/// what is there cannot be opened to ask (the canonical path decides then).
 fn identity(p: &Path) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
@@ -313,8 +314,8 @@ fn identity(p: &Path) -> Option<(u64, u64)> {
     }
     #[cfg(not(unix))]
     {
-        let _ = p;
-        None
+        let f = crate::sys::target::open_read(p).ok()?;
+        crate::sys::target::file_id(&f, iocap_model::TargetKind::File).ok()
     }
 }
 
