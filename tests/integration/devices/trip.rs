@@ -278,9 +278,10 @@ impl Table {
 
     /// Every figure of a stream in both traces that is further than the tolerance from the
     /// recording, in words, less those of the streams of the roles in `behind` (whose tests the
-    /// profile run said did not keep their rate) that are rates the profile run fell short of:
-    /// those are returned apart, also in words. A rate above the recording is a miss whatever
-    /// was said, and so is every other figure.
+    /// profile run said did not keep their rate) that are rates the profile run fell short of,
+    /// or its read share (its reads and writes are tests of their own, each behind by its own
+    /// amount): those are returned apart, also in words. A rate above the recording is a miss
+    /// whatever was said, and so is every other figure.
     pub(super) fn misses_unless_behind(&self, behind: &[String]) -> (Vec<String>, Vec<String>) {
         let (mut out, mut short) = (Vec::new(), Vec::new());
         for role in self.common_roles() {
@@ -298,7 +299,12 @@ impl Table {
                 if let Some(why) = miss(&role, key, a, b) {
                     let below =
                         matches!((a[key].as_f64(), b[key].as_f64()), (Some(x), Some(y)) if y < x);
-                    if below && RATES.contains(&key) && behind.contains(&role) {
+                    // a stream that fell behind: its rates short of the recording, and its read
+                    // share, a ratio of its reads' and its writes' rates, which fall behind by
+                    // different amounts (busy round 4: 77.7 % read against 71.7 %, with one of
+                    // the data stream's tests 27 % behind its rate)
+                    let excused = (below && RATES.contains(&key)) || key == "read_pct";
+                    if excused && behind.contains(&role) {
                         short.push(format!("{role} {name}: {why}"));
                     } else {
                         out.push(format!("{role} {name}: {why}"));
