@@ -32,31 +32,36 @@ fn saturate_on_bucket(m: &crate::faults::Mounted, step: &str, extra: &[&str]) ->
     saturate(m, step, &[&["--no-save"], extra].concat())
 }
 
-/// `iocap saturate` as [`saturate_on_bucket`] runs it, on the rule in place.
-fn saturate(m: &crate::faults::Mounted, step: &str, extra: &[&str]) -> Value {
-    let out = m
-        .iocap()
-        .args([
-            "saturate",
-            "--size",
-            "16M",
-            "--warmup",
-            "0s",
-            "--step-duration",
-            step,
-        ])
-        .args(["--max-qd", "2", "--no-throttled", "--sizes", "none"])
-        .args(extra)
-        .args(["--output", "json"])
-        .arg(m.path("t.dat"))
-        .output()
-        .unwrap();
+/// What `c` printed on stdout, once it exited 0 (its stderr otherwise).
+fn stdout_of(c: &mut assert_cmd::Command) -> String {
+    let out = c.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `iocap saturate` as [`saturate_on_bucket`] runs it, on the rule in place.
+fn saturate(m: &crate::faults::Mounted, step: &str, extra: &[&str]) -> Value {
+    let out = stdout_of(
+        m.iocap()
+            .args([
+                "saturate",
+                "--size",
+                "16M",
+                "--warmup",
+                "0s",
+                "--step-duration",
+                step,
+            ])
+            .args(["--max-qd", "2", "--no-throttled", "--sizes", "none"])
+            .args(extra)
+            .args(["--output", "json"])
+            .arg(m.path("t.dat")),
+    );
+    serde_json::from_str(&out).unwrap()
 }
 
 #[test]
@@ -189,19 +194,13 @@ fn a_run_shorter_than_a_stored_burst_is_warned_and_compare_sets_the_buckets_side
 
     // a 2 s run on a full bucket: the burst's rate, and a warning that says so
     fresh_bucket(&m);
-    let out = m
-        .iocap()
-        .args(["run", "--duration", "2s", "--warmup", "0s", "--qd", "4"])
-        .args(["--size", "16M", "--db", db, "--output", "json"])
-        .arg(m.path("t.dat"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = stdout_of(
+        m.iocap()
+            .args(["run", "--duration", "2s", "--warmup", "0s", "--qd", "4"])
+            .args(["--size", "16M", "--db", db, "--output", "json"])
+            .arg(m.path("t.dat")),
     );
-    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run: Value = serde_json::from_str(&out).unwrap();
     let stored = &run["stored_bucket"];
     assert_eq!(stored["run_id"], first_id, "{stored:#}");
     assert_eq!(stored["inside"][0]["test_idx"], 0, "{stored:#}");
@@ -228,18 +227,11 @@ fn a_run_shorter_than_a_stored_burst_is_warned_and_compare_sets_the_buckets_side
     let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("warning: randread 8K qd 1:"), "{text}");
     let compare = |format: &str| {
-        let out = m
-            .iocap()
-            .args(["compare", first_id, second["run_id"].as_str().unwrap()])
-            .args(["--db", db, "--output", format])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        stdout_of(
+            m.iocap()
+                .args(["compare", first_id, second["run_id"].as_str().unwrap()])
+                .args(["--db", db, "--output", format]),
+        )
     };
     let v: Value = serde_json::from_str(&compare("json")).unwrap();
     // the tests paired by part and depth: each step beside the step of its depth, the first
@@ -377,17 +369,11 @@ fn a_preflight_shorter_than_a_stored_burst_is_warned() {
 
     // in the JSON of the stored run: the bucket it was held against, the tests inside its
     // burst, and the same sentences among preflight's warnings
-    let out = m
-        .iocap()
-        .args(["show", "last", "--db", db, "--output", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = stdout_of(
+        m.iocap()
+            .args(["show", "last", "--db", db, "--output", "json"]),
     );
-    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(run["command"], "preflight");
     let stored = &run["stored_bucket"];
     assert_eq!(stored["run_id"], first_id, "{stored:#}");

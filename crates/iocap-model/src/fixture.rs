@@ -313,6 +313,37 @@ pub fn limit(kind: crate::LimitKind, rate: f64) -> crate::Limit {
     }
 }
 
+/// A burst bucket of `credit` I/Os over `baseline` IOPS, as `saturate --bucket` records one: its
+/// drain 4 s at 1,000 IOPS, then 20 s at the baseline (±2 %); a refill of 0.98 of the
+/// baseline, no probes: for the comparison's and the views' tests.
+pub fn bucket(credit: f64, baseline: f64) -> crate::BurstBucket {
+    let mut drain = vec![1000.0; 4];
+    drain.extend((0..20).map(|i| baseline * (1.0 + 0.02 * (f64::from(i) * 2.3).sin())));
+    crate::BurstBucket {
+        bs_bytes: 8192,
+        qd: 32,
+        per_second_iops: drain,
+        drop: Some(crate::LevelDrop {
+            test_idx: 0,
+            at_s: 4.0,
+            at_s_low: 4.0,
+            at_s_high: 4.0,
+            before_iops: 1000.0,
+            after_iops: baseline,
+        }),
+        peak_iops: Some(1000.0),
+        baseline_iops: Some(baseline),
+        ratio: Some(1000.0 / baseline),
+        burst_s: Some(4.0),
+        burst_ios: Some(4000.0),
+        burst_bytes: Some(4000.0 * 8192.0),
+        credit_ios: Some(credit),
+        refills: vec![],
+        refill_ios_per_s: Some(baseline * 0.98),
+        sentence: "a burst".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
