@@ -427,25 +427,46 @@ fn kill_9_keeps_the_requests_up_to_about_a_second_before_it() {
     }
     assert!(!reader.complete(), "a killed capture has no trailer");
     let n = seen.len();
+    // every read from the first, once, in order, but for a read the kernel never traced the
+    // completion of: on this VM's kernel about one loop read in 800 runs no block_rq_complete
+    // program at all (bpftrace, alone, misses as many), and a capture counts those as missed
+    // completions when it ends, which a killed one never does. Such a read is alone (its
+    // neighbours are kept) and they are a few.
+    let at_most = 2 + n / 200;
+    assert!(n > 0, "no read kept of {}", times.len());
+    let mut missing: Vec<usize> = (0..seen[0]).collect();
+    for (i, pair) in seen.windows(2).enumerate() {
+        let near = &seen[i.saturating_sub(2)..(i + 4).min(n)];
+        assert!(
+            pair[1] > pair[0] && pair[1] - pair[0] <= 2,
+            "{n} reads kept; after read {} comes {}, not the next: {near:?}",
+            pair[0],
+            pair[1]
+        );
+        if pair[1] - pair[0] == 2 {
+            missing.push(pair[0] + 1);
+        }
+    }
+    assert!(
+        seen[0] <= 1 && missing.len() <= at_most,
+        "{n} reads kept from read {}; missing {missing:?} (at most {at_most})",
+        seen[0]
+    );
     // every read issued more than 1.3 s before the kill is kept (how many that is depends on
     // the machine: 424 of 572 with two CPU hogs beside the test, about 1,200 of 1,800 alone)
     let old = times
         .iter()
         .filter(|t| killed_at.duration_since(**t) > Duration::from_millis(1300))
         .count();
+    let kept_to = seen[n - 1] + 1;
     assert!(
-        n > 0 && n >= old,
-        "{n} of {} reads kept, {old} issued 1.3 s or more before the kill",
+        kept_to >= old,
+        "reads kept to {kept_to} of {}, {old} issued 1.3 s or more before the kill",
         times.len()
     );
-    assert_eq!(
-        seen,
-        (0..n).collect::<Vec<_>>(),
-        "every read from the first, once, in order"
-    );
-    let last = killed_at.duration_since(times[n - 1]);
+    let last = killed_at.duration_since(times[kept_to - 1]);
     eprintln!(
-        "{n} of {} reads kept; the last issued {:.0} ms before the kill",
+        "{n} of {} reads kept, missing {missing:?}; the last issued {:.0} ms before the kill",
         times.len(),
         last.as_secs_f64() * 1e3
     );
