@@ -227,6 +227,8 @@ struct Round {
     zero_byte: u64,
     cap: Counts,
     disk: [u64; 5],
+    /// The same from before the capture started to after it stopped.
+    disk_outer: [u64; 5],
     inno: HashMap<String, u64>,
     workload: Value,
 }
@@ -300,6 +302,7 @@ fn round(rig: &Rig, dev: &str, mnt: &Path, db: &mut Server, test: &'static str) 
     db.stop();
     db.start();
     let trace = rig.path(&format!("{test}.iotrace"));
+    let before = diskstats(dev);
     let cap = start_capture(rig, mnt, &[db.datadir().to_str().unwrap()], None, &trace);
     let d0 = diskstats(dev);
     let s0 = db.status();
@@ -311,6 +314,7 @@ fn round(rig: &Rig, dev: &str, mnt: &Path, db: &mut Server, test: &'static str) 
     // SAFETY: kill(2) on the child we started, with a valid signal.
     unsafe { libc::kill(cap.id() as i32, libc::SIGINT) };
     let done = cap.wait_with_output().unwrap();
+    let after = diskstats(dev);
     assert_eq!(done.status.code(), Some(0), "{}", shown(&done));
     let workload = json(&done)["workload"].clone();
     let tps = out
@@ -326,6 +330,7 @@ fn round(rig: &Rig, dev: &str, mnt: &Path, db: &mut Server, test: &'static str) 
         zero_byte: zero_byte_completions(&stderr(&done)),
         cap: counts(rig, &trace, &places),
         disk: std::array::from_fn(|i| d1[i] - d0[i]),
+        disk_outer: std::array::from_fn(|i| after[i] - before[i]),
         inno: s1
             .iter()
             .filter(|(k, _)| k.starts_with("Innodb_"))
@@ -535,24 +540,37 @@ impl Round {
 
     /// Every figure of the capture against the device's counters and InnoDB's, with its bound.
     fn checks(&self) -> Vec<Check> {
-        let (c, d) = (&self.cap, &self.disk);
+        let (c, d, o) = (&self.cap, &self.disk, &self.disk_outer);
         let lost = self.lost as f64;
         let mut v = Vec::new();
         // Against the device: the same requests, counted at their completion by the block
-        // layer. What the capture lacks are the requests it says it lost (on a loop device the
-        // kernel skips a program run when the disk under the backing file completes its own
-        // request in the same interrupt; about 0.4 % here) and the moments between the
-        // capture's start and the first reading of the counters, and between the last reading
-        // and its end, in which the server's background threads may write a little (hence the
-        // floor of 20 requests or 1 MiB). Within 1 %.
-        let near = |x: u64, floor: f64| (x as f64 * 0.99 - floor, x as f64 * 1.01 + floor);
-        for (figure, capture, counted, floor) in [
-            ("reads", c.reads, d[0], 20.0),
-            ("bytes read", c.read_bytes, d[1] * 512, MIB as f64),
-            ("bytes written", c.write_bytes, d[3] * 512, MIB as f64),
-            ("flushes", c.flushes, d[4], 20.0),
+        // layer, read while the capture ran (inner) and before it started and after it
+        // stopped (outer). The capture holds at least the inner interval's requests, less
+        // those it says it lost (on a loop device the kernel skips a program run when the disk
+        // under the backing file completes its own request in the same interrupt; about 0.4 %
+        // here), and at most the outer's: the server's background threads go on between
+        // (purging, reading and writing: busy round 4 of issue 36 captured 32,957 reads
+        // against the inner 32,598). Within 1 %, with a floor of 20 requests or 1 MiB.
+        let near = |x: u64, y: u64, floor: f64| (x as f64 * 0.99 - floor, y as f64 * 1.01 + floor);
+        for (figure, capture, counted, outer, floor) in [
+            ("reads", c.reads, d[0], o[0], 20.0),
+            (
+                "bytes read",
+                c.read_bytes,
+                d[1] * 512,
+                o[1] * 512,
+                MIB as f64,
+            ),
+            (
+                "bytes written",
+                c.write_bytes,
+                d[3] * 512,
+                o[3] * 512,
+                MIB as f64,
+            ),
+            ("flushes", c.flushes, d[4], o[4], 20.0),
         ] {
-            let (lo, hi) = near(counted, floor);
+            let (lo, hi) = near(counted, outer, floor);
             v.push(Check::new(figure, capture, "diskstats", counted, lo, hi));
         }
         // Write requests: the device also counts as a write each fsync's empty preflush
@@ -561,7 +579,7 @@ impl Round {
         // completions are also the second ends of ext4's journal commit blocks (a write with
         // preflush and FUA, ended once more after its flushes), which the device counts once,
         // with their data: up to one a journal write (measured: 0.98 to 1.03 of them).
-        let (lo, hi) = near(d[2], 20.0);
+        let (lo, hi) = near(d[2], o[2], 20.0);
         v.push(Check::new(
             "writes + zero-byte",
             c.writes + self.zero_byte,
