@@ -429,9 +429,9 @@ fn kill_9_keeps_the_requests_up_to_about_a_second_before_it() {
     let n = seen.len();
     // every read from the first, once, in order, but for a read the kernel never traced the
     // completion of: on this VM's kernel about one loop read in 2,000 runs no
-    // block_rq_complete program at all (bpftrace, alone, misses as many), and a capture counts those as missed
-    // completions when it ends, which a killed one never does. Such a read is alone (its
-    // neighbours are kept) and they are a few.
+    // block_rq_complete program at all (bpftrace, alone, misses as many), and a capture
+    // counts those as missed completions when it ends, which a killed one never does. Such a
+    // read is alone (its neighbours are kept) and they are a few.
     let at_most = 2 + n / 200;
     assert!(n > 0, "no read kept of {}", times.len());
     let mut missing: Vec<usize> = (0..seen[0]).collect();
