@@ -6,12 +6,15 @@ for the CPUs (issue 36: the bound is 0.97 of fio's IOPS).
 Set-up: a file in DIR (SIZE, default 2G) behind a loop device with direct I/O, filled once.
 fio reads it without a break (4K random reads at qd 16, io_uring, O_DIRECT) while the script
 takes turns: WINDOW seconds with no capture, WINDOW seconds with `iocap capture` of the loop
-device running (raw tracepoints, as on a kernel with BTF), none again, then the capture forced
-onto the formatted tracepoints (IOCAP_CAPTURE_FORMATTED=1, as on a kernel without BTF), then
-the floor: the capture with programs that return at once and record nothing
-(IOCAP_CAPTURE_EMPTY=1: what attaching any program to the block tracepoints costs, and the
-capture process idle), then the control: a process that only sleeps, started and stopped as a
-capture is (the method's own bias, which should read 1). The arms take turns going first. The IOPS of a window are the loop device's completed reads
+device running as it runs by default (typed raw tracepoints and the tag table, as on a kernel
+with BTF, the capture yielding the CPUs), none again, then the same capture not yielding
+(IOCAP_CAPTURE_NO_YIELD=1), the capture on plain raw tracepoints (IOCAP_CAPTURE_UNTYPED=1, as
+on a kernel that refuses typed ones), the capture forced onto the formatted tracepoints
+(IOCAP_CAPTURE_FORMATTED=1, as on a kernel without BTF), then the floor: the capture with
+programs that return at once and record nothing (IOCAP_CAPTURE_EMPTY=1: what attaching any
+program to the block tracepoints costs, and the capture process idle), then the control: a
+process that only sleeps, started and stopped as a capture is (the method's own bias, which
+should read 1). The arms take turns going first. The IOPS of a window are the loop device's completed reads
 (/sys/block/NAME/stat) over its time, counted from the capture's trace file existing (its
 programs attached) to its stop; the capture's start and its end (the trace described) fall
 outside every window. This VM's disk drifts by 30 % within minutes, so each captured window is
@@ -42,7 +45,11 @@ FIO = os.environ.get("FIO", "fio")
 BEGIN, END = "<!-- capture-overhead:begin -->", "<!-- capture-overhead:end -->"
 WINDOW = float(os.environ.get("WINDOW", "4"))
 BEFORE = os.environ.get("BEFORE")
-ARMS = ["raw", "formatted", "floor", "control"] + (["before"] if BEFORE else [])
+ARMS = ["typed", "noyield", "untyped", "formatted", "floor", "control"] + (
+    ["before"] if BEFORE else [])
+# each arm's environment over the default's
+ENV = {"noyield": {"IOCAP_CAPTURE_NO_YIELD": "1"}, "untyped": {"IOCAP_CAPTURE_UNTYPED": "1"},
+       "formatted": {"IOCAP_CAPTURE_FORMATTED": "1"}, "floor": {"IOCAP_CAPTURE_EMPTY": "1"}}
 
 
 def reads(name):
@@ -61,19 +68,14 @@ def quiet(name):
 
 def captured(dev, trace, arm):
     """IOPS over a window with the capture running, the capture's CPU seconds, requests and
-    lost; `arm`: raw, formatted (the perf-event tracepoints, as kernels without BTF are
-    captured), or before (the BEFORE binary)."""
+    lost; `arm`: one of ARMS (ENV says how each differs from the default, typed), or before
+    (the BEFORE binary)."""
     if arm == "control":
         return control(dev)
     binary = BEFORE if arm == "before" else IOCAP
     cmd = [binary, "capture", dev, "-o", trace, "--force", "--format", "json", "--no-save"]
-    env = dict(os.environ)
-    env.pop("IOCAP_CAPTURE_FORMATTED", None)
-    env.pop("IOCAP_CAPTURE_EMPTY", None)
-    if arm == "formatted":
-        env["IOCAP_CAPTURE_FORMATTED"] = "1"
-    if arm == "floor":
-        env["IOCAP_CAPTURE_EMPTY"] = "1"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IOCAP_CAPTURE_")}
+    env.update(ENV.get(arm, {}))
     if os.path.exists(trace):
         os.unlink(trace)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -164,11 +166,13 @@ def main():
         f"`bench/capture-overhead.py`, {time.strftime('%Y-%m-%d')}: fio's 4K random reads at qd "
         "16 (io_uring, direct) on a loop device over a file on this VM's disk, without a break; "
         f"{WINDOW:.0f} s windows with `iocap capture` of the loop device running, each held "
-        "against the windows without a capture on either side of it; raw tracepoints (a kernel "
-        "with BTF) and the formatted ones (`IOCAP_CAPTURE_FORMATTED=1`, a kernel without), the "
-        "floor (`IOCAP_CAPTURE_EMPTY=1`: programs that return at once on the same raw "
-        "tracepoints, the capture process idle) and the control (a process that only sleeps, "
-        "started and stopped the same way)"
+        "against the windows without a capture on either side of it. The arms: the capture as "
+        "it runs by default (typed raw tracepoints and the tag table, a kernel with BTF; "
+        "yielding the CPUs), the same not yielding (`IOCAP_CAPTURE_NO_YIELD=1`), plain raw "
+        "tracepoints (`IOCAP_CAPTURE_UNTYPED=1`, a kernel that refuses typed ones), the "
+        "formatted tracepoints (`IOCAP_CAPTURE_FORMATTED=1`, a kernel without BTF), the "
+        "floor (`IOCAP_CAPTURE_EMPTY=1`: programs that return at once, the capture process "
+        "idle) and the control (a process that only sleeps, started and stopped the same way)"
         + (", and the capture as it was before (BEFORE)" if BEFORE else "")
         + f" take turns, {rounds} windows each. CPU is the capture process's own user + system time "
         "(its start and its description of the trace included) over the requests it wrote.",
@@ -177,7 +181,9 @@ def main():
         "per million |",
         "|---|---:|---:|---:|",
     ]
-    labels = {"raw": "raw tracepoints", "formatted": "formatted tracepoints",
+    labels = {"typed": "the default: typed, tag table, yielding",
+              "noyield": "typed, tag table, not yielding",
+              "untyped": "plain raw tracepoints", "formatted": "formatted tracepoints",
               "floor": "floor: empty programs", "control": "control: a sleeping process",
               "before": f"before (`{os.path.basename(BEFORE or '')}`)"}
     for arm in ARMS:

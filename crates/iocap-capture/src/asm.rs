@@ -189,6 +189,11 @@ impl Asm {
         self.fixups.push((self.insns.len(), l.0));
         self.push(insn(JMP | cond as u8 | K, dst, R0, 0, imm))
     }
+    /// `if dst <cond> src goto l`
+    pub fn jump_reg(&mut self, cond: Cond, dst: Reg, src: Reg, l: Label) -> &mut Self {
+        self.fixups.push((self.insns.len(), l.0));
+        self.push(insn(JMP | cond as u8 | X, dst, src, 0, 0))
+    }
     pub fn goto(&mut self, l: Label) -> &mut Self {
         self.fixups.push((self.insns.len(), l.0));
         self.push(insn(JMP | JA, R0, R0, 0, 0))
@@ -254,5 +259,16 @@ mod tests {
         assert_eq!(hex(&p[0]), "1500020000000000"); // if r0 == 0 goto +2
         assert_eq!(hex(&p[1]), "1811000007000000"); // r1 = map fd 7
         assert_eq!(hex(&p[2]), "0000000000000000");
+    }
+
+    #[test]
+    fn a_jump_on_two_registers_names_both() {
+        let mut a = Asm::default();
+        let out = a.label();
+        a.jump_reg(Cond::Ne, R1, R2, out); // if r1 != r2 goto +1
+        a.exit();
+        a.bind(out);
+        a.exit();
+        assert_eq!(hex(&a.finish()[0]), "5d21010000000000");
     }
 }

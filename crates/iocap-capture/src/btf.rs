@@ -205,6 +205,15 @@ impl Btf {
         Ok((bits / 8, size))
     }
 
+    /// The id of `typedef name`: a typed raw tracepoint's program names the one its
+    /// tracepoint's arguments are declared by (`btf_trace_block_rq_issue`).
+    pub fn typedef(&self, name: &str) -> Option<u32> {
+        self.types
+            .iter()
+            .position(|t| t.kind == TYPEDEF && self.name(t.name) == name.as_bytes())
+            .map(|id| id as u32)
+    }
+
     /// Member `member` of type `id`, or of its anonymous members (eight deep at most, so an
     /// image whose types refer to themselves cannot recurse without end): its type and bit
     /// offset.

@@ -4,21 +4,22 @@
 //! that issued it.
 //!
 //! How: three small eBPF programs ([`program`]) on the block layer's `block_rq_issue`,
-//! `block_rq_complete` and `block_rq_requeue` keep each request in flight in a hash map and
-//! write one record per request into a BPF ring buffer ([`ringbuf`]) at its completion; user
-//! space drains the ring as often as it fills ([`cadence`]), pairs what needs pairing and puts
-//! the records in issue order ([`decode`]). Events travel in binary; no text is formatted per
-//! I/O.
+//! `block_rq_complete` and `block_rq_requeue` keep each request in flight (in the tag table,
+//! [`program::tags`], indexed by the request's tag; else in a hash map) and write one record per request
+//! into a BPF ring buffer ([`ringbuf`]) at its completion; user space drains the ring as often
+//! as it fills ([`cadence`]), yielding the CPUs to the workload while it keeps up
+//! ([`yielding`]), pairs what needs pairing and puts the records in issue order ([`decode`]).
+//! Events travel in binary; no text is formatted per I/O.
 //!
-//! Two ways in. Where the kernel describes its types (BTF, `/sys/kernel/btf/vmlinux`, since
+//! Three ways in. Where the kernel describes its types (BTF, `/sys/kernel/btf/vmlinux`, since
 //! Linux 5.4 where the distribution enables it) and its request queue names its disk
-//! (`q->disk`, in recent kernels), the programs are attached as raw tracepoints and read the request themselves at the offsets
-//! BTF gives ([`btf`], [`rawtp`]): the kernel formats nothing for them, and skips a run only
-//! inside the same program. Elsewhere, or if any step of that fails, they are attached to the
+//! (`q->disk`, in recent kernels), the programs are attached as raw tracepoints and read the
+//! request themselves at the offsets BTF gives ([`btf`], [`rawtp`]): the kernel formats
+//! nothing for them, and skips a run only inside the same program. Typed (`tp_btf`), they load
+//! the fields directly; where the kernel refuses that, plain, they copy each with
+//! `bpf_probe_read_kernel`. Elsewhere, or if any step of that fails, they are attached to the
 //! tracepoints through perf_event_open(2) and read the record the kernel formats, at the
-//! offsets tracefs publishes ([`format`]). On a loop device under fio at qd 16 the second way
-//! lost 2-3 % of the requests (runs skipped inside another tracing program) and the first
-//! about 0.01 %; docs/capture.md has the figures.
+//! offsets tracefs publishes ([`format`]). docs/capture.md has what each costs a workload.
 //!
 //! Why no loader library. `aya` would need the programs compiled to a BPF object by a nightly
 //! Rust with bpf-linker, `libbpf-rs` a C toolchain with clang, libelf and zlib headers (through
@@ -46,6 +47,10 @@ pub mod rawtp;
 mod ringbuf;
 #[cfg(target_os = "linux")]
 mod sys;
+#[cfg(target_os = "linux")]
+mod tagtable;
+#[cfg(target_os = "linux")]
+pub mod yielding;
 
 #[cfg(not(target_os = "linux"))]
 use std::time::Duration;

@@ -8,10 +8,12 @@ use iocap_trace::IoRecord;
 
 use crate::btf::Btf;
 use crate::cadence::Cadence;
-use crate::decode::{decode, in_flight, Assembler, Filter};
+use crate::decode::{self, decode, in_flight, Assembler, Filter};
 use crate::program::{self, Maps, Source};
 use crate::rawtp::Layout;
 use crate::ringbuf::RingBuf;
+use crate::tagtable::TagTable;
+use crate::yielding::Yield;
 use crate::{format, sys, CaptureConfig, CaptureError, CaptureStats};
 
 /// How long a record waits for requests issued before it to complete (issue order).
@@ -33,6 +35,8 @@ pub struct Capture {
     progs: Vec<OwnedFd>,
     counters: OwnedFd,
     inflight: OwnedFd,
+    /// The tag table, where the typed programs keep the requests in flight ([`crate::program::tags`]).
+    tags: Option<TagTable>,
     ring: RingBuf,
     asm: Assembler,
     /// Where the programs read the request themselves (raw tracepoints): what their records'
@@ -40,6 +44,9 @@ pub struct Capture {
     layout: Option<Layout>,
     next_sweep_ns: u64,
     cadence: Cadence,
+    ring_bytes: u64,
+    /// The polling thread's yield of the CPUs to the workload ([`crate::yielding`]).
+    yielding: Yield,
     last_drain_ns: u64,
     next_drain_ns: u64,
     /// Requests of the recorded devices taken out of the in-flight map, their completion
@@ -110,51 +117,95 @@ struct Attached {
     progs: Vec<OwnedFd>,
 }
 
+/// Set (to anything), the capture uses the plain raw tracepoints even where typed ones would
+/// do: for the test and the benchmark that hold the ways in side by side.
+pub const UNTYPED_ONLY: &str = "IOCAP_CAPTURE_UNTYPED";
+
 /// The programs on the block layer's raw tracepoints, reading the request at the offsets the
-/// kernel's BTF gives ([`crate::rawtp`]); `None` where any step fails (no BTF, an older
-/// kernel's layout, a refusal): the formatted tracepoints are used then, and say why if they
-/// fail too.
+/// kernel's BTF gives ([`crate::rawtp`]): typed (`tp_btf`, loading the fields directly) where
+/// the kernel takes them, else plain (copying them with `bpf_probe_read_kernel`); `None` where
+/// both fail (no BTF, an older kernel's layout, a refusal): the formatted tracepoints are used
+/// then, and say why if they fail too.
 fn raw_tracepoints(maps: &Maps) -> Option<(Attached, Layout)> {
     if std::env::var_os(FORMATTED_ONLY).is_some() {
         return None;
     }
-    let layout = Layout::from_btf(&Btf::kernel().ok()?).ok()?;
-    let src = Source::Raw(&layout);
-    let mut a = Attached::default();
+    let btf = Btf::kernel().ok()?;
+    let layout = Layout::from_btf(&btf).ok()?;
+    if std::env::var_os(UNTYPED_ONLY).is_none() {
+        let mut typed = layout.clone();
+        typed.typed = true;
+        if let Some(a) = attach_raw(maps, &typed, Some(&btf)) {
+            return Some((a, typed));
+        }
+    }
+    let maps = Maps {
+        tags: None,
+        ..maps.clone()
+    };
+    attach_raw(&maps, &layout, None).map(|a| (a, layout))
+}
+
+/// Loads the three programs for the raw tracepoints, then attaches them, the issue's last:
+/// every request whose issue is recorded then has its completion recorded too (a completion
+/// whose issue was not seen, from before the start, is told apart and left out). Typed where
+/// `btf` is given (each program names its tracepoint's `btf_trace_*` typedef).
+fn attach_raw(maps: &Maps, layout: &Layout, btf: Option<&Btf>) -> Option<Attached> {
+    let src = Source::Raw(layout);
     // (program, tracepoint, name, needed): without the requeue's, a requeued request reads
     // as one whose completion was lost, as on the formatted way in
     let programs = [
         (
-            program::issue(src, maps),
-            c"block_rq_issue",
-            "iocap_rq_issue",
-            true,
-        ),
-        (
             program::complete(src, maps),
-            c"block_rq_complete",
+            "block_rq_complete",
             "iocap_rq_done",
             true,
         ),
         (
             program::requeue(src, maps),
-            c"block_rq_requeue",
+            "block_rq_requeue",
             "iocap_rq_requeue",
             false,
         ),
+        (
+            program::issue(src, maps),
+            "block_rq_issue",
+            "iocap_rq_issue",
+            true,
+        ),
     ];
     let floor = std::env::var_os(EMPTY_PROGRAMS).is_some();
+    let mut loaded = Vec::new();
     for (insns, point, name, needed) in programs {
-        let insns = if floor { empty() } else { insns };
-        let prog = sys::prog_load(sys::PROG_RAW_TRACEPOINT, &insns.ok()?, name).ok()?;
-        match sys::attach_raw(&prog, point) {
-            Ok(link) => a.links.push(link),
+        let insns = if floor { empty() } else { insns }.ok()?;
+        let prog = match btf {
+            Some(btf) => btf
+                .typedef(&format!("btf_trace_{point}"))
+                .and_then(|id| sys::prog_load_typed(&insns, name, id).ok()),
+            None => sys::prog_load(sys::PROG_RAW_TRACEPOINT, &insns, name).ok(),
+        };
+        match prog {
+            Some(prog) => loaded.push((prog, point, needed)),
+            None if !needed => continue,
+            None => return None,
+        }
+    }
+    let mut a = Attached::default();
+    for (prog, point, needed) in loaded {
+        let link = match btf {
+            Some(_) => sys::attach_typed(&prog),
+            None => sys::attach_raw(&prog, &std::ffi::CString::new(point).expect("no NUL")),
+        };
+        match link {
+            Ok(link) => {
+                a.links.push(link);
+                a.progs.push(prog);
+            }
             Err(_) if !needed => continue,
             Err(_) => return None,
         }
-        a.progs.push(prog);
     }
-    Some((a, layout))
+    Some(a)
 }
 
 /// The programs on the block tracepoints, at the offsets of the records tracefs describes.
@@ -180,18 +231,12 @@ fn tracepoints(maps: &Maps) -> Result<Attached, CaptureError> {
     // every kernel with the others has it; without it a requeued request reads as one
     // whose completion was not seen
     let requeue_ev = format::read_event(&tracefs, "block_rq_requeue").ok();
-    let mut programs = vec![
-        (
-            &issue_ev,
-            program::issue(Source::Tracepoint(&issue_ev), maps),
-            "iocap_rq_issue",
-        ),
-        (
-            &done_ev,
-            program::complete(Source::Tracepoint(&done_ev), maps),
-            "iocap_rq_done",
-        ),
-    ];
+    // loaded first, then attached with the issue's last, as on the raw tracepoints
+    let mut programs = vec![(
+        &done_ev,
+        program::complete(Source::Tracepoint(&done_ev), maps),
+        "iocap_rq_done",
+    )];
     if let Some(ev) = &requeue_ev {
         programs.push((
             ev,
@@ -199,7 +244,12 @@ fn tracepoints(maps: &Maps) -> Result<Attached, CaptureError> {
             "iocap_rq_requeue",
         ));
     }
-    let mut a = Attached::default();
+    programs.push((
+        &issue_ev,
+        program::issue(Source::Tracepoint(&issue_ev), maps),
+        "iocap_rq_issue",
+    ));
+    let mut loaded = Vec::new();
     for (ev, insns, name) in programs {
         let insns = insns.map_err(unavailable)?;
         let prog =
@@ -211,6 +261,10 @@ fn tracepoints(maps: &Maps) -> Result<Attached, CaptureError> {
                     _ => CaptureError::Rejected { source: e, log },
                 }
             })?;
+        loaded.push((ev, prog));
+    }
+    let mut a = Attached::default();
+    for (ev, prog) in loaded {
         // one perf event on one CPU: a tracepoint's programs belong to the tracepoint and
         // run on every CPU (as libbpf attaches them); a second event would be EEXIST
         let cpu = sys::online_cpus().first().copied().unwrap_or(0);
@@ -238,18 +292,28 @@ impl Capture {
         let counters = sys::map_create(sys::MAP_ARRAY, 4, 8, program::COUNTERS)
             .map_err(|e| refused(e, "creating a BPF map"))?;
         use std::os::fd::AsRawFd;
+        let devs: Vec<u32> = cfg.devices.iter().map(|d| d.to_kernel()).collect();
+        // where it cannot be made (too many devices, an older kernel), the hash map alone
+        let mut table = match devs.len() {
+            1..=program::tags::MAX_DEVICES => TagTable::new(&devs).ok(),
+            _ => None,
+        };
         let maps = Maps {
             inflight: inflight.as_raw_fd(),
             ring: ring.as_raw_fd(),
             counters: counters.as_raw_fd(),
-            devs: cfg.devices.iter().map(|d| d.to_kernel()).collect(),
+            devs,
+            tags: table.as_ref().map(TagTable::fd),
         };
         let t0 = sys::monotonic_ns();
         // raw tracepoints where the kernel describes its types; else the formatted ones
         let (attached, layout) = match raw_tracepoints(&maps) {
             Some((attached, layout)) => (attached, Some(layout)),
-            None => (tracepoints(&maps)?, None),
+            None => (tracepoints(&Maps { tags: None, ..maps })?, None),
         };
+        if !layout.as_ref().is_some_and(Layout::tagged) {
+            table = None;
+        }
         let filter = Filter {
             comm: cfg.comm.clone(),
             pid: cfg.pid,
@@ -259,11 +323,14 @@ impl Capture {
             progs: attached.progs,
             counters,
             inflight,
+            tags: table,
             ring: RingBuf::new(ring, ring_bytes)?,
             asm: Assembler::new(t0, WINDOW_NS, filter),
             layout,
             next_sweep_ns: t0 + SWEEP_EVERY_NS,
             cadence: Cadence::new(ring_bytes as u64),
+            ring_bytes: ring_bytes as u64,
+            yielding: Yield::start(),
             last_drain_ns: t0,
             next_drain_ns: t0,
             missed_completions: 0,
@@ -327,8 +394,24 @@ impl Capture {
             }
         }
         // deleted after the walk: a deletion in it would send it back to the first key
-        for (key, raw) in stale {
-            let _ = sys::map_delete(&self.inflight, &key);
+        let mut stale: Vec<_> = stale
+            .into_iter()
+            .map(|(key, raw)| {
+                let _ = sys::map_delete(&self.inflight, &key);
+                raw
+            })
+            .collect();
+        // a tag table is the typed way's, which has a layout
+        if let (Some(table), Some(layout)) = (&self.tags, &self.layout) {
+            let (old, in_flight) = table.sweep(now, age_ns, end);
+            let mut fixed = |mut raw: decode::Raw| {
+                layout.fix(&mut raw.rwbs, &mut raw.error);
+                raw
+            };
+            stale.extend(old.into_iter().map(&mut fixed));
+            young.extend(in_flight.into_iter().map(&mut fixed));
+        }
+        for raw in stale {
             let rec = self.asm.record(&raw);
             if self.asm.keeps(&rec) {
                 self.missed_completions += 1;
@@ -360,7 +443,11 @@ impl Capture {
             if now >= self.next_drain_ns {
                 let n = self.drain(sink);
                 let since = now.saturating_sub(self.last_drain_ns);
-                self.cadence.drained(n as u64 * RECORD_SPACE, since);
+                let bytes = n as u64 * RECORD_SPACE;
+                self.cadence.drained(bytes, since);
+                let late = now.saturating_sub(self.next_drain_ns);
+                self.yielding
+                    .drained(bytes as f64 / self.ring_bytes as f64, late);
                 self.last_drain_ns = now;
                 self.next_drain_ns = now + self.cadence.every_ns();
             }
@@ -391,6 +478,7 @@ impl Capture {
     /// in-flight map issued a window or more before the end are counted as requests whose
     /// completion was not seen, the others are written without a completion.
     pub fn finish(mut self, sink: &mut dyn FnMut(&IoRecord)) -> Result<CaptureStats, CaptureError> {
+        self.yielding.end();
         self._links.clear();
         self.drain(sink);
         self.sweep(sys::monotonic_ns(), WINDOW_NS, true);

@@ -1,9 +1,10 @@
 //! The programs: one on `block_rq_issue`, one on `block_rq_complete`, biosnoop's shape, and
 //! one on `block_rq_requeue`.
 //!
-//! At issue, a request with data is kept in an LRU hash map (key: device and sector) with its issue
-//! time, the running task's pid and name, its size and `rwbs` (on raw tracepoints, the
-//! request's flags, made `rwbs` in user space: [`crate::rawtp`]). At completion it is looked up,
+//! At issue, a request with data is kept with its issue time, the running task's pid and name,
+//! its size and `rwbs` (on raw tracepoints, the request's flags, made `rwbs` in user space:
+//! [`crate::rawtp`]): in the tag table where the programs are typed and the request has a
+//! place there ([`tags`]), else in an LRU hash map (key: device and sector). At completion it is looked up,
 //! one ring-buffer record is written with both times, and the entry deleted: one event per I/O
 //! crosses to user space. A request without data (a flush, whose sector means nothing and of
 //! which several may be in flight) is not kept in the map: its issue and its completion each
@@ -27,6 +28,8 @@
 use crate::asm::{Asm, Cond, Label, Reg, Size, FP, R0, R1, R2, R3, R4, R6, R7, R8, R9};
 use crate::format::{Event, Field};
 use crate::rawtp::{Layout, Point, FIELDS};
+
+pub mod tags;
 
 /// The ring-buffer record, 72 bytes (see [`crate::decode`]).
 pub const RECORD_BYTES: i32 = 72;
@@ -77,13 +80,24 @@ pub struct Maps {
     pub counters: i32,
     /// The kernel's dev_t of each device recorded (empty: all).
     pub devs: Vec<u32>,
+    /// The tag table ([`tags`]), for typed programs that read the requests' tags: an
+    /// array of [`tags::PER_DEVICE`] entries for each device in `devs`, in that order.
+    pub tags: Option<i32>,
+}
+
+/// The tag table, where the programs use one: typed, reading the tags.
+fn tagged(src: Source, maps: &Maps) -> Option<i32> {
+    match src {
+        Source::Raw(layout) if layout.tagged() && !maps.devs.is_empty() => maps.tags,
+        _ => None,
+    }
 }
 
 /// The fields of one event the programs read.
-struct Ctx {
+pub(crate) struct Ctx {
     dev: Field,
-    sector: Field,
-    rwbs: Field,
+    pub(crate) sector: Field,
+    pub(crate) rwbs: Field,
     /// `bytes` at issue, `nr_sector` at completion.
     size: Field,
     error: Option<Field>,
@@ -123,13 +137,13 @@ fn ctx(src: Source, name: &str, size: &str, error: bool) -> Result<Ctx, String> 
     })
 }
 
-fn off(f: Field) -> i16 {
+pub(crate) fn off(f: Field) -> i16 {
     f.offset as i16
 }
 
 /// `dst` = the 8 bytes of `rwbs` (a tracepoint's context is read only at offsets aligned to the
 /// access size, so two aligned words are read and shifted together); clobbers `tmp`.
-fn load_rwbs(a: &mut Asm, dst: Reg, tmp: Reg, rwbs: Field) {
+pub(crate) fn load_rwbs(a: &mut Asm, dst: Reg, tmp: Reg, rwbs: Field) {
     let base = (rwbs.offset & !7) as i16;
     let shift = i32::from(rwbs.offset & 7) * 8;
     a.load(Size::DW, dst, R6, base);
@@ -152,8 +166,18 @@ fn prologue(a: &mut Asm, src: Source, point: Point, c: &Ctx, maps: &Maps) {
     }
     if !maps.devs.is_empty() {
         let keep = a.label();
-        for &d in &maps.devs {
-            a.jump_imm(Cond::Eq, R7, d as i32, keep);
+        let tagged = tagged(src, maps).is_some();
+        for (i, &d) in maps.devs.iter().enumerate() {
+            if tagged {
+                // the device's index among those recorded: its part of the tag table
+                let next = a.label();
+                a.jump_imm(Cond::Ne, R7, d as i32, next)
+                    .store_imm(Size::W, FP, tags::DEVICE, i as i32)
+                    .goto(keep);
+                a.bind(next);
+            } else {
+                a.jump_imm(Cond::Eq, R7, d as i32, keep);
+            }
         }
         a.mov_imm(R0, 0).exit();
         a.bind(keep);
@@ -164,7 +188,7 @@ fn prologue(a: &mut Asm, src: Source, point: Point, c: &Ctx, maps: &Maps) {
 }
 
 /// Adds one to counter `slot` (its index at fp-68).
-fn count(a: &mut Asm, maps: &Maps, slot: i32) {
+pub(crate) fn count(a: &mut Asm, maps: &Maps, slot: i32) {
     let out = a.label();
     a.store_imm(Size::W, FP, -68, slot)
         .ld_map_fd(R1, maps.counters);
@@ -221,6 +245,10 @@ pub fn issue(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> 
     prologue(&mut a, src, Point::Issue, &c, maps);
     a.load(Size::W, R8, R6, off(c.size))
         .jump_imm(Cond::Eq, R8, 0, no_data);
+    if let Some(table) = tagged(src, maps) {
+        let hashed = tags::issue(&mut a, &c, maps, table);
+        a.bind(hashed);
+    }
     key(&mut a, &c);
     // the value at fp-64: issue_ns, pid, bytes, rwbs, comm, 8 bytes of padding
     a.call(KTIME_GET_NS).store(Size::DW, FP, -64, R0);
@@ -275,28 +303,15 @@ pub fn issue(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> 
     Ok(a.finish())
 }
 
-/// `block_rq_complete`.
-pub fn complete(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
-    let c = ctx(src, "block_rq_complete", "nr_sector", true)?;
-    let error = off(c.error.expect("asked for"));
-    let mut a = Asm::default();
-    let (no_data, unmatched, full_del, delete, ring_full) =
-        (a.label(), a.label(), a.label(), a.label(), a.label());
-    prologue(&mut a, src, Point::Complete, &c, maps);
-    key(&mut a, &c);
-    a.load(Size::W, R8, R6, off(c.size))
-        .jump_imm(Cond::Eq, R8, 0, no_data);
-    a.ld_map_fd(R1, maps.inflight)
-        .mov(R2, FP)
-        .add_imm(R2, -16)
-        .call(MAP_LOOKUP);
-    a.jump_imm(Cond::Eq, R0, 0, unmatched).mov(R9, R0);
+/// The record of a request with both its times, from its entry in r9 (the in-flight map's
+/// value, or the tag table's), written and submitted; on to `full` where the ring is full.
+fn both(a: &mut Asm, c: &Ctx, maps: &Maps, error: i16, full: Label) {
     a.call(KTIME_GET_NS).store(Size::DW, FP, -24, R0);
     a.ld_map_fd(R1, maps.ring)
         .mov_imm(R2, RECORD_BYTES)
         .mov_imm(R3, 0);
     a.call(RINGBUF_RESERVE)
-        .jump_imm(Cond::Eq, R0, 0, full_del)
+        .jump_imm(Cond::Eq, R0, 0, full)
         .mov(R8, R0);
     a.load(Size::DW, R1, R9, 0).store(Size::DW, R8, 0, R1);
     a.load(Size::DW, R1, FP, -24).store(Size::DW, R8, 8, R1);
@@ -311,7 +326,39 @@ pub fn complete(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, Strin
     }
     a.store_imm(Size::W, R8, 64, KIND_BOTH as i32)
         .store_imm(Size::W, R8, 68, 0);
-    submit(&mut a, R8);
+    submit(a, R8);
+}
+
+/// `block_rq_complete`.
+pub fn complete(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String> {
+    let c = ctx(src, "block_rq_complete", "nr_sector", true)?;
+    let error = off(c.error.expect("asked for"));
+    let mut a = Asm::default();
+    let (no_data, unmatched, full_del, delete, ring_full) =
+        (a.label(), a.label(), a.label(), a.label(), a.label());
+    prologue(&mut a, src, Point::Complete, &c, maps);
+    key(&mut a, &c);
+    a.load(Size::W, R8, R6, off(c.size))
+        .jump_imm(Cond::Eq, R8, 0, no_data);
+    if let Some(table) = tagged(src, maps) {
+        let (full, free) = (a.label(), a.label());
+        let hashed = tags::complete(&mut a, &c, table, unmatched);
+        both(&mut a, &c, maps, error, full);
+        a.bind(free);
+        tags::free(&mut a);
+        a.mov_imm(R0, 0).exit();
+        // a full ring still frees the entry
+        a.bind(full);
+        count(&mut a, maps, COUNTER_RING_FULL);
+        a.goto(free);
+        a.bind(hashed);
+    }
+    a.ld_map_fd(R1, maps.inflight)
+        .mov(R2, FP)
+        .add_imm(R2, -16)
+        .call(MAP_LOOKUP);
+    a.jump_imm(Cond::Eq, R0, 0, unmatched).mov(R9, R0);
+    both(&mut a, &c, maps, error, full_del);
     a.bind(delete);
     a.ld_map_fd(R1, maps.inflight)
         .mov(R2, FP)
@@ -360,6 +407,10 @@ pub fn requeue(src: Source, maps: &Maps) -> Result<Vec<crate::asm::Insn>, String
     key(&mut a, &c);
     a.load(Size::W, R8, R6, off(c.size))
         .jump_imm(Cond::Eq, R8, 0, no_data);
+    if let Some(table) = tagged(src, maps) {
+        let hashed = tags::requeue(&mut a, &c, table);
+        a.bind(hashed);
+    }
     a.ld_map_fd(R1, maps.inflight)
         .mov(R2, FP)
         .add_imm(R2, -16)

@@ -22,6 +22,10 @@ pub const MAP_ARRAY: u32 = 2;
 pub const MAP_RINGBUF: u32 = 27;
 pub const PROG_TRACEPOINT: u32 = 5;
 pub const PROG_RAW_TRACEPOINT: u32 = 17;
+/// A tracing program; with `BPF_TRACE_RAW_TP` and a tracepoint's BTF id, a typed raw
+/// tracepoint (`tp_btf`): its arguments carry their kernel types, so it loads from them.
+pub const PROG_TRACING: u32 = 26;
+const TRACE_RAW_TP: u32 = 23;
 const PERF_TYPE_TRACEPOINT: u32 = 2;
 const PERF_SAMPLE_RAW: u64 = 1 << 10;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
@@ -65,8 +69,23 @@ fn owned(fd: i64) -> OwnedFd {
 
 /// `BPF_MAP_CREATE`.
 pub fn map_create(kind: u32, key: u32, value: u32, entries: u32) -> io::Result<OwnedFd> {
+    map_create_flags(kind, key, value, entries, 0)
+}
+
+/// `BPF_MAP_CREATE` with `map_flags`.
+pub fn map_create_flags(
+    kind: u32,
+    key: u32,
+    value: u32,
+    entries: u32,
+    flags: u32,
+) -> io::Result<OwnedFd> {
     let mut a = Attr::new();
-    a.u32(0, kind).u32(4, key).u32(8, value).u32(12, entries);
+    a.u32(0, kind)
+        .u32(4, key)
+        .u32(8, value)
+        .u32(12, entries)
+        .u32(16, flags);
     bpf(BPF_MAP_CREATE, &mut a).map(owned)
 }
 
@@ -144,6 +163,25 @@ pub fn prog_recursion_misses(prog: &OwnedFd) -> u64 {
 /// `BPF_PROG_LOAD` of a program of type `kind` ([`PROG_TRACEPOINT`], [`PROG_RAW_TRACEPOINT`]);
 /// on a refusal, the verifier's log's last lines.
 pub fn prog_load(kind: u32, insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> {
+    load(kind, insns, name, None)
+}
+
+/// `BPF_PROG_LOAD` of a typed raw tracepoint's program: `btf_id` is the tracepoint's
+/// `btf_trace_*` typedef in the kernel's BTF.
+pub fn prog_load_typed(
+    insns: &[Insn],
+    name: &str,
+    btf_id: u32,
+) -> Result<OwnedFd, (io::Error, String)> {
+    load(PROG_TRACING, insns, name, Some(btf_id))
+}
+
+fn load(
+    kind: u32,
+    insns: &[Insn],
+    name: &str,
+    btf_id: Option<u32>,
+) -> Result<OwnedFd, (io::Error, String)> {
     let code: Vec<u8> = insns.iter().flat_map(|i| i.bytes()).collect();
     let license = c"Dual MIT/GPL";
     let mut log = vec![0u8; 1 << 16];
@@ -160,6 +198,10 @@ pub fn prog_load(kind: u32, insns: &[Insn], name: &str) -> Result<OwnedFd, (io::
         }
         let n = name.as_bytes();
         a.0[48..48 + n.len().min(15)].copy_from_slice(&n[..n.len().min(15)]);
+        if let Some(id) = btf_id {
+            // expected_attach_type, attach_btf_id (0 attach_btf_obj_fd: vmlinux)
+            a.u32(68, TRACE_RAW_TP).u32(108, id);
+        }
         bpf(BPF_PROG_LOAD, &mut a).map(owned)
     };
     match load(0, &mut log) {
@@ -222,6 +264,15 @@ pub fn attach_raw(prog: &OwnedFd, name: &std::ffi::CStr) -> io::Result<OwnedFd> 
     let mut a = Attr::new();
     a.u64(0, name.as_ptr() as u64)
         .u32(8, prog.as_raw_fd() as u32);
+    bpf(BPF_RAW_TRACEPOINT_OPEN, &mut a).map(owned)
+}
+
+/// Attaches a typed raw tracepoint's program where its load named (`BPF_RAW_TRACEPOINT_OPEN`
+/// with no name).
+pub fn attach_typed(prog: &OwnedFd) -> io::Result<OwnedFd> {
+    const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
+    let mut a = Attr::new();
+    a.u32(8, prog.as_raw_fd() as u32);
     bpf(BPF_RAW_TRACEPOINT_OPEN, &mut a).map(owned)
 }
 

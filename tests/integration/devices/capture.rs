@@ -99,19 +99,38 @@ fn program_types(pid: u32) -> Vec<u32> {
     types
 }
 
+/// The ways a capture gets into the kernel (docs/capture.md, "Three ways
+/// in"), and the program type each loads.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    /// Typed raw tracepoints where the kernel has BTF (tracing programs, 26), else the formatted
+    /// tracepoints (5).
+    Default,
+    /// Plain raw tracepoints (17), as on a kernel that refuses typed ones.
+    Untyped,
+    /// The formatted tracepoints (5), as on a kernel without BTF.
+    Formatted,
+}
+
 #[test]
 fn a_capture_of_8k_random_reads_at_qd_4_counts_and_shapes_them_as_they_ran() {
-    counts_and_shapes(false);
+    counts_and_shapes(Way::Default);
+}
+
+/// The same through the plain raw tracepoints, as on a kernel that refuses typed ones.
+#[test]
+fn a_capture_through_the_untyped_raw_tracepoints_counts_and_shapes_them_too() {
+    counts_and_shapes(Way::Untyped);
 }
 
 /// The same through the formatted tracepoints, as on a kernel without BTF (or one whose
 /// request the raw programs cannot read).
 #[test]
 fn a_capture_through_the_formatted_tracepoints_counts_and_shapes_them_too() {
-    counts_and_shapes(true);
+    counts_and_shapes(Way::Formatted);
 }
 
-fn counts_and_shapes(formatted: bool) {
+fn counts_and_shapes(way: Way) {
     let _alone = alone();
     require!("losetup");
     let mut rig = Rig::new();
@@ -119,9 +138,10 @@ fn counts_and_shapes(formatted: bool) {
     let dev = rig.attach(&file);
     settle();
     let trace = rig.path("run.iotrace");
-    let env: &[(&str, &str)] = match formatted {
-        true => &[("IOCAP_CAPTURE_FORMATTED", "1")],
-        false => &[],
+    let env: &[(&str, &str)] = match way {
+        Way::Default => &[],
+        Way::Untyped => &[("IOCAP_CAPTURE_UNTYPED", "1")],
+        Way::Formatted => &[("IOCAP_CAPTURE_FORMATTED", "1")],
     };
     // recording before the run starts, and stopped (Ctrl-C) after it ended: every request of
     // the run falls inside the capture, however slowly a busy machine attaches it
@@ -139,9 +159,14 @@ fn counts_and_shapes(formatted: bool) {
         env,
     );
     let types = program_types(cap.id());
-    let raw = std::path::Path::new("/sys/kernel/btf/vmlinux").exists() && !formatted;
+    let btf = std::path::Path::new("/sys/kernel/btf/vmlinux").exists();
     // the three programs, on raw tracepoints where the kernel has BTF
-    assert_eq!(types, vec![if raw { 17 } else { 5 }; 3], "program types");
+    let want = match way {
+        Way::Default if btf => 26,
+        Way::Untyped if btf => 17,
+        _ => 5,
+    };
+    assert_eq!(types, vec![want; 3], "program types");
     let before = reads_done(&dev);
     let run = iocap(
         rig.dir.path(),
@@ -174,7 +199,7 @@ fn counts_and_shapes(formatted: bool) {
     // tracepoint's inside any tracing program (an interrupt completing a request while the
     // issue's program runs): 0.01 % of a loop device's requests against 2-3 % under fio at
     // qd 16 (bench/capture-overhead.py)
-    let bound = if formatted { 50 } else { 1000 };
+    let bound = if want == 5 { 50 } else { 1000 };
     assert!(lost * bound <= captured, "{lost} lost of {captured}: {w:#}");
     let mix = &w["mix"];
     assert_eq!(
