@@ -5,10 +5,11 @@
 //!
 //! How: three small eBPF programs ([`program`]) on the block layer's `block_rq_issue`,
 //! `block_rq_complete` and `block_rq_requeue` keep each request in flight (in the tag table,
-//! [`program::tags`], indexed by the request's tag; else in a hash map) and write one record per request
-//! into a BPF ring buffer ([`ringbuf`]) at its completion; user space drains the ring as often
-//! as it fills ([`cadence`]), yielding the CPUs to the workload while it keeps up
-//! ([`yielding`]), pairs what needs pairing and puts the records in issue order ([`decode`]).
+//! [`program::tags`], indexed by the request's tag; else in a hash map) and write one record
+//! per request into a BPF ring buffer ([`ringbuf`]) at its completion; user space drains the
+//! ring as often as it fills ([`cadence`]), yielding the CPUs to the workload while it keeps
+//! up ([`yielding`]), pairs what needs pairing and puts the records in issue order
+//! ([`decode`]).
 //! Events travel in binary; no text is formatted per I/O.
 //!
 //! Three ways in. Where the kernel describes its types (BTF, `/sys/kernel/btf/vmlinux`, since

@@ -35,7 +35,8 @@ pub struct Capture {
     progs: Vec<OwnedFd>,
     counters: OwnedFd,
     inflight: OwnedFd,
-    /// The tag table, where the typed programs keep the requests in flight ([`crate::program::tags`]).
+    /// The tag table, where the typed programs keep the requests in flight
+    /// ([`crate::program::tags`]).
     tags: Option<TagTable>,
     ring: RingBuf,
     asm: Assembler,

@@ -4,13 +4,13 @@
 //! At issue, a request with data is kept with its issue time, the running task's pid and name,
 //! its size and `rwbs` (on raw tracepoints, the request's flags, made `rwbs` in user space:
 //! [`crate::rawtp`]): in the tag table where the programs are typed and the request has a
-//! place there ([`tags`]), else in an LRU hash map (key: device and sector). At completion it is looked up,
-//! one ring-buffer record is written with both times, and the entry deleted: one event per I/O
-//! crosses to user space. A request without data (a flush, whose sector means nothing and of
-//! which several may be in flight) is not kept in the map: its issue and its completion each
-//! write a record of their own, which user space pairs in order per device. A record is
-//! submitted without waking the reader (`BPF_RB_NO_WAKEUP`): the reader drains the ring every
-//! 10 to 100 ms ([`crate::cadence`]), so a busy device costs no wake-up per I/O.
+//! place there ([`tags`]), else in an LRU hash map (key: device and sector). At completion it
+//! is looked up, one ring-buffer record is written with both times, and the entry freed: one
+//! event per I/O crosses to user space. A request without data (a flush, whose sector means
+//! nothing and of which several may be in flight) is not kept in the map: its issue and its
+//! completion each write a record of their own, which user space pairs in order per device. A
+//! record is submitted without waking the reader (`BPF_RB_NO_WAKEUP`): the reader drains the
+//! ring every 10 to 100 ms ([`crate::cadence`]), so a busy device costs no wake-up per I/O.
 //!
 //! The same bodies serve both ways in ([`Source`]): a tracepoint's formatted record (offsets
 //! from tracefs), or a raw tracepoint's request read into a record of that shape on the stack.
