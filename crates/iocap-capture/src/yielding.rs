@@ -14,8 +14,8 @@
 //! takes back the nice it started with, when a drain finds the ring a quarter full or starts
 //! more than 50 ms after it was due; it yields again once a drain finds the ring under a
 //! sixteenth full and on time. A thread that could not take its nice back (raising a thread's
-//! priority needs CAP_SYS_NICE or RLIMIT_NICE) never yields. `IOCAP_CAPTURE_NO_YIELD=1`
-//! turns the yield off, for the benchmark that measures it.
+//! priority needs CAP_SYS_NICE or an RLIMIT_NICE that reaches it) never yields.
+//! `IOCAP_CAPTURE_NO_YIELD=1` turns the yield off, for the benchmark that measures it.
 
 /// Set (to anything), the capture does not yield.
 pub const NO_YIELD: &str = "IOCAP_CAPTURE_NO_YIELD";
@@ -53,8 +53,8 @@ impl Yield {
             return off;
         }
         let Some(base) = nice() else { return off };
-        // lowered, then raised again: a thread that cannot take its nice back keeps it
-        if base >= NICE || !set_nice(NICE) || !set_nice(base) || !set_nice(NICE) {
+        // a thread that could not take its nice back would be left behind: it keeps it
+        if base >= NICE || !may_raise_to(base) || !set_nice(NICE) {
             return off;
         }
         Yield {
@@ -98,6 +98,29 @@ fn nice() -> Option<i32> {
         let n = libc::getpriority(libc::PRIO_PROCESS, 0);
         (n != -1 || *libc::__errno_location() == 0).then_some(n)
     }
+}
+
+/// Whether this thread may set its nice back to `base` once it has lowered it: with
+/// CAP_SYS_NICE, or an RLIMIT_NICE that reaches `base` (its floor is 20 less the limit).
+fn may_raise_to(base: i32) -> bool {
+    const CAP_SYS_NICE: u32 = 23;
+    let caps = std::fs::read_to_string("/proc/thread-self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))
+                .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
+        });
+    if caps.is_some_and(|c| c & (1 << CAP_SYS_NICE) != 0) {
+        return true;
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `limit`, a live rlimit.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NICE, &mut limit) } == 0;
+    read && 20 - limit.rlim_cur.min(40) as i32 <= base
 }
 
 fn set_nice(n: i32) -> bool {
