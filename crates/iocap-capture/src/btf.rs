@@ -319,6 +319,8 @@ mod tests {
         assert_eq!(btf.member("request", "s").unwrap(), (8, 4));
         assert_eq!(btf.member("request", "p").unwrap(), (16, 8));
         assert_eq!(btf.enumerator("X"), Some(3));
+        assert_eq!(btf.typedef("sector_t"), Some(2));
+        assert_eq!(btf.typedef("request"), None, "a struct is no typedef");
         let e = btf.member("request", "q").unwrap_err();
         assert!(e.contains("no member q"), "{e}");
         assert!(btf
@@ -346,5 +348,9 @@ mod tests {
         assert!(sector > 0 && sector < 512);
         assert_eq!(btf.member("gendisk", "major").unwrap().1, 4);
         assert_eq!(btf.enumerator("REQ_OP_WRITE"), Some(1));
+        // the typed programs name these
+        for tp in ["block_rq_issue", "block_rq_complete", "block_rq_requeue"] {
+            assert!(btf.typedef(&format!("btf_trace_{tp}")).is_some(), "{tp}");
+        }
     }
 }

@@ -193,10 +193,8 @@ fn attach_raw(maps: &Maps, layout: &Layout, btf: Option<&Btf>) -> Option<Attache
     }
     let mut a = Attached::default();
     for (prog, point, needed) in loaded {
-        let link = match btf {
-            Some(_) => sys::attach_typed(&prog),
-            None => sys::attach_raw(&prog, &std::ffi::CString::new(point).expect("no NUL")),
-        };
+        let name = std::ffi::CString::new(point).expect("a tracepoint's name has no NUL");
+        let link = sys::attach_raw(&prog, btf.is_none().then_some(name.as_c_str()));
         match link {
             Ok(link) => {
                 a.links.push(link);

@@ -257,22 +257,14 @@ pub fn attach(prog: &OwnedFd, id: u64, cpu: i32) -> io::Result<OwnedFd> {
     Ok(ev)
 }
 
-/// `BPF_RAW_TRACEPOINT_OPEN`: attaches `prog` (a raw-tracepoint program) to the tracepoint
-/// `name` (`block_rq_issue`); closing the descriptor returned detaches it.
-pub fn attach_raw(prog: &OwnedFd, name: &std::ffi::CStr) -> io::Result<OwnedFd> {
+/// `BPF_RAW_TRACEPOINT_OPEN`: attaches `prog` to the tracepoint `name` (`block_rq_issue`) for
+/// a plain raw-tracepoint program, or, with `None`, where a typed program's load named it;
+/// closing the descriptor returned detaches it.
+pub fn attach_raw(prog: &OwnedFd, name: Option<&std::ffi::CStr>) -> io::Result<OwnedFd> {
     const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
     let mut a = Attr::new();
-    a.u64(0, name.as_ptr() as u64)
+    a.u64(0, name.map_or(0, |n| n.as_ptr() as u64))
         .u32(8, prog.as_raw_fd() as u32);
-    bpf(BPF_RAW_TRACEPOINT_OPEN, &mut a).map(owned)
-}
-
-/// Attaches a typed raw tracepoint's program where its load named (`BPF_RAW_TRACEPOINT_OPEN`
-/// with no name).
-pub fn attach_typed(prog: &OwnedFd) -> io::Result<OwnedFd> {
-    const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
-    let mut a = Attr::new();
-    a.u32(8, prog.as_raw_fd() as u32);
     bpf(BPF_RAW_TRACEPOINT_OPEN, &mut a).map(owned)
 }
 

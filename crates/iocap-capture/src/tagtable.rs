@@ -127,3 +127,59 @@ impl Drop for TagTable {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl TagTable {
+        /// Puts a request in flight in `entry`, as the issue's program does.
+        fn put(&self, entry: usize, issue_ns: u64, sector: u64, bytes: u32) {
+            assert!(
+                entry < self.len / VALUE_BYTES as usize,
+                "entry {entry} past the table"
+            );
+            let at = entry * VALUE_BYTES as usize;
+            // SAFETY: the entry lies in the mapping (asserted above); written before its
+            // issue time, as the program writes it.
+            unsafe {
+                std::ptr::write_unaligned(self.base.add(at + SECTOR) as *mut u64, sector);
+                std::ptr::write_unaligned(
+                    self.base.add(at + crate::program::value::BYTES) as *mut u32,
+                    bytes,
+                );
+            }
+            self.issue_ns(entry).store(issue_ns, Ordering::Release);
+        }
+    }
+
+    #[test]
+    fn the_sweep_frees_a_stale_entry_and_lists_the_young_ones_at_the_end() {
+        let dev = 7 << 20 | 3;
+        let table = match TagTable::new(&[dev]) {
+            Ok(t) => t,
+            Err(e) => {
+                // CI runs as root, where a BPF map can be made
+                assert!(std::env::var_os("CI").is_none(), "no tag table: {e}");
+                eprintln!("no tag table here ({e}): nothing to sweep");
+                return;
+            }
+        };
+        let minute = 60_000_000_000;
+        table.put(5, 1_000, 4_242, 4096); // a minute and more before `now`
+        table.put(65_000, 50_000_000_000, 99, 8192); // 11 s before it
+        let now = minute + 1_000;
+        // during the capture: the stale one freed and returned, the young one left
+        let (stale, young) = table.sweep(now, minute, false);
+        assert_eq!(stale.len(), 1);
+        assert_eq!((stale[0].dev, stale[0].sector), (dev, 4_242));
+        assert_eq!((stale[0].issue_ns, stale[0].bytes), (1_000, 4096));
+        assert!(young.is_empty());
+        assert_eq!(table.issue_ns(5).load(Ordering::Acquire), 0, "freed");
+        // at the end: the one still in flight, once
+        let (stale, young) = table.sweep(now, minute, true);
+        assert!(stale.is_empty());
+        assert_eq!(young.len(), 1);
+        assert_eq!((young[0].sector, young[0].bytes), (99, 8192));
+    }
+}

@@ -147,18 +147,24 @@ mod tests {
 
     #[test]
     fn a_thread_s_nice_comes_back_when_the_yield_ends() {
-        let Some(base) = nice() else { return };
+        let base = nice().expect("getpriority of this thread");
         let handle = std::thread::spawn(move || {
             let mut y = Yield::start();
+            let yields = y.base.is_some();
             let during = nice();
             y.drained(0.5, 0); // behind: the nice it started with
             let behind = nice();
             y.drained(0.0, 0); // caught up: yields again
             let again = nice();
             y.end();
-            (y.base.is_some(), during, behind, again, nice())
+            (yields, during, behind, again, nice())
         });
         let (yields, during, behind, again, after) = handle.join().unwrap();
+        // CI runs as root, which may take its nice back: there the yield must happen
+        assert!(
+            yields || std::env::var_os("CI").is_none(),
+            "root did not yield"
+        );
         if yields {
             assert_eq!(during, Some(NICE));
             assert_eq!(behind, Some(base));
