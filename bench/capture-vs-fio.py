@@ -2,8 +2,9 @@
 """bench/capture-vs-fio.py: what `iocap characterise` says of a captured fio run, against what
 fio itself measured and what the kernel's disk counters (iostat's arithmetic on
 /proc/diskstats) saw, in the same seconds. Each round: a capture of DIR's disk (`--comm fio`)
-starts, fio runs 4K random reads at qd 8 for 5 s (io_uring, O_DIRECT) on a 1G file in DIR,
-the disk's counters are read around fio, then the capture is described. Per round:
+starts, fio runs 4K random reads at qd 8 for 5 s (io_uring, O_DIRECT) on a 1G file (laid
+out before the first round, in a directory of the script's own under DIR, removed after), the
+disk's counters are read around fio, then the capture is described. Per round:
 requests captured / fio's reads, the captured read p50 and p99 / fio's clat p50 and p99, and
 the captured mean queue depth / iostat's aqu-sz. Median and IQR over the rounds.
 
@@ -46,17 +47,27 @@ def counters(disk):
     sys.exit(f"{disk} is not in /proc/diskstats")
 
 
-def one_round(dirpath, disk, tmp):
+def fio_file(data, *extra):
+    return [FIO, "--name=r", f"--filename={os.path.join(data, 'fio.dat')}", "--size=1G", *extra]
+
+
+def one_round(dirpath, disk, tmp, data):
     trace = os.path.join(tmp, "r.iotrace")
+    if os.path.exists(trace):
+        os.unlink(trace)
     cap = subprocess.Popen([IOCAP, "capture", dirpath, "--comm", "fio", "--duration", "10s",
                             "-o", trace, "--force", "--format", "json", "--no-save"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    # the trace file is made once the programs are attached
+    while not os.path.exists(trace):
+        if cap.poll() is not None:
+            sys.exit(f"the capture ended before recording:\n{cap.stderr.read()}")
+        time.sleep(0.02)
     c0 = counters(disk)
-    fio = subprocess.run([FIO, "--name=r", f"--filename={os.path.join(dirpath, 'fio.dat')}",
-                          "--size=1G", "--rw=randread", "--bs=4k", "--iodepth=8",
-                          "--ioengine=io_uring", "--direct=1", "--time_based", "--runtime=5",
-                          "--percentile_list=50:99", "--output-format=json"],
+    fio = subprocess.run(fio_file(data, "--rw=randread", "--bs=4k", "--iodepth=8",
+                                  "--ioengine=io_uring", "--direct=1", "--time_based",
+                                  "--runtime=5", "--percentile_list=50:99",
+                                  "--output-format=json"),
                          capture_output=True, text=True, check=True)
     c1 = counters(disk)
     out, err = cap.communicate()
@@ -87,9 +98,13 @@ def main():
     disk = disk_of(dirpath)
     rounds = int(os.environ.get("ROUNDS", "5"))
     res = []
-    with tempfile.TemporaryDirectory() as tmp:
+    # fio's file in a directory of the script's own on DIR's disk, laid out before the first
+    # round (so no round holds fio's writes), and removed after
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(dir=dirpath) as data:
+        subprocess.run(fio_file(data, "--create_only=1"), check=True,
+                       stdout=subprocess.DEVNULL)
         for k in range(rounds):
-            r = one_round(dirpath, disk, tmp)
+            r = one_round(dirpath, disk, tmp, data)
             res.append(r)
             print(f"round {k + 1}: {r['raw']}", file=sys.stderr)
     q = {k: quartiles([r[k] for r in res]) for k in ("requests", "p50", "p99", "qd", "await")}
